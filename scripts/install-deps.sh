@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs whatever the build and the tests need and is not there yet (Debian/Ubuntu, as root or via sudo).
+# The CUDA Toolkit is optional: found at /usr/local/cuda (or nvcc on PATH) it builds the kernels too.
+set -euo pipefail
+
+pkgs=(build-essential cmake ninja-build pkg-config
+      libarchive-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libssl-dev
+      libgtest-dev libgmock-dev
+      binutils python3 python3-packaging zip unzip)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

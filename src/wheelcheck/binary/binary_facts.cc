@@ -1,0 +1,139 @@
+#include "binary/binary_facts.h"
+
+#include <set>
+
+#include "binary/elf_reader.h"
+#include "binary/fatbin.h"
+#include "binary/macho_reader.h"
+#include "binary/pe_reader.h"
+
+namespace wc {
+
+using nlohmann::json;
+
+int compare_dotted(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    size_t ie = a.find('.', i), je = b.find('.', j);
+    std::string x = a.substr(i, ie == std::string::npos ? std::string::npos : ie - i);
+    std::string y = b.substr(j, je == std::string::npos ? std::string::npos : je - j);
+    bool nx = !x.empty() && x.find_first_not_of("0123456789") == std::string::npos;
+    bool ny = !y.empty() && y.find_first_not_of("0123456789") == std::string::npos;
+    if (nx && ny) {
+      unsigned long long vx = std::stoull(x.substr(0, 18)), vy = std::stoull(y.substr(0, 18));
+      if (vx != vy) return vx < vy ? -1 : 1;
+    } else if (x != y) {
+      return x < y ? -1 : 1;
+    }
+    i = ie == std::string::npos ? a.size() : ie + 1;
+    j = je == std::string::npos ? b.size() : je + 1;
+  }
+  return 0;
+}
+
+std::map<std::string, std::string> BinaryFacts::max_symbol_versions() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [lib, versions] : version_needs) {
+    for (const auto& v : versions) {
+      auto us = v.find('_');
+      if (us == std::string::npos) continue;
+      std::string prefix = v.substr(0, us), num = v.substr(us + 1);
+      if (num.empty() || !std::isdigit(static_cast<unsigned char>(num[0]))) continue;
+      auto it = out.find(prefix);
+      if (it == out.end() || compare_dotted(it->second, num) < 0) out[prefix] = num;
+    }
+  }
+  return out;
+}
+
+static std::vector<std::string> names_of(const std::vector<FatbinEntry>& es, FatbinEntry::Kind k) {
+  std::set<std::string> s;
+  for (const auto& e : es)
+    if (e.kind == k) s.insert(e.name());
+  std::vector<std::string> v(s.begin(), s.end());
+  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
+    auto num = [](const std::string& x) { return std::stoi(x.substr(x.find('_') + 1)); };
+    return num(a) != num(b) ? num(a) < num(b) : a < b;
+  });
+  return v;
+}
+
+std::vector<std::string> FatbinFacts::sass() const { return names_of(entries, FatbinEntry::sass); }
+std::vector<std::string> FatbinFacts::ptx() const { return names_of(entries, FatbinEntry::ptx); }
+
+json binary_to_json(const BinaryFacts& b) {
+  json j = {{"path", b.path}, {"format", b.format}, {"arch", b.arch}};
+  if (b.format == "elf") {
+    j["class"] = b.elf_class;
+    j["endian"] = b.endian;
+    j["machine"] = b.machine;
+    j["type"] = b.elf_type;
+    if (!b.interpreter.empty()) j["interpreter"] = b.interpreter;
+    if (!b.soname.empty()) j["soname"] = b.soname;
+    j["needed"] = b.needed;
+    if (!b.rpath.empty()) j["rpath"] = b.rpath;
+    if (!b.runpath.empty()) j["runpath"] = b.runpath;
+    j["version_needs"] = b.version_needs;
+    j["max_symbol_versions"] = b.max_symbol_versions();
+    if (!b.version_defs.empty()) j["version_defs"] = b.version_defs;
+    if (b.x86_isa_level) j["x86_isa_level"] = *b.x86_isa_level;
+    j["exec_stack"] = b.exec_stack;
+    if (!b.libc.empty()) j["libc"] = b.libc;
+  } else if (b.format == "macho") {
+    json slices = json::array();
+    for (const auto& s : b.slices)
+      slices.push_back({{"arch", s.arch}, {"minos", s.minos}, {"sdk", s.sdk}, {"dylibs", s.dylibs}, {"rpaths", s.rpaths}});
+    j["slices"] = slices;
+  } else if (b.format == "pe") {
+    j["machine"] = b.machine;
+    j["dlls"] = b.dlls;
+  }
+  if (!b.fatbin.empty()) {
+    j["sass"] = b.fatbin.sass();
+    j["ptx"] = b.fatbin.ptx();
+    json entries = json::array();
+    for (const auto& e : b.fatbin.entries) {
+      json x = {{"kind", e.kind == FatbinEntry::ptx ? "ptx" : "sass"}, {"arch", e.name()}, {"sm", e.sm},
+                {"compression", e.compression}, {"payload_size", e.payload_size},
+                {"uncompressed_size", e.uncompressed_size}, {"offset", e.offset}};
+      if (e.kind == FatbinEntry::ptx) x["ptx_isa"] = std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
+      if (e.cubin_sm) x["cubin_sm"] = *e.cubin_sm;
+      entries.push_back(x);
+    }
+    j["fatbin"] = {{"containers", b.fatbin.containers}, {"entries", entries}};
+  }
+  if (!b.errors.empty()) j["errors"] = b.errors;
+  return j;
+}
+
+void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out) {
+  SparseFile f(n);
+  f.add(0, p, n);
+  out.format = "elf";
+  FatbinScanner scanner;
+  scanner.feed(p, n);
+  try {
+    ElfLayout layout = read_elf(f, out);
+    out.fatbin = select_fatbins(scanner, layout.nv_fatbin, out.errors);
+  } catch (const ParseError& e) {
+    out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
+  }
+}
+
+void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out) {
+  auto be = [&](size_t o) {
+    return o + 4 <= n ? (uint32_t(p[o]) << 24) | (uint32_t(p[o + 1]) << 16) | (uint32_t(p[o + 2]) << 8) | p[o + 3] : 0u;
+  };
+  if (n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return parse_elf_image(p, n, out);
+  SparseFile f(n);
+  f.add(0, p, n);
+  try {
+    if (is_macho_magic(be(0), be(4))) read_macho(f, out);
+    else if (n >= 2 && p[0] == 'M' && p[1] == 'Z') read_pe(f, out);
+    else out.errors.push_back("not an ELF, Mach-O or PE file");
+  } catch (const ParseError& e) {
+    out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
+  }
+}
+
+}  // namespace wc

@@ -1,0 +1,106 @@
+// Facts about one native binary inside a wheel (ELF, Mach-O, PE) and the GPU code it carries.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wc {
+
+struct FatbinEntry {
+  enum Kind { ptx = 1, sass = 2 };
+  Kind kind = sass;
+  uint32_t sm = 0;          // 90, 100, 120
+  std::string suffix;       // "", "a" (arch-specific) or "f" (family)
+  uint16_t version_major = 0, version_minor = 0;  // PTX ISA version for PTX entries
+  std::string compression;  // "none", "lz4", "zstd"
+  uint64_t payload_size = 0, uncompressed_size = 0;
+  uint64_t flags = 0;
+  uint64_t offset = 0;      // of the entry header, in the binary
+  std::optional<uint32_t> cubin_sm;  // decoded from the cubin's e_flags when readable
+  std::string name() const;  // sm_90a / compute_120
+};
+
+struct FatbinFacts {
+  size_t containers = 0;
+  std::vector<FatbinEntry> entries;
+  std::vector<std::string> sass() const;  // sorted unique names
+  std::vector<std::string> ptx() const;
+  bool empty() const { return entries.empty(); }
+};
+
+struct MachOSlice {
+  std::string arch;  // x86_64, arm64, i386, ...
+  uint32_t cputype = 0;
+  std::string minos, sdk;  // "11.0"; empty if absent
+  int minos_major = 0, minos_minor = 0;
+  std::vector<std::string> dylibs, rpaths;
+};
+
+struct BinaryFacts {
+  std::string path;    // archive entry name
+  std::string format;  // elf, macho, pe
+  std::string arch;    // normalised: x86_64, aarch64, i686, arm64, amd64, ...
+  // ELF
+  int elf_class = 0;
+  std::string endian;
+  uint16_t machine = 0;
+  std::string elf_type;  // exec, dyn, rel, core
+  uint8_t osabi = 0, abiversion = 0;
+  std::string interpreter, soname;
+  std::vector<std::string> needed, rpath, runpath;
+  std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
+  std::vector<std::string> version_defs;
+  std::optional<unsigned> x86_isa_level;  // 1 = baseline, 2..4 = x86-64-vN
+  bool exec_stack = false;
+  std::string libc;  // glibc, musl or ""
+  // Mach-O
+  std::vector<MachOSlice> slices;
+  // PE
+  std::vector<std::string> dlls;
+  // GPU code
+  FatbinFacts fatbin;
+  std::vector<std::string> errors;  // WC508
+
+  // Newest needed version per prefix (GLIBC, GLIBCXX, CXXABI, GCC), e.g. {"GLIBC": "2.28"}.
+  std::map<std::string, std::string> max_symbol_versions() const;
+};
+
+nlohmann::json binary_to_json(const BinaryFacts& b);
+// Dotted version compare ("2.17" < "2.28"); non-numeric parts compare as text.
+int compare_dotted(const std::string& a, const std::string& b);
+
+// Parsers over a complete in-memory image (tests, tools); results land in `out`, errors in out.errors.
+void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out);
+void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out);  // sniffs the format
+
+struct EntryFacts;
+struct ZipEntry;
+struct ZipIndex;
+struct WheelFacts;
+class Source;
+
+// Collects binary facts while the wheel's entries stream past: a bounded prefix and tail of each
+// binary are kept, fatbins are scanned on the fly, and byte ranges a parser still needs (an ELF's
+// .dynstr behind a large .text) are fetched in a second, targeted read at the end. Memory stays
+// bounded by the capture windows, not by entry size.
+class BinaryCollector {
+ public:
+  BinaryCollector(Source& src, const ZipIndex& idx, WheelFacts& facts);
+  ~BinaryCollector();
+  void begin_entry(const ZipEntry& z);
+  void data(const uint8_t* p, size_t n);
+  void end_entry(const EntryFacts& e);
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wc

@@ -1,0 +1,357 @@
+#include "binary/elf_reader.h"
+
+#include <set>
+
+namespace wc {
+namespace {
+
+constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_GNU_STACK = 0x6474e551,
+                   PT_GNU_PROPERTY = 0x6474e553;
+constexpr uint32_t SHT_NOTE = 7;
+constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_SONAME = 14, DT_RPATH = 15,
+                  DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
+                  DT_VERNEEDNUM = 0x6fffffff;
+constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
+constexpr uint64_t kMaxEntries = 1u << 20;  // sanity cap on counts taken from the file
+
+struct Header {
+  bool is64 = false;
+  Endian endian = Endian::little;
+  uint16_t type = 0, machine = 0;
+  uint64_t phoff = 0, shoff = 0;
+  uint16_t phentsize = 0, phnum = 0, shentsize = 0, shstrndx = 0;
+  uint64_t shnum = 0;
+};
+
+struct Segment {
+  uint32_t type, flags;
+  uint64_t offset, vaddr, filesz, memsz;
+};
+
+struct Section {
+  uint32_t name, type;
+  uint64_t offset, size, addr;
+  uint32_t link, info;
+};
+
+class ElfReader {
+ public:
+  ElfReader(const SparseFile& f, BinaryFacts& out) : f_(f), out_(out) {}
+
+  ElfLayout run() {
+    header();
+    program_headers();
+    section_headers();
+    ElfLayout layout;
+    layout.nv_fatbin = find_section(".nv_fatbin");
+    interp_and_stack();
+    dynamic();
+    isa_level();
+    out_.libc = libc_flavour();
+    return layout;
+  }
+
+ private:
+  Cursor view(uint64_t off, uint64_t len) const { return f_.view(off, len, h_.endian); }
+  uint64_t word(Cursor& c) const { return h_.is64 ? c.u64() : c.u32(); }
+
+  void header() {
+    Cursor id = f_.view(0, 16);
+    if (id.u32() != 0x464c457f) throw ParseError("not an ELF file", 0);
+    uint8_t cls = id.u8(), data = id.u8();
+    id.u8();
+    out_.osabi = id.u8();
+    out_.abiversion = id.u8();
+    if (cls != 1 && cls != 2) throw ParseError("bad ELF class " + std::to_string(cls), 4);
+    if (data != 1 && data != 2) throw ParseError("bad ELF data encoding " + std::to_string(data), 5);
+    h_.is64 = cls == 2;
+    h_.endian = data == 2 ? Endian::big : Endian::little;
+    Cursor c = view(16, h_.is64 ? 48 : 36);
+    h_.type = c.u16();
+    h_.machine = c.u16();
+    c.u32();
+    word(c);
+    h_.phoff = word(c);
+    h_.shoff = word(c);
+    c.u32();
+    c.u16();
+    h_.phentsize = c.u16();
+    h_.phnum = c.u16();
+    h_.shentsize = c.u16();
+    h_.shnum = c.u16();
+    h_.shstrndx = c.u16();
+    out_.elf_class = h_.is64 ? 64 : 32;
+    out_.endian = data == 2 ? "big" : "little";
+    out_.machine = h_.machine;
+    out_.arch = elf_machine_arch(h_.machine, data == 2, out_.elf_class);
+    static const char* types[] = {"none", "rel", "exec", "dyn", "core"};
+    out_.elf_type = h_.type < 5 ? types[h_.type] : "other";
+  }
+
+  void program_headers() {
+    if (h_.phnum == 0) return;
+    size_t want = h_.is64 ? 56 : 32;
+    if (h_.phentsize < want) throw ParseError("program header size " + std::to_string(h_.phentsize) + " too small", h_.phoff);
+    Cursor all = view(h_.phoff, checked_mul(h_.phentsize, h_.phnum));
+    for (uint16_t i = 0; i < h_.phnum; ++i) {
+      Cursor c = all.sub(uint64_t(i) * h_.phentsize, want);
+      Segment s{};
+      s.type = c.u32();
+      if (h_.is64) {
+        s.flags = c.u32();
+        s.offset = c.u64();
+        s.vaddr = c.u64();
+        c.u64();
+        s.filesz = c.u64();
+        s.memsz = c.u64();
+      } else {
+        s.offset = c.u32();
+        s.vaddr = c.u32();
+        c.u32();
+        s.filesz = c.u32();
+        s.memsz = c.u32();
+        s.flags = c.u32();
+      }
+      segs_.push_back(s);
+    }
+  }
+
+  void section_headers() {
+    if (h_.shoff == 0) return;
+    size_t want = h_.is64 ? 64 : 40;
+    if (h_.shentsize < want) throw ParseError("section header size " + std::to_string(h_.shentsize) + " too small", h_.shoff);
+    uint64_t shnum = h_.shnum;
+    uint64_t shstrndx = h_.shstrndx;
+    if (shnum == 0 || shstrndx == 0xffff) {  // extended numbering lives in section 0
+      Section s0 = section_at(0);
+      if (shnum == 0) shnum = s0.size;
+      if (shstrndx == 0xffff) shstrndx = s0.link;
+    }
+    if (shnum > kMaxEntries) throw ParseError("implausible section count " + std::to_string(shnum), h_.shoff);
+    f_.require({{h_.shoff, checked_mul(shnum, h_.shentsize)}});
+    for (uint64_t i = 0; i < shnum; ++i) secs_.push_back(section_at(i));
+    if (shstrndx < secs_.size()) shstrtab_ = secs_[shstrndx];
+  }
+
+  Section section_at(uint64_t i) const {
+    size_t want = h_.is64 ? 64 : 40;
+    Cursor c = view(checked_add(h_.shoff, checked_mul(i, h_.shentsize)), want);
+    Section s{};
+    s.name = c.u32();
+    s.type = c.u32();
+    word(c);
+    s.addr = word(c);
+    s.offset = word(c);
+    s.size = word(c);
+    s.link = c.u32();
+    s.info = c.u32();
+    return s;
+  }
+
+  std::optional<ByteRange> find_section(std::string_view name) const {
+    if (!shstrtab_ || secs_.empty()) return std::nullopt;
+    for (const auto& s : secs_) {
+      if (s.name >= shstrtab_->size) continue;
+      uint64_t len = std::min<uint64_t>(name.size() + 1, shstrtab_->size - s.name);
+      Cursor n = view(shstrtab_->offset + s.name, len);
+      if (n.str(len) == std::string(name) + '\0' && s.type != 8 /* NOBITS */) return ByteRange{s.offset, s.size};
+    }
+    return std::nullopt;
+  }
+
+  void interp_and_stack() {
+    for (const auto& s : segs_) {
+      if (s.type == PT_INTERP) {
+        Cursor c = view(s.offset, s.filesz);
+        std::string_view v = c.str(s.filesz);
+        out_.interpreter = std::string(v.substr(0, v.find('\0')));
+      } else if (s.type == PT_GNU_STACK) {
+        out_.exec_stack = (s.flags & 1) != 0;
+      }
+    }
+  }
+
+  // Virtual address -> file offset through the PT_LOAD segments.
+  uint64_t vaddr_to_offset(uint64_t va) const {
+    for (const auto& s : segs_)
+      if (s.type == PT_LOAD && va >= s.vaddr && va - s.vaddr < s.filesz) return s.offset + (va - s.vaddr);
+    throw ParseError("address 0x" + to_hex(va) + " is not in any loaded segment", 0);
+  }
+  static std::string to_hex(uint64_t v) {
+    char b[20];
+    std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v));
+    return b;
+  }
+
+  void dynamic() {
+    const Segment* dyn = nullptr;
+    for (const auto& s : segs_)
+      if (s.type == PT_DYNAMIC) dyn = &s;
+    if (!dyn) return;
+    Cursor c = view(dyn->offset, dyn->filesz);
+    std::map<int64_t, std::vector<uint64_t>> tags;
+    while (c.remaining() >= (h_.is64 ? 16u : 8u)) {
+      int64_t tag = h_.is64 ? static_cast<int64_t>(c.u64()) : static_cast<int32_t>(c.u32());
+      uint64_t val = word(c);
+      if (tag == DT_NULL) break;
+      tags[tag].push_back(val);
+    }
+    if (!tags.count(DT_STRTAB)) {
+      if (tags.count(DT_NEEDED)) throw ParseError("dynamic section has DT_NEEDED but no DT_STRTAB", dyn->offset);
+      return;
+    }
+    uint64_t stroff = vaddr_to_offset(tags[DT_STRTAB].front());
+    uint64_t strsz = tags.count(DT_STRSZ) ? tags[DT_STRSZ].front() : 0;
+    if (strsz == 0 || strsz > f_.size() || stroff > f_.size() - strsz)
+      throw ParseError("dynamic string table out of bounds", stroff);
+    std::vector<ByteRange> need{{stroff, strsz}};
+    std::optional<uint64_t> verneed, verdef;
+    // Version records chain by relative offsets of unknown total length: fetch a generous window
+    // with the string table so one extra read usually suffices.
+    auto window = [&](uint64_t off) { return ByteRange{off, std::min<uint64_t>(64 * 1024, f_.size() - off)}; };
+    if (tags.count(DT_VERNEED)) need.push_back(window(*(verneed = vaddr_to_offset(tags[DT_VERNEED].front()))));
+    if (tags.count(DT_VERDEF)) need.push_back(window(*(verdef = vaddr_to_offset(tags[DT_VERDEF].front()))));
+    f_.require(need);
+    Cursor strtab = view(stroff, strsz);
+    auto str = [&](uint64_t off) { return std::string(strtab.cstr_at(off)); };
+    for (uint64_t v : tags[DT_NEEDED]) out_.needed.push_back(str(v));
+    if (tags.count(DT_SONAME)) out_.soname = str(tags[DT_SONAME].front());
+    auto paths = [&](int64_t tag, std::vector<std::string>& dst) {
+      for (uint64_t v : tags[tag]) {
+        std::string s = str(v);
+        size_t start = 0;
+        for (size_t p; (p = s.find(':', start)) != std::string::npos; start = p + 1) dst.push_back(s.substr(start, p - start));
+        dst.push_back(s.substr(start));
+      }
+    };
+    paths(DT_RPATH, out_.rpath);
+    paths(DT_RUNPATH, out_.runpath);
+    if (verneed) read_verneed(*verneed, tags.count(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM].front() : 0, str);
+    if (verdef) read_verdef(*verdef, tags.count(DT_VERDEFNUM) ? tags[DT_VERDEFNUM].front() : 0, str);
+  }
+
+  // Elf_Verneed / Elf_Vernaux chains (same layout for both classes). The records may sit anywhere
+  // in the file, so each is fetched through the sparse view; cycles are cut by the count.
+  template <typename Str>
+  void read_verneed(uint64_t off, uint64_t count, Str& str) {
+    if (count > kMaxEntries) throw ParseError("implausible DT_VERNEEDNUM", off);
+    for (uint64_t i = 0; i < count; ++i) {
+      Cursor c = view(off, 16);
+      c.u16();
+      uint16_t cnt = c.u16();
+      std::string lib = str(c.u32());
+      uint32_t aux = c.u32(), next = c.u32();
+      auto& versions = out_.version_needs[lib];
+      uint64_t a = checked_add(off, aux);
+      for (uint16_t k = 0; k < cnt; ++k) {
+        Cursor x = view(a, 16);
+        x.u32();
+        x.u16();
+        x.u16();
+        versions.push_back(str(x.u32()));
+        uint32_t anext = x.u32();
+        if (anext == 0) break;
+        a = checked_add(a, anext);
+      }
+      if (next == 0) break;
+      off = checked_add(off, next);
+    }
+  }
+
+  template <typename Str>
+  void read_verdef(uint64_t off, uint64_t count, Str& str) {
+    if (count > kMaxEntries) throw ParseError("implausible DT_VERDEFNUM", off);
+    for (uint64_t i = 0; i < count; ++i) {
+      Cursor c = view(off, 20);
+      c.u16();
+      uint16_t flags = c.u16();
+      c.u16();
+      uint16_t cnt = c.u16();
+      c.u32();
+      uint32_t aux = c.u32(), next = c.u32();
+      if (cnt > 0 && !(flags & 1)) {  // VER_FLG_BASE names the file itself
+        Cursor x = view(checked_add(off, aux), 8);
+        out_.version_defs.push_back(str(x.u32()));
+      }
+      if (next == 0) break;
+      off = checked_add(off, next);
+    }
+  }
+
+  // GNU property notes: x86 ISA level needed (readelf -n: "x86 ISA needed").
+  void isa_level() {
+    std::vector<ByteRange> notes;
+    for (const auto& s : segs_)
+      if (s.type == PT_GNU_PROPERTY || s.type == PT_NOTE) notes.push_back({s.offset, s.filesz});
+    if (segs_.empty())
+      for (const auto& s : secs_)
+        if (s.type == SHT_NOTE) notes.push_back({s.offset, s.size});
+    for (const auto& r : notes) {
+      Cursor c = view(r.off, r.len);
+      while (c.remaining() >= 12) {
+        uint32_t namesz = c.u32(), descsz = c.u32(), type = c.u32();
+        uint64_t name_pad = (uint64_t(namesz) + 3) & ~uint64_t(3);
+        std::string_view name = c.str(std::min<uint64_t>(name_pad, c.remaining()));
+        uint64_t align = h_.is64 ? 8 : 4;
+        uint64_t desc_pad = (uint64_t(descsz) + align - 1) & ~(align - 1);
+        if (desc_pad > c.remaining()) desc_pad = descsz;
+        Cursor desc = c.sub(c.pos(), descsz);
+        c.skip(std::min<uint64_t>(desc_pad, c.remaining()));
+        if (type != NT_GNU_PROPERTY_TYPE_0 || name.substr(0, 4) != std::string_view("GNU\0", 4)) continue;
+        while (desc.remaining() >= 8) {
+          uint32_t pr_type = desc.u32(), pr_size = desc.u32();
+          Cursor pd = desc.sub(desc.pos(), pr_size);
+          desc.skip(std::min<uint64_t>((uint64_t(pr_size) + align - 1) & ~(align - 1), desc.remaining()));
+          if (pr_type == GNU_PROPERTY_X86_ISA_1_NEEDED && pr_size >= 4) {
+            uint32_t bits = pd.u32();
+            unsigned level = bits & 8 ? 4 : bits & 4 ? 3 : bits & 2 ? 2 : bits & 1 ? 1 : 0;
+            if (level) out_.x86_isa_level = level;
+          }
+        }
+      }
+    }
+  }
+
+  std::string libc_flavour() const {
+    if (out_.interpreter.find("ld-musl") != std::string::npos) return "musl";
+    if (out_.interpreter.find("ld-linux") != std::string::npos || out_.interpreter.find("ld64.so") != std::string::npos)
+      return "glibc";
+    for (const auto& n : out_.needed) {
+      if (n.rfind("libc.musl-", 0) == 0 || n == "libc.so") return "musl";
+      if (n == "libc.so.6") return "glibc";
+    }
+    for (const auto& [lib, vers] : out_.version_needs)
+      for (const auto& v : vers)
+        if (v.rfind("GLIBC_", 0) == 0) return "glibc";
+    return "";
+  }
+
+  const SparseFile& f_;
+  BinaryFacts& out_;
+  Header h_;
+  std::vector<Segment> segs_;
+  std::vector<Section> secs_;
+  std::optional<Section> shstrtab_;
+};
+
+}  // namespace
+
+std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class) {
+  switch (machine) {
+    case 3: return "i686";
+    case 62: return "x86_64";
+    case 183: return "aarch64";
+    case 40: return "armv7l";
+    case 21: return big_endian ? "ppc64" : "ppc64le";
+    case 20: return "ppc";
+    case 22: return elf_class == 64 ? "s390x" : "s390";
+    case 243: return elf_class == 64 ? "riscv64" : "riscv32";
+    case 258: return "loongarch64";
+    case 190: return "cuda";
+    default: return "machine-" + std::to_string(machine);
+  }
+}
+
+ElfLayout read_elf(const SparseFile& f, BinaryFacts& out) { return ElfReader(f, out).run(); }
+
+}  // namespace wc

@@ -1,0 +1,192 @@
+#include "binary/fatbin.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "util/cursor.h"
+
+namespace wc {
+namespace {
+constexpr uint32_t kContainerMagic = 0xBA55ED50;
+constexpr size_t kContainerHeader = 16, kEntryHeader = 64, kPayloadHead = 64;
+constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
+}  // namespace
+
+std::string FatbinEntry::name() const {
+  return (kind == ptx ? "compute_" : "sm_") + std::to_string(sm) + suffix;
+}
+
+void FatbinScanner::feed(const uint8_t* p, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    switch (state_) {
+      case State::scan: {
+        window_ = (window_ >> 8) | (uint32_t(p[i]) << 24);
+        ++window_len_;
+        ++i, ++pos_;
+        if (window_len_ >= 4 && window_ == kContainerMagic) {
+          acc_.assign({0x50, 0xED, 0x55, 0xBA});
+          need_ = kContainerHeader;
+          state_ = State::container_header;
+        }
+        break;
+      }
+      case State::container_header:
+      case State::entry_header: {
+        size_t take = std::min(need_ - acc_.size(), n - i);
+        acc_.insert(acc_.end(), p + i, p + i + take);
+        i += take, pos_ += take;
+        if (acc_.size() == need_) state_ == State::container_header ? on_container_header() : on_entry_header();
+        break;
+      }
+      case State::entry_skip: {
+        uint64_t take = std::min<uint64_t>(skip_left_, n - i);
+        i += take, pos_ += take, skip_left_ -= take;
+        if (skip_left_ == 0) {
+          payload_head_.clear();
+          state_ = State::payload;
+          if (payload_left_ == 0) start_entry_or_end();
+        }
+        break;
+      }
+      case State::payload: {
+        uint64_t take = std::min<uint64_t>(payload_left_, n - i);
+        payload_byte_run(p + i, take);
+        i += take, pos_ += take, payload_left_ -= take;
+        if (payload_left_ == 0) start_entry_or_end();
+        break;
+      }
+    }
+  }
+}
+
+void FatbinScanner::on_container_header() {
+  Cursor c(acc_);
+  c.u32();
+  uint16_t version = c.u16(), header_size = c.u16();
+  uint64_t fat_size = c.u64();
+  uint64_t start = pos_ - kContainerHeader;
+  // A real header: version 1, 16-byte header, non-empty body. Anything else was a chance match.
+  if (version != 1 || header_size != kContainerHeader || fat_size == 0 || fat_size > (1ull << 40)) {
+    state_ = State::scan;
+    window_len_ = 0;
+    return;
+  }
+  containers.push_back({start, kContainerHeader + fat_size, entries.size(), 0, ""});
+  container_end_ = pos_ + fat_size;
+  start_entry_or_end();
+}
+
+void FatbinScanner::start_entry_or_end() {
+  if (!containers.empty() && pos_ < container_end_) {
+    acc_.clear();
+    need_ = kEntryHeader;
+    state_ = State::entry_header;
+    if (container_end_ - pos_ < kEntryHeader) {
+      containers.back().error = "container ends inside an entry header";
+      skip_left_ = container_end_ - pos_;
+      payload_left_ = 0;
+      state_ = State::entry_skip;
+      container_end_ = pos_;  // nothing follows in this container
+    }
+    return;
+  }
+  state_ = State::scan;
+  window_len_ = 0;
+}
+
+void FatbinScanner::on_entry_header() {
+  Cursor c(acc_);
+  FatbinEntry e;
+  e.offset = pos_ - kEntryHeader;
+  uint16_t kind = c.u16();
+  c.u16();
+  uint32_t header_size = c.u32();
+  e.payload_size = c.u64();
+  uint32_t compressed = c.u32();
+  c.u32();
+  e.version_minor = c.u16();
+  e.version_major = c.u16();
+  e.sm = c.u32();
+  c.u32();
+  c.u32();
+  e.flags = c.u64();
+  c.u64();
+  e.uncompressed_size = c.u64();
+  FatbinContainer& box = containers.back();
+  uint64_t left = container_end_ - e.offset;
+  std::string bad;
+  if (kind != FatbinEntry::ptx && kind != FatbinEntry::sass) bad = "unknown entry kind " + std::to_string(kind);
+  else if (header_size < kEntryHeader || header_size > 4096) bad = "entry header size " + std::to_string(header_size) + " out of range";
+  else if (e.payload_size > left || header_size > left - e.payload_size) bad = "entry runs past its container";
+  if (!bad.empty()) {
+    box.error = bad + " (entry at offset " + std::to_string(e.offset) + ")";
+    skip_left_ = container_end_ - pos_;
+    payload_left_ = 0;
+    container_end_ = pos_;  // the rest of this container is skipped
+    state_ = State::entry_skip;
+    return;
+  }
+  e.kind = static_cast<FatbinEntry::Kind>(kind);
+  e.suffix = e.flags & kFlagArchSpecific ? "a" : e.flags & kFlagFamily ? "f" : "";
+  e.compression = e.flags & kFlagZstd ? "zstd" : e.flags & kFlagLz4 ? "lz4" : "none";
+  if (e.compression != "none" && compressed) e.uncompressed_size = e.uncompressed_size ? e.uncompressed_size : compressed;
+  if (e.compression == "none") e.uncompressed_size = e.payload_size;
+  entries.push_back(e);
+  ++box.entry_count;
+  skip_left_ = header_size - kEntryHeader;
+  payload_left_ = e.payload_size;
+  state_ = State::entry_skip;
+  if (skip_left_ == 0) {
+    payload_head_.clear();
+    state_ = State::payload;
+    if (payload_left_ == 0) start_entry_or_end();
+  }
+}
+
+// Keeps the first bytes of an uncompressed cubin to decode its e_flags (the SM it was built for).
+void FatbinScanner::payload_byte_run(const uint8_t* p, size_t n) {
+  FatbinEntry& e = entries.back();
+  if (e.kind != FatbinEntry::sass || e.compression != "none" || payload_head_.size() >= kPayloadHead) return;
+  size_t take = std::min(n, kPayloadHead - payload_head_.size());
+  payload_head_.insert(payload_head_.end(), p, p + take);
+  if (payload_head_.size() < 52 || std::memcmp(payload_head_.data(), "\x7f" "ELF", 4) != 0) return;
+  Cursor c(payload_head_);
+  bool is64 = payload_head_[4] == 2;
+  uint8_t abiversion = payload_head_[8];
+  size_t flags_off = is64 ? 48 : 36;
+  if (payload_head_.size() < flags_off + 4) return;
+  c.seek(flags_off);
+  uint32_t eflags = c.u32();
+  // EI_ABIVERSION 7: SM in the low byte; 8 (CUDA 12.8+ cubins): SM in bits 8..15.
+  e.cubin_sm = abiversion >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+}
+
+FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,
+                           std::vector<std::string>& errors) {
+  FatbinFacts out;
+  for (const auto& box : s.containers) {
+    bool inside = range && box.offset >= range->off && box.offset < range->end();
+    if (range && !inside) continue;
+    if (!box.error.empty()) {
+      if (inside) errors.push_back("fatbin container at offset " + std::to_string(box.offset) + ": " + box.error);
+      if (!range) continue;
+    }
+    if (range && box.offset + box.size > range->end())
+      errors.push_back("fatbin container at offset " + std::to_string(box.offset) + " runs past the end of .nv_fatbin");
+    ++out.containers;
+    for (size_t k = 0; k < box.entry_count; ++k) {
+      const FatbinEntry& e = s.entries[box.first_entry + k];
+      if (e.cubin_sm && *e.cubin_sm != e.sm)
+        errors.push_back("fatbin entry at offset " + std::to_string(e.offset) + " says sm_" + std::to_string(e.sm) +
+                         " but its cubin was built for sm_" + std::to_string(*e.cubin_sm));
+      out.entries.push_back(e);
+    }
+  }
+  if (range && out.containers == 0 && range->len > 0)
+    errors.push_back(".nv_fatbin section holds no readable fatbin container");
+  return out;
+}
+
+}  // namespace wc

@@ -1,0 +1,328 @@
+// wheelcheck: the CLI. main() is a table of contents; each verb is a small function.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "binary/binary_facts.h"
+#include "facts/analyze.h"
+#include "io/targets.h"
+#include "policy/policy.h"
+#include "report/report.h"
+#include "rules/catalog.h"
+#include "rules/rules.h"
+#include "util/strings.h"
+
+#ifndef WHEELCHECK_VERSION
+#define WHEELCHECK_VERSION "0.0.0"
+#endif
+
+namespace wc {
+namespace {
+
+constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2;
+
+struct ReportSpec {
+  Format format;
+  std::string path;  // empty: stdout
+};
+
+// --report FMT:FILE (repeatable) plus --format/--output for the common single report.
+std::vector<ReportSpec> report_specs(const std::string& format, const std::string& output,
+                                     const std::vector<std::string>& extra) {
+  std::vector<ReportSpec> specs;
+  Format f;
+  if (!parse_format(format, f)) throw CLI::ValidationError("--format", "unknown format '" + format + "' (text, json, junit, github)");
+  specs.push_back({f, output});
+  for (const auto& r : extra) {
+    auto colon = r.find(':');
+    std::string name = r.substr(0, colon);
+    if (colon == std::string::npos || colon + 1 == r.size() || !parse_format(name, f))
+      throw CLI::ValidationError("--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github; got '" + r + "'");
+    specs.push_back({f, r.substr(colon + 1)});
+  }
+  return specs;
+}
+
+bool color_wanted(const std::string& path) {
+  return path.empty() && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
+         std::string(std::getenv("TERM") ? std::getenv("TERM") : "") != "dumb";
+}
+
+int emit(const RunReport& report, const std::vector<ReportSpec>& specs) {
+  for (const auto& s : specs) {
+    TextOptions topt{color_wanted(s.path), true};
+    if (s.path.empty()) {
+      write_report(report, s.format, std::cout, topt);
+      continue;
+    }
+    std::ofstream out(s.path, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      std::cerr << "wheelcheck: cannot write report " << s.path << "\n";
+      return kExitUsage;
+    }
+    write_report(report, s.format, out, topt);
+  }
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY")) {
+    bool github = std::any_of(specs.begin(), specs.end(), [](const ReportSpec& s) { return s.format == Format::github; });
+    if (github && *summary) std::ofstream(summary, std::ios::app) << github_summary_markdown(report) << "\n";
+  }
+  return report.all_pass() ? kExitPass : kExitFail;
+}
+
+// Checks wheels in parallel (-j); results keep input order. Progress goes to a terminal's stderr.
+std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
+                                    bool progress) {
+  std::vector<WheelFacts> facts(paths.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex mu;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < paths.size();) {
+      facts[i] = analyze_target(paths[i], opt);
+      size_t d = ++done;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(mu);
+        std::cerr << "\r\033[K[" << d << "/" << paths.size() << "] " << escape_for_display(target_basename(paths[i])) << std::flush;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, jobs); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (progress) std::cerr << "\r\033[K" << std::flush;
+  return facts;
+}
+
+struct CheckArgs {
+  std::vector<std::string> targets;
+  std::string policy = "default", format = "text", output;
+  std::vector<std::string> reports;
+  unsigned jobs = 1;
+  bool quiet = false, facts = false;
+};
+
+int run_check(const CheckArgs& a) {
+  Policy policy = load_policy(a.policy);
+  auto specs = report_specs(a.format, a.output, a.reports);
+  auto paths = expand_targets(a.targets);
+  AnalyzeOptions opt;
+  opt.limits = policy.limits;
+  bool progress = !a.quiet && paths.size() > 1 && ::isatty(STDERR_FILENO);
+  auto facts = analyze_all(paths, opt, a.jobs, progress);
+  InstallSet set;
+  for (const auto& f : facts) set.wheels.push_back(&f);
+  RunReport report;
+  report.version = WHEELCHECK_VERSION;
+  report.policy = policy.name;
+  for (const auto& f : facts) {
+    ItemResult item;
+    item.path = f.path;
+    item.findings = check_wheel(f, policy, set);
+    if (a.facts) item.facts = facts_to_json(f);
+    report.items.push_back(std::move(item));
+  }
+  return emit(report, specs);
+}
+
+void print_inspect_text(const WheelFacts& f, std::ostream& out) {
+  out << escape_for_display(f.path) << "  (" << f.file_size << " bytes, " << f.entries.size() << " entries"
+      << (f.zip64 ? ", ZIP64" : "") << ")\n";
+  const auto& n = f.filename;
+  if (n.valid) {
+    out << "  name      " << n.name << " " << (n.version ? n.version->normalized() : n.version_text)
+        << (n.build ? " build " + n.build->number + n.build->suffix : "") << "\n  tags     ";
+    for (const auto& t : n.tags) out << " " << t.str();
+    out << "\n";
+  } else {
+    out << "  name      invalid: " << n.error << "\n";
+  }
+  for (const auto& p : f.unreadable) out << "  unreadable: " << escape_for_display(p.message) << "\n";
+  if (!f.dist_info.empty()) out << "  dist-info " << escape_for_display(f.dist_info) << "\n";
+  if (f.metadata) {
+    for (const char* k : {"Metadata-Version", "Name", "Version", "Requires-Python"})
+      if (auto v = f.metadata->get(k)) out << "  " << k << ": " << escape_for_display(*v) << "\n";
+    for (const auto& r : f.metadata->get_all("Requires-Dist")) out << "  Requires-Dist: " << escape_for_display(r) << "\n";
+  }
+  if (f.binaries.empty()) return;
+  out << "  binaries (" << f.binaries.size() << "):\n";
+  for (const auto& b : f.binaries) {
+    out << "    " << escape_for_display(b.path) << "\n      " << b.format << " " << b.arch;
+    if (b.format == "elf") {
+      auto mx = b.max_symbol_versions();
+      out << (b.libc.empty() ? "" : " " + b.libc);
+      if (mx.count("GLIBC")) out << ", needs GLIBC " << mx["GLIBC"];
+      for (const char* p : {"GLIBCXX", "CXXABI", "GCC"})
+        if (mx.count(p)) out << ", " << p << " " << mx[p];
+      if (b.x86_isa_level) out << ", x86-64-v" << *b.x86_isa_level;
+      if (b.exec_stack) out << ", EXECUTABLE STACK";
+      out << "\n";
+      if (!b.needed.empty()) out << "      needs   " << join(b.needed, " ") << "\n";
+      if (!b.rpath.empty()) out << "      rpath   " << join(b.rpath, ":") << "\n";
+      if (!b.runpath.empty()) out << "      runpath " << join(b.runpath, ":") << "\n";
+    } else if (b.format == "macho") {
+      out << "\n";
+      for (const auto& s : b.slices)
+        out << "      slice " << s.arch << " minos " << (s.minos.empty() ? "?" : s.minos) << ", " << s.dylibs.size() << " dylibs\n";
+    } else {
+      out << "\n      imports " << join(b.dlls, " ") << "\n";
+    }
+    if (!b.fatbin.empty()) {
+      out << "      GPU: " << b.fatbin.containers << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ")
+          << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n";
+    }
+    for (const auto& e : b.errors) out << "      error: " << escape_for_display(e) << "\n";
+  }
+}
+
+int run_inspect(const std::vector<std::string>& targets, const std::string& format, const std::string& output) {
+  if (format != "text" && format != "json") throw CLI::ValidationError("--format", "inspect prints text or json");
+  auto paths = expand_targets(targets);
+  std::ofstream file;
+  if (!output.empty()) {
+    file.open(output, std::ios::binary | std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot write " + output);
+  }
+  std::ostream& out = output.empty() ? std::cout : file;
+  AnalyzeOptions opt;
+  opt.limits = load_policy("default").limits;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& p : paths) {
+    WheelFacts f = analyze_target(p, opt);
+    if (format == "json") all.push_back(facts_to_json(f));
+    else print_inspect_text(f, out);
+  }
+  if (format == "json") out << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return kExitPass;
+}
+
+int run_rules(const std::string& format) {
+  if (format == "json") {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& r : rule_catalog())
+      a.push_back({{"id", r.id}, {"severity", severity_name(r.default_severity)}, {"title", r.title}, {"area", r.issue}});
+    std::cout << a.dump(2) << "\n";
+  } else {
+    for (const auto& r : rule_catalog())
+      std::cout << r.id << "  " << severity_name(r.default_severity) << std::string(8 - std::string(severity_name(r.default_severity)).size(), ' ')
+                << r.title << "\n";
+  }
+  return kExitPass;
+}
+
+int run_policy_validate(const std::vector<std::string>& files) {
+  int rc = kExitPass;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::cerr << file << ": cannot read\n";
+      rc = kExitUsage;
+      continue;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto issues = validate_policy_text(text, file);
+    if (issues.empty()) {
+      try {
+        load_policy(file);  // resolves extends for real
+        std::cout << file << ": valid\n";
+        continue;
+      } catch (const PolicyError& e) {
+        issues = e.issues();
+      }
+    }
+    for (const auto& i : issues)
+      std::cout << file << (i.line ? ":" + std::to_string(i.line) : "") << ": " << (i.pointer.empty() ? "(document)" : i.pointer)
+                << ": " << i.message << "\n";
+    rc = kExitUsage;
+  }
+  return rc;
+}
+
+}  // namespace
+}  // namespace wc
+
+int main(int argc, char** argv) {
+  using namespace wc;
+  CLI::App app{"wheelcheck: release validation for Python wheels with native and CUDA code"};
+  app.set_version_flag("--version", std::string("wheelcheck ") + WHEELCHECK_VERSION);
+  app.require_subcommand(1);
+
+  CheckArgs check;
+  auto* c = app.add_subcommand("check", "Check wheels against a policy (exit 0 pass, 1 findings, 2 usage)");
+  c->add_option("targets", check.targets, "Wheel files, directories of wheels, http(s) URLs")->required();
+  c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
+  c->add_option("-f,--format", check.format, "text, json, junit or github")->capture_default_str();
+  c->add_option("-o,--output", check.output, "Write the --format report here instead of stdout");
+  c->add_option("--report", check.reports, "Another report as FORMAT:FILE (repeatable)");
+  c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel")->check(CLI::Range(1u, 256u));
+  c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
+  c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
+
+  std::vector<std::string> inspect_targets;
+  std::string inspect_format = "text", inspect_output;
+  auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels");
+  i->add_option("targets", inspect_targets, "Wheel files, directories, URLs")->required();
+  i->add_option("-f,--format", inspect_format, "text or json")->capture_default_str();
+  i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
+
+  std::string rules_format = "text";
+  auto* r = app.add_subcommand("rules", "List the rule catalogue");
+  r->add_option("-f,--format", rules_format, "text or json");
+
+  auto* p = app.add_subcommand("policy", "Validate or show policies");
+  p->require_subcommand(1);
+  std::vector<std::string> validate_files;
+  auto* pv = p->add_subcommand("validate", "Check policy files (JSON pointer and line for each mistake)");
+  pv->add_option("files", validate_files)->required();
+  std::string show_spec = "default";
+  auto* ps = p->add_subcommand("show", "Print a policy with everything it extends merged in");
+  ps->add_option("policy", show_spec, "Name or file");
+  auto* pl = p->add_subcommand("list", "List the shipped policies");
+  auto* psch = p->add_subcommand("schema", "Print the policy JSON Schema");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  try {
+    if (*c) return run_check(check);
+    if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output);
+    if (*r) return run_rules(rules_format);
+    if (*pv) return run_policy_validate(validate_files);
+    if (*ps) {
+      std::cout << load_policy(show_spec).merged.dump(2) << "\n";
+      return kExitPass;
+    }
+    if (*pl) {
+      for (const auto& n : shipped_policy_names()) std::cout << n << "\n";
+      return kExitPass;
+    }
+    if (*psch) {
+      std::cout << policy_schema_text();
+      return kExitPass;
+    }
+  } catch (const PolicyError& e) {
+    std::cerr << "wheelcheck: policy error:\n" << e.what() << "\n";
+    return kExitUsage;
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "wheelcheck: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "wheelcheck: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  return kExitUsage;
+}

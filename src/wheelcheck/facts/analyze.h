@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+
+#include "facts/wheel_facts.h"
+#include "io/source.h"
+#include "policy/policy.h"
+
+namespace wc {
+
+struct AnalyzeOptions {
+  Limits limits;
+  bool binaries = true;  // parse ELF / Mach-O / PE / fatbin entries
+};
+
+// Reads a wheel once: central directory, every entry streamed (hash, sniff, binary facts), the
+// dist-info files parsed. Never throws for bad wheel bytes; those become facts.
+WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt);
+// Opens `path` (file or http(s) URL) and analyses it; a source that cannot be opened is a fact too.
+WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt);
+
+}  // namespace wc

@@ -1,0 +1,79 @@
+#include "facts/wheel_facts.h"
+
+#include "binary/binary_facts.h"
+
+namespace wc {
+
+using nlohmann::json;
+
+static const char* kind_name(EntryKind k) {
+  switch (k) {
+    case EntryKind::file: return "file";
+    case EntryKind::directory: return "directory";
+    case EntryKind::symlink: return "symlink";
+    case EntryKind::other: return "other";
+  }
+  return "other";
+}
+
+static json problems_json(const std::vector<ZipProblem>& ps) {
+  json a = json::array();
+  for (const auto& p : ps) {
+    json x = {{"message", p.message}, {"offset", p.offset}};
+    if (!p.entry.empty()) x["entry"] = p.entry;
+    a.push_back(x);
+  }
+  return a;
+}
+
+static json header_json(const HeaderFile& h) {
+  json fields = json::array();
+  for (const auto& [k, v] : h.fields) fields.push_back({k, v});
+  json j = {{"fields", fields}};
+  if (!h.problems.empty()) j["problems"] = h.problems;
+  return j;
+}
+
+json facts_to_json(const WheelFacts& f) {
+  const WheelFilename& fn = f.filename;
+  json name = {{"valid", fn.valid}};
+  if (fn.valid) {
+    name["name"] = fn.name;
+    name["canonical_name"] = fn.canonical_name;
+    name["version"] = fn.version ? fn.version->normalized() : fn.version_text;
+    if (fn.build) name["build"] = fn.build->number + fn.build->suffix;
+    json tags = json::array();
+    for (const auto& t : fn.tags) tags.push_back(t.str());
+    name["tags"] = tags;
+  } else {
+    name["error"] = fn.error;
+  }
+  json entries = json::array();
+  for (const auto& e : f.entries) {
+    json x = {{"name", e.name}, {"kind", kind_name(e.kind)}, {"size", e.size}, {"compressed_size", e.compressed_size},
+              {"method", e.method}};
+    if (!e.sha256.empty()) x["sha256"] = e.sha256;
+    if (!e.read_error.empty()) x["read_error"] = e.read_error;
+    if (!e.skipped.empty()) x["skipped"] = e.skipped;
+    entries.push_back(x);
+  }
+  json j = {{"path", f.path}, {"size", f.file_size}, {"filename", name}, {"zip64", f.zip64}, {"entries", entries},
+            {"dist_info", f.dist_info}};
+  if (!f.unreadable.empty()) j["unreadable"] = problems_json(f.unreadable);
+  if (!f.inconsistent.empty()) j["inconsistent"] = problems_json(f.inconsistent);
+  if (f.wheel_file) j["wheel"] = header_json(*f.wheel_file);
+  if (f.metadata) {
+    json m = header_json(*f.metadata);
+    m["fields"].erase(std::remove_if(m["fields"].begin(), m["fields"].end(),
+                                     [](const json& kv) { return kv[0] == "Description"; }),
+                      m["fields"].end());
+    j["metadata"] = m;
+  }
+  if (f.record) j["record_rows"] = f.record->rows.size();
+  json bins = json::array();
+  for (const auto& b : f.binaries) bins.push_back(binary_to_json(b));
+  j["binaries"] = bins;
+  return j;
+}
+
+}  // namespace wc

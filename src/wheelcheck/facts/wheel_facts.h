@@ -1,0 +1,73 @@
+// Everything extracted from one wheel. Extraction never decides; rules read only this.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "io/zip_index.h"
+#include "wheel/filename.h"
+#include "wheel/metadata.h"
+
+namespace wc {
+
+struct BinaryFacts;  // binary/binary_facts.h
+
+struct EntryFacts {
+  std::string name;
+  EntryKind kind = EntryKind::file;
+  uint32_t unix_mode = 0;
+  uint16_t method = 0;
+  uint64_t size = 0;             // declared (central directory)
+  uint64_t compressed_size = 0;
+  uint64_t bytes_read = 0;
+  std::string sha256;            // RECORD form; empty when not fully read
+  std::map<std::string, std::string> other_digests;  // sha384/sha512 when RECORD asks for them
+  std::string read_error;        // libarchive's word on this entry (CRC, truncation)
+  std::string skipped;           // why the data was not inflated
+  std::string magic;             // "elf", "macho", "pe" or ""
+  bool complete() const { return read_error.empty() && skipped.empty() && bytes_read == size; }
+};
+
+struct LimitEvent {  // a decompression limit the reader enforced (WC403)
+  std::string message;
+  std::string entry;
+};
+
+struct WheelFacts {
+  std::string path;  // as given (file path or URL)
+  uint64_t file_size = 0;
+  WheelFilename filename;
+
+  std::vector<ZipProblem> unreadable;    // WC404: could not be read at all / stopped
+  std::vector<ZipProblem> inconsistent;  // WC404: readable, structurally wrong
+  std::vector<ZipProblem> methods;       // WC405
+  std::vector<LimitEvent> limit_events;  // WC403 raised while reading
+  bool zip64 = false;
+  std::vector<EntryFacts> entries;       // central directory order
+
+  std::vector<std::string> dist_info_dirs;  // top-level *.dist-info/ names (without slash)
+  std::string dist_info;                    // the one used
+  std::optional<HeaderFile> wheel_file;
+  std::optional<HeaderFile> metadata;
+  std::optional<RecordFile> record;
+  std::vector<std::string> dist_info_read_errors;
+
+  std::vector<BinaryFacts> binaries;
+
+  WheelFacts();
+  ~WheelFacts();
+  WheelFacts(WheelFacts&&) noexcept;
+  WheelFacts& operator=(WheelFacts&&) noexcept;
+
+  bool readable() const { return unreadable.empty(); }
+  const EntryFacts* find_entry(const std::string& name) const;
+};
+
+nlohmann::json facts_to_json(const WheelFacts& f);
+
+}  // namespace wc

@@ -1,0 +1,69 @@
+// Byte sources a wheel is read from: a local file (pread) or, for URLs, HTTP range requests.
+// Everything above this interface (zip index, libarchive streaming) is agnostic of where bytes live.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wc {
+
+class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual uint64_t size() const = 0;
+  // Reads up to n bytes at off; returns the count (short only at end of data). Throws IoError.
+  virtual size_t read_at(uint64_t off, void* buf, size_t n) = 0;
+  virtual const std::string& display_name() const = 0;
+  // A second, independent handle on the same bytes (libarchive needs its own position).
+  virtual std::unique_ptr<Source> reopen() const = 0;
+
+  std::vector<uint8_t> read_exact(uint64_t off, size_t n);
+};
+
+class FileSource : public Source {
+ public:
+  explicit FileSource(std::string path);  // throws IoError naming the path
+  ~FileSource() override;
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+
+  uint64_t size() const override { return size_; }
+  size_t read_at(uint64_t off, void* buf, size_t n) override;
+  const std::string& display_name() const override { return path_; }
+  std::unique_ptr<Source> reopen() const override { return std::make_unique<FileSource>(path_); }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// Bytes held in memory (tests, fuzzing, small downloads).
+class MemorySource : public Source {
+ public:
+  MemorySource(std::string name, std::vector<uint8_t> data)
+      : name_(std::move(name)), data_(std::make_shared<std::vector<uint8_t>>(std::move(data))) {}
+  uint64_t size() const override { return data_->size(); }
+  size_t read_at(uint64_t off, void* buf, size_t n) override;
+  const std::string& display_name() const override { return name_; }
+  std::unique_ptr<Source> reopen() const override { return std::make_unique<MemorySource>(*this); }
+
+ private:
+  std::string name_;
+  std::shared_ptr<std::vector<uint8_t>> data_;
+};
+
+}  // namespace wc
+
+namespace wc {
+// A FileSource for paths, an HttpSource (range requests) for http(s):// URLs. Throws IoError.
+std::unique_ptr<Source> open_source(const std::string& target);
+}  // namespace wc

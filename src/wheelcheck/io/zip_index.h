@@ -1,0 +1,55 @@
+// The zip central directory, read through the checked cursor, with the structural checks that
+// matter for untrusted wheels (PyPI's upload checks and zip-bomb shapes): local headers that
+// disagree with the central directory, overlapping entries, prepended or trailing bytes, ZIP64.
+// Entry data is decompressed elsewhere (libarchive, zip_stream.h); this file never inflates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/source.h"
+
+namespace wc {
+
+enum class EntryKind { file, directory, symlink, other };
+
+struct ZipEntry {
+  std::string name;  // raw bytes of the central directory name
+  uint16_t flags = 0;
+  uint16_t method = 0;
+  uint32_t crc32 = 0;
+  uint64_t compressed_size = 0;
+  uint64_t uncompressed_size = 0;
+  uint64_t local_offset = 0;
+  uint64_t data_offset = 0;  // valid when local_ok
+  uint32_t external_attr = 0;
+  uint8_t made_by_host = 0;  // 0 MS-DOS, 3 Unix, ...
+  uint32_t unix_mode = 0;    // from external_attr when made_by_host is Unix
+  EntryKind kind = EntryKind::file;
+  bool local_ok = false;     // local header present and consistent
+  size_t central_index = 0;
+};
+
+struct ZipProblem {
+  std::string message;
+  std::string entry;  // empty for archive-wide problems
+  uint64_t offset = 0;
+};
+
+struct ZipIndex {
+  std::vector<ZipEntry> entries;  // central directory order
+  std::vector<ZipProblem> fatal;  // the archive cannot be read (WC404)
+  std::vector<ZipProblem> inconsistent;  // readable but malformed: header mismatch, overlap, extra bytes (WC404)
+  std::vector<ZipProblem> methods;  // compression methods other than STORED/DEFLATED (WC405)
+  uint64_t archive_size = 0;
+  uint64_t central_directory_offset = 0;
+  bool zip64 = false;
+  std::string comment;
+  bool ok() const { return fatal.empty(); }
+};
+
+// Never throws for bad data: problems are recorded. IoError from the source still propagates.
+ZipIndex read_zip_index(Source& src);
+
+}  // namespace wc

@@ -1,0 +1,209 @@
+#include "report/report.h"
+
+#include <map>
+
+#include "util/strings.h"
+
+namespace wc {
+
+using nlohmann::json;
+
+bool RunReport::all_pass() const {
+  for (const auto& i : items)
+    if (!i.pass()) return false;
+  return true;
+}
+
+bool parse_format(const std::string& s, Format& out) {
+  static const std::map<std::string, Format> m = {
+      {"text", Format::text}, {"json", Format::json}, {"junit", Format::junit}, {"github", Format::github}};
+  auto it = m.find(s);
+  if (it == m.end()) return false;
+  out = it->second;
+  return true;
+}
+
+namespace {
+
+struct Counts {
+  size_t passed = 0, failed = 0, skipped = 0, errors = 0, warnings = 0;
+};
+
+Counts count(const RunReport& r) {
+  Counts c;
+  for (const auto& i : r.items) {
+    if (i.skipped) ++c.skipped;
+    else if (i.pass()) ++c.passed;
+    else ++c.failed;
+    for (const auto& f : i.findings) (f.severity == Severity::error ? c.errors : c.warnings)++;
+  }
+  return c;
+}
+
+const char* paint(bool on, const char* code) { return on ? code : ""; }
+
+std::string where(const Finding& f) {
+  if (f.entry.empty()) return "";
+  return escape_for_display(f.entry) + ": ";
+}
+
+}  // namespace
+
+void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
+  const bool c = opt.color;
+  const char *red = paint(c, "\033[31m"), *yellow = paint(c, "\033[33m"), *green = paint(c, "\033[32m"),
+             *dim = paint(c, "\033[2m"), *bold = paint(c, "\033[1m"), *reset = paint(c, "\033[0m");
+  for (const auto& i : r.items) {
+    if (i.pass() && !opt.show_passing && i.findings.empty()) continue;
+    if (i.skipped) out << yellow << "SKIP" << reset;
+    else if (i.pass()) out << green << "PASS" << reset;
+    else out << red << bold << "FAIL" << reset;
+    out << "  " << escape_for_display(i.path) << "\n";
+    if (i.skipped && !i.skip_reason.empty()) out << "        " << dim << i.skip_reason << reset << "\n";
+    for (const auto& f : i.findings) {
+      bool err = f.severity == Severity::error;
+      out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset
+          << "  " << dim << where(f) << reset << escape_for_display(f.message) << "\n";
+    }
+  }
+  Counts n = count(r);
+  out << "\n" << r.items.size() << " " << r.items_key << ": " << green << n.passed << " passed" << reset << ", "
+      << (n.failed ? red : "") << n.failed << " failed" << reset;
+  if (n.skipped) out << ", " << yellow << n.skipped << " skipped" << reset;
+  out << "; " << n.errors << " errors, " << n.warnings << " warnings";
+  if (!r.policy.empty()) out << " (policy " << r.policy << ")";
+  out << "\n";
+}
+
+json report_to_json(const RunReport& r) {
+  json items = json::array();
+  for (const auto& i : r.items) {
+    json fs = json::array();
+    for (const auto& f : i.findings) {
+      json x = {{"rule", f.rule}, {"severity", severity_name(f.severity)}, {"message", f.message}};
+      if (!f.entry.empty()) x["entry"] = f.entry;
+      if (f.offset) x["offset"] = *f.offset;
+      fs.push_back(x);
+    }
+    json item = {{"path", i.path}, {"verdict", i.skipped ? "skip" : i.pass() ? "pass" : "fail"}, {"findings", fs}};
+    if (i.skipped) item["skip_reason"] = i.skip_reason;
+    if (!i.facts.is_null()) item["facts"] = i.facts;
+    items.push_back(item);
+  }
+  Counts n = count(r);
+  json j = {{"schema", "wheelcheck-report/1"}, {"tool", r.tool}, {"version", r.version}, {"policy", r.policy}};
+  j[r.items_key] = items;
+  j["summary"] = {{"total", r.items.size()}, {"passed", n.passed}, {"failed", n.failed}, {"skipped", n.skipped},
+                  {"errors", n.errors}, {"warnings", n.warnings}, {"verdict", r.all_pass() ? "pass" : "fail"}};
+  return j;
+}
+
+void write_json(const RunReport& r, std::ostream& out) {
+  // Names from archives may be any bytes; replace invalid UTF-8 rather than throw.
+  out << report_to_json(r).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : escape_for_display(s)) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+void write_junit(const RunReport& r, std::ostream& out) {
+  Counts n = count(r);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << r.items.size() << "\" failures=\"" << n.failed
+      << "\" skipped=\"" << n.skipped << "\">\n";
+  out << "  <testsuite name=\"" << r.tool << (r.policy.empty() ? "" : " (" + xml_escape(r.policy) + ")") << "\" tests=\""
+      << r.items.size() << "\" failures=\"" << n.failed << "\" skipped=\"" << n.skipped << "\">\n";
+  for (const auto& i : r.items) {
+    out << "    <testcase classname=\"" << r.tool << "\" name=\"" << xml_escape(i.path) << "\">\n";
+    std::string body;
+    size_t errors = 0;
+    for (const auto& f : i.findings) {
+      errors += f.severity == Severity::error;
+      body += std::string(severity_name(f.severity)) + " " + f.rule + " " + where(f) + f.message + "\n";
+    }
+    if (i.skipped) {
+      out << "      <skipped message=\"" << xml_escape(i.skip_reason) << "\"/>\n";
+    } else if (!i.pass()) {
+      out << "      <failure message=\"" << errors << " error finding(s)\" type=\"" << r.tool << "\">" << xml_escape(body)
+          << "</failure>\n";
+    } else if (!body.empty()) {
+      out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
+    }
+    out << "    </testcase>\n";
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+// Workflow commands: property values escape %, \r, \n, ':' and ','; messages escape %, \r, \n.
+static std::string gh_escape(const std::string& s, bool property) {
+  std::string out;
+  for (char ch : escape_for_display(s)) {
+    if (ch == '%') out += "%25";
+    else if (ch == '\r') out += "%0D";
+    else if (ch == '\n') out += "%0A";
+    else if (property && ch == ':') out += "%3A";
+    else if (property && ch == ',') out += "%2C";
+    else out += ch;
+  }
+  return out;
+}
+
+void write_github(const RunReport& r, std::ostream& out) {
+  for (const auto& i : r.items) {
+    for (const auto& f : i.findings) {
+      out << "::" << (f.severity == Severity::error ? "error" : "warning") << " file=" << gh_escape(i.path, true)
+          << ",title=" << gh_escape(f.rule + (f.entry.empty() ? "" : " " + f.entry), true) << "::"
+          << gh_escape(f.message, false) << "\n";
+    }
+  }
+  Counts n = count(r);
+  out << r.items.size() << " " << r.items_key << ": " << n.passed << " passed, " << n.failed << " failed\n";
+}
+
+std::string github_summary_markdown(const RunReport& r) {
+  Counts n = count(r);
+  std::string md = "## " + r.tool + ": " + (r.all_pass() ? "pass" : "fail") + "\n\n";
+  md += std::to_string(r.items.size()) + " " + r.items_key + ": " + std::to_string(n.passed) + " passed, " +
+        std::to_string(n.failed) + " failed; " + std::to_string(n.errors) + " errors, " + std::to_string(n.warnings) +
+        " warnings" + (r.policy.empty() ? "" : " (policy `" + r.policy + "`)") + "\n\n";
+  md += "| verdict | " + std::string(r.items_key == "wheels" ? "wheel" : "item") + " | errors | warnings | rules |\n|---|---|---|---|---|\n";
+  for (const auto& i : r.items) {
+    size_t e = 0, w = 0;
+    std::map<std::string, int> rules;
+    for (const auto& f : i.findings) {
+      (f.severity == Severity::error ? e : w)++;
+      rules[f.rule]++;
+    }
+    std::string rl;
+    for (const auto& [id, k] : rules) rl += (rl.empty() ? "" : ", ") + id + (k > 1 ? " x" + std::to_string(k) : "");
+    std::string path = escape_for_display(i.path);
+    for (auto& ch : path)
+      if (ch == '|') ch = '/';
+    md += std::string("| ") + (i.skipped ? "skip" : i.pass() ? "pass" : "**fail**") + " | `" + path + "` | " +
+          std::to_string(e) + " | " + std::to_string(w) + " | " + rl + " |\n";
+  }
+  return md;
+}
+
+void write_report(const RunReport& r, Format f, std::ostream& out, const TextOptions& opt) {
+  switch (f) {
+    case Format::text: write_text(r, out, opt); break;
+    case Format::json: write_json(r, out); break;
+    case Format::junit: write_junit(r, out); break;
+    case Format::github: write_github(r, out); break;
+  }
+}
+
+}  // namespace wc

@@ -1,0 +1,52 @@
+// Reporters: text (people), json (tools, schema wheelcheck-report/1), junit (CI test views),
+// github (workflow annotations + step summary). One RunReport feeds them all, for both tools.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rules/rules.h"
+
+namespace wc {
+
+struct ItemResult {
+  std::string path;  // wheel path/URL, or suite/case name for wheelsmoke
+  std::vector<Finding> findings;
+  nlohmann::json facts;  // optional extra data
+  bool skipped = false;  // wheelsmoke: nothing ran (e.g. no GPU)
+  std::string skip_reason;
+  bool pass() const { return !has_errors(findings); }
+};
+
+struct RunReport {
+  std::string tool = "wheelcheck";
+  std::string version;
+  std::string policy;
+  std::string items_key = "wheels";  // "suites" / "artifacts" for wheelsmoke
+  std::vector<ItemResult> items;
+  bool all_pass() const;
+};
+
+enum class Format { text, json, junit, github };
+bool parse_format(const std::string& s, Format& out);
+
+struct TextOptions {
+  bool color = false;
+  bool show_passing = true;
+};
+
+void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt);
+nlohmann::json report_to_json(const RunReport& r);
+void write_json(const RunReport& r, std::ostream& out);
+void write_junit(const RunReport& r, std::ostream& out);
+void write_github(const RunReport& r, std::ostream& out);
+// Markdown table for $GITHUB_STEP_SUMMARY.
+std::string github_summary_markdown(const RunReport& r);
+void write_report(const RunReport& r, Format f, std::ostream& out, const TextOptions& opt);
+
+std::string xml_escape(const std::string& s);
+
+}  // namespace wc

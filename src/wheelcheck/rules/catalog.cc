@@ -1,0 +1,60 @@
+#include "rules/catalog.h"
+
+namespace wc {
+
+// A table, not logic: one row per rule. IDs are stable; retired IDs are never reused.
+const std::vector<RuleInfo>& rule_catalog() {
+  using S = Severity;
+  static const std::vector<RuleInfo> rules = {
+      {"WC101", S::error, "filename does not follow {name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl (PEP 427/491, PEP 440 version, escaped name)", "core"},
+      {"WC102", S::error, "dist-info missing, duplicated, or not named {name}-{ver}.dist-info", "core"},
+      {"WC103", S::error, "WHEEL Tag: set differs from the filename's expanded tag set", "core"},
+      {"WC104", S::error, "WHEEL missing fields / unsupported Wheel-Version / bad Root-Is-Purelib", "core"},
+      {"WC105", S::error, "python / abi / platform tags inconsistent with each other or with the contents", "core"},
+      {"WC106", S::error, "platform tag not valid or not accepted by PyPI", "core"},
+      {"WC107", S::warning, "filename parts not in normalised form (escaped lower-case name, normalised version, lower-case tags)", "core"},
+      {"WC108", S::off, "local version (+label) in the filename: PyPI rejects it (enable for PyPI uploads)", "core"},
+      {"WC201", S::error, "METADATA Name / Version differ from the filename", "core"},
+      {"WC202", S::error, "METADATA malformed or missing required fields", "core"},
+      {"WC203", S::error, "Requires-Python excludes the wheel's own python tag", "core"},
+      {"WC204", S::error, "Requires-Dist CUDA pins disagree with the wheel's CUDA variant", "binaries"},
+      {"WC301", S::error, "RECORD missing or malformed", "core"},
+      {"WC302", S::error, "file hash differs from RECORD", "core"},
+      {"WC303", S::error, "file size differs from RECORD", "core"},
+      {"WC304", S::error, "archive entry not listed in RECORD", "core"},
+      {"WC305", S::error, "RECORD lists a file the archive lacks", "core"},
+      {"WC306", S::error, "RECORD uses a weak or unknown hash algorithm, or no hash", "core"},
+      {"WC307", S::error, "duplicate entry names", "core"},
+      {"WC401", S::error, "unsafe entry path (absolute, .., backslash, drive letter, NUL, control character, not UTF-8, over-long)", "core"},
+      {"WC402", S::error, "symlink, device or other non-regular entry", "core"},
+      {"WC403", S::error, "decompression limits exceeded (ratio, total size, entry count)", "core"},
+      {"WC404", S::error, "archive unreadable: not a zip, truncated, CRC error, local/central header mismatch", "core"},
+      {"WC405", S::error, "compression method other than STORED or DEFLATED", "core"},
+      {"WC501", S::error, "binary architecture differs from the platform tag", "binaries"},
+      {"WC502", S::error, "versioned symbols (GLIBC, GLIBCXX, CXXABI, GCC) newer than the manylinux tag allows", "binaries"},
+      {"WC503", S::error, "needed library neither allowed by policy nor shipped in the wheel (or in the install set)", "binaries"},
+      {"WC504", S::error, "RPATH/RUNPATH absolute or pointing outside the install tree", "binaries"},
+      {"WC505", S::error, "libc flavour differs from the tag (glibc in musllinux, musl in manylinux)", "binaries"},
+      {"WC506", S::error, "macOS minimum OS above the tag's version, or wrong Mach-O arch", "binaries"},
+      {"WC507", S::error, "Windows PE machine differs from the tag", "binaries"},
+      {"WC508", S::error, "binary cannot be parsed (ELF, Mach-O, PE or fatbin structure out of bounds or inconsistent)", "binaries"},
+      {"WC509", S::warning, "executable stack requested (PT_GNU_STACK with execute)", "binaries"},
+      {"WC510", S::warning, "x86-64 ISA level above what the platform tag's baseline guarantees", "binaries"},
+      {"WC601", S::error, "CUDA variant differs from the CUDA runtime the binaries link", "binaries"},
+      {"WC602", S::error, "required SASS architecture missing from the fatbins", "binaries"},
+      {"WC603", S::error, "required PTX (forward compatibility) missing", "binaries"},
+      {"WC604", S::error, "architecture the variant's toolkit cannot target, or a family/arch-specific target the policy forbids", "binaries"},
+      {"WC605", S::warning, "CUDA library bundled in the wheel that the policy expects from a dependency wheel", "binaries"},
+      {"WC701", S::error, "wheel over the policy's size limit", "core"},
+      {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
+  };
+  return rules;
+}
+
+const RuleInfo* find_rule(const std::string& id) {
+  for (const auto& r : rule_catalog())
+    if (id == r.id) return &r;
+  return nullptr;
+}
+
+}  // namespace wc

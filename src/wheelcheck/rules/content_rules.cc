@@ -1,0 +1,76 @@
+// WC105 (contents): what the wheel holds against what its tags promise, without binary analysis:
+// native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
+// another interpreter version or ABI than the tags.
+#include <regex>
+
+#include "rules/rules.h"
+#include "util/strings.h"
+
+namespace wc {
+namespace {
+
+bool native_name(const std::string& n) {
+  static const std::regex re("\\.(so(\\.[0-9]+)*|pyd|dylib|dll)$", std::regex::icase);
+  return std::regex_search(n, re);
+}
+
+bool is_pure(const WheelFacts& f) {
+  if (f.wheel_file)
+    if (auto p = f.wheel_file->get("Root-Is-Purelib")) return to_lower(*p) == "true";
+  return false;
+}
+
+void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
+  bool any_platform = f.filename.valid && f.filename.platform_tags.size() == 1 && f.filename.platform_tags[0] == "any";
+  bool pure = is_pure(f);
+  if (!any_platform && !pure) return;
+  int reported = 0;
+  for (const auto& e : f.entries) {
+    if (e.kind != EntryKind::file || (e.magic.empty() && !native_name(e.name))) continue;
+    if (++reported > 20) break;  // the point is made; do not flood the report
+    std::string what = e.magic.empty() ? "native library" : e.magic == "elf" ? "ELF binary" : e.magic == "macho" ? "Mach-O binary" : "PE binary";
+    s.add("WC105", what + " in a " + (any_platform ? "platform 'any' wheel" : "wheel with Root-Is-Purelib: true"), e.name);
+  }
+}
+
+void extension_suffixes(const WheelFacts& f, FindingSink& s) {
+  if (!f.filename.valid) return;
+  // foo.cpython-312-x86_64-linux-gnu.so, foo.cpython-313t-darwin.so, foo.cp312-win_amd64.pyd
+  static const std::regex posix("\\.cpython-(\\d)(\\d+)(t?)(d?)(m?)(-[^./]+)?\\.so$");
+  static const std::regex windows("\\.cp(\\d)(\\d+)(t?)-[^./]+\\.pyd$", std::regex::icase);
+  bool abi3 = false;
+  std::vector<std::string> cp_abis;
+  for (const auto& a : f.filename.abi_tags) {
+    std::string l = to_lower(a);
+    if (l == "abi3") abi3 = true;
+    else if (l.starts_with("cp")) cp_abis.push_back(l);
+  }
+  for (const auto& e : f.entries) {
+    std::smatch m;
+    if (!std::regex_search(e.name, m, posix) && !std::regex_search(e.name, m, windows)) continue;
+    std::string ver = std::string(m[1]) + std::string(m[2]);
+    bool ft = m[3].length() > 0;
+    std::string abi = "cp" + ver + (ft ? "t" : "");
+    if (abi3 && cp_abis.empty()) {
+      s.add("WC105", "abi3 wheel contains an extension built for one CPython version (" + abi + ")", e.name);
+      continue;
+    }
+    bool matches = false;
+    for (const auto& a : cp_abis) {
+      std::string base = a;
+      while (!base.empty() && (base.back() == 'm' || base.back() == 'd' || base.back() == 'u')) base.pop_back();
+      matches |= base == abi;
+    }
+    if (!cp_abis.empty() && !matches)
+      s.add("WC105", "extension module is for " + abi + ", the wheel's ABI tags are " + join(cp_abis, ", "), e.name);
+  }
+}
+
+}  // namespace
+
+void content_rules(const WheelFacts& f, FindingSink& s) {
+  pure_with_binaries(f, s);
+  extension_suffixes(f, s);
+}
+
+}  // namespace wc

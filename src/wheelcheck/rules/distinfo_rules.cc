@@ -1,0 +1,193 @@
+// WC102 dist-info layout, WC103/WC104 the WHEEL file, WC201-WC203 METADATA.
+#include <set>
+
+#include "rules/rules.h"
+#include "util/strings.h"
+
+namespace wc {
+namespace {
+
+bool same_version(const std::string& a, const std::string& b) {
+  auto va = parse_version(a), vb = parse_version(b);
+  return va && vb ? compare(*va, *vb) == 0 && va->local == vb->local : a == b;
+}
+
+// "{name}-{version}" of a .dist-info or .data directory.
+void check_dir_name(const WheelFacts& f, const std::string& dir, const char* suffix, FindingSink& s) {
+  std::string stem = dir.substr(0, dir.size() - std::string(suffix).size());
+  auto dash = stem.find('-');
+  if (dash == std::string::npos || stem.find('-', dash + 1) != std::string::npos) {
+    s.add("WC102", "'" + dir + "' is not named {name}-{version}" + suffix, dir + "/");
+    return;
+  }
+  std::string name = stem.substr(0, dash), ver = stem.substr(dash + 1);
+  if (f.filename.valid && canonicalize_name(name) != f.filename.canonical_name)
+    s.add("WC102", "'" + dir + "' names project '" + name + "', the file name says '" + f.filename.name + "'", dir + "/");
+  if (f.filename.valid && !same_version(ver, f.filename.version_text))
+    s.add("WC102", "'" + dir + "' names version '" + ver + "', the file name says '" + f.filename.version_text + "'", dir + "/");
+}
+
+void layout(const WheelFacts& f, FindingSink& s) {
+  if (f.dist_info_dirs.empty()) {
+    s.add("WC102", "no .dist-info directory at the top level of the archive");
+    return;
+  }
+  if (f.dist_info_dirs.size() > 1)
+    s.add("WC102", "several .dist-info directories: " + join(f.dist_info_dirs, ", ") + " (installers use one; the rest is ignored or conflicts)");
+  for (const auto& d : f.dist_info_dirs) check_dir_name(f, d, ".dist-info", s);
+  std::set<std::string> data_dirs;
+  for (const auto& e : f.entries) {
+    auto slash = e.name.find('/');
+    if (slash != std::string::npos && e.name.substr(0, slash).ends_with(".data")) data_dirs.insert(e.name.substr(0, slash));
+  }
+  for (const auto& d : data_dirs) check_dir_name(f, d, ".data", s);
+  for (const char* need : {"WHEEL", "METADATA", "RECORD"}) {
+    if (!f.find_entry(f.dist_info + "/" + need)) {
+      const char* rule = std::string(need) == "WHEEL" ? "WC104" : std::string(need) == "METADATA" ? "WC202" : "WC301";
+      s.add(rule, f.dist_info + "/" + need + " is missing", f.dist_info + "/" + need);
+    }
+  }
+}
+
+void wheel_file(const WheelFacts& f, FindingSink& s) {
+  if (!f.wheel_file) return;
+  const HeaderFile& h = *f.wheel_file;
+  const std::string entry = f.dist_info + "/WHEEL";
+  for (const auto& p : h.problems) s.add("WC104", "WHEEL: " + p, entry);
+  auto wv = h.get("Wheel-Version");
+  if (!wv) {
+    s.add("WC104", "WHEEL has no Wheel-Version", entry);
+  } else {
+    auto parts = split(*wv, '.');
+    bool numeric = parts.size() == 2 && !parts[0].empty() && !parts[1].empty() &&
+                   parts[0].find_first_not_of("0123456789") == std::string_view::npos &&
+                   parts[1].find_first_not_of("0123456789") == std::string_view::npos;
+    if (!numeric) s.add("WC104", "Wheel-Version '" + *wv + "' is not MAJOR.MINOR", entry);
+    else if (parts[0] != "1") s.add("WC104", "Wheel-Version " + *wv + ": installers refuse a major version other than 1", entry);
+    else if (parts[1] != "0")
+      s.add("WC104", "Wheel-Version " + *wv + " is newer than 1.0; installers warn", entry, std::nullopt, Severity::warning);
+  }
+  auto purelib = h.get("Root-Is-Purelib");
+  if (!purelib) s.add("WC104", "WHEEL has no Root-Is-Purelib", entry);
+  else if (to_lower(*purelib) != "true" && to_lower(*purelib) != "false")
+    s.add("WC104", "Root-Is-Purelib is '" + *purelib + "', expected true or false", entry);
+  auto tags = h.get_all("Tag");
+  if (tags.empty()) {
+    s.add("WC104", "WHEEL has no Tag lines", entry);
+  } else if (f.filename.valid) {
+    std::set<std::string> in_wheel(tags.begin(), tags.end()), in_name;
+    for (const auto& t : f.filename.tags) in_name.insert(t.str());
+    std::vector<std::string> missing, extra;
+    for (const auto& t : in_name)
+      if (!in_wheel.count(t)) missing.push_back(t);
+    for (const auto& t : in_wheel)
+      if (!in_name.count(t)) extra.push_back(t);
+    if (!missing.empty()) s.add("WC103", "WHEEL lacks tags the file name expands to: " + join(missing, ", "), entry);
+    if (!extra.empty()) s.add("WC103", "WHEEL lists tags the file name does not have: " + join(extra, ", "), entry);
+  }
+  if (f.filename.valid && f.filename.build) {
+    auto b = h.get("Build");
+    if (b && *b != f.filename.build->number + f.filename.build->suffix &&
+        to_lower(*b) != to_lower(f.filename.build->number + f.filename.build->suffix))
+      s.add("WC104", "WHEEL Build '" + *b + "' differs from the file name's build tag", entry);
+  }
+}
+
+const std::set<std::string>& metadata_versions() {
+  static const std::set<std::string> v = {"1.0", "1.1", "1.2", "2.1", "2.2", "2.3", "2.4"};
+  return v;
+}
+
+// Fields the spec allows at most once (core metadata specification, "Multiple use" marks the rest).
+const std::vector<std::string>& single_use_fields() {
+  static const std::vector<std::string> v = {"Metadata-Version", "Name", "Version", "Summary", "Description",
+                                             "Description-Content-Type", "Home-page", "Download-URL", "Author",
+                                             "Author-email", "Maintainer", "Maintainer-email", "License",
+                                             "License-Expression", "Requires-Python"};
+  return v;
+}
+
+void metadata_file(const WheelFacts& f, FindingSink& s) {
+  if (!f.metadata) return;
+  const HeaderFile& m = *f.metadata;
+  const std::string entry = f.dist_info + "/METADATA";
+  for (const auto& p : m.problems) s.add("WC202", "METADATA: " + p, entry);
+  auto mv = m.get("Metadata-Version");
+  if (!mv) s.add("WC202", "METADATA has no Metadata-Version", entry);
+  else if (!metadata_versions().count(*mv)) s.add("WC202", "Metadata-Version '" + *mv + "' is not a known version (1.0-2.4)", entry);
+  for (const auto& field : single_use_fields())
+    if (m.count(field) > 1) s.add("WC202", "field '" + field + "' appears " + std::to_string(m.count(field)) + " times; it is single-use", entry);
+  auto name = m.get("Name");
+  auto version = m.get("Version");
+  if (!name) s.add("WC202", "METADATA has no Name", entry);
+  else if (!is_valid_project_name(*name)) s.add("WC202", "Name '" + escape_for_display(*name) + "' is not a valid project name", entry);
+  if (!version) s.add("WC202", "METADATA has no Version", entry);
+  else if (!parse_version(*version)) s.add("WC202", "Version '" + escape_for_display(*version) + "' is not a PEP 440 version", entry);
+  if (auto summary = m.get("Summary"); summary && summary->find('\n') != std::string::npos)
+    s.add("WC202", "Summary spans several lines; it must be one line", entry);
+  for (const auto& d : m.get_all("Dynamic"))
+    if (iequals(d, "Name") || iequals(d, "Version") || iequals(d, "Metadata-Version"))
+      s.add("WC202", "Dynamic may not name '" + d + "'", entry);
+  if (auto rp = m.get("Requires-Python")) {
+    std::string err;
+    if (!SpecifierSet::parse(*rp, &err)) s.add("WC202", "Requires-Python: " + err, entry);
+  }
+  if (!f.filename.valid) return;
+  if (name && canonicalize_name(*name) != f.filename.canonical_name)
+    s.add("WC201", "METADATA Name '" + escape_for_display(*name) + "' differs from the file name's '" + f.filename.name + "'", entry);
+  if (version && !same_version(*version, f.filename.version_text))
+    s.add("WC201", "METADATA Version '" + escape_for_display(*version) + "' differs from the file name's '" + f.filename.version_text + "'", entry);
+}
+
+// Python versions a python tag stands for, to test against Requires-Python: cp312 -> 3.12.*,
+// py3 -> 3.*, py312 -> 3.12.*. Empty when the tag names no CPython-compatible version.
+std::vector<Version> versions_for_tag(const std::string& tag) {
+  std::string t = to_lower(tag);
+  std::string digits;
+  if (t.starts_with("cp") || t.starts_with("py") || t.starts_with("pp")) digits = t.substr(2);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return {};
+  std::vector<Version> out;
+  int major = digits[0] - '0';
+  auto add = [&](int mi, int micro) {
+    Version v;
+    v.release = {uint64_t(major), uint64_t(mi), uint64_t(micro)};
+    out.push_back(v);
+  };
+  if (t.starts_with("pp")) return {};  // PyPy tags encode PyPy's version, not Python's
+  if (digits.size() == 1) {
+    for (int mi = 0; mi <= 30; ++mi)
+      for (int micro : {0, 99}) add(mi, micro);
+  } else {
+    int mi = std::stoi(digits.substr(1));
+    for (int micro = 0; micro <= 50; ++micro) add(mi, micro);
+  }
+  return out;
+}
+
+void requires_python(const WheelFacts& f, FindingSink& s) {
+  if (!f.metadata || !f.filename.valid) return;
+  auto rp = f.metadata->get("Requires-Python");
+  if (!rp) return;
+  auto spec = SpecifierSet::parse(*rp);
+  if (!spec) return;
+  for (const auto& py : f.filename.python_tags) {
+    auto candidates = versions_for_tag(py);
+    if (candidates.empty()) continue;
+    bool admitted = std::any_of(candidates.begin(), candidates.end(), [&](const Version& v) { return spec->contains(v); });
+    if (!admitted)
+      s.add("WC203", "Requires-Python '" + *rp + "' excludes every Python the tag '" + py + "' is for",
+            f.dist_info + "/METADATA");
+  }
+}
+
+}  // namespace
+
+void distinfo_rules(const WheelFacts& f, FindingSink& s) {
+  layout(f, s);
+  for (const auto& e : f.dist_info_read_errors) s.add("WC202", e);
+  wheel_file(f, s);
+  metadata_file(f, s);
+  requires_python(f, s);
+}
+
+}  // namespace wc

@@ -1,0 +1,80 @@
+// WC101 filename grammar, WC105 tag consistency (python/abi), WC106 platform tags, WC107 style,
+// WC108 local versions.
+#include <regex>
+
+#include "rules/rules.h"
+#include "util/strings.h"
+
+namespace wc {
+namespace {
+
+struct CpTag {
+  int major = 0, minor = 0;
+  bool valid = false;
+};
+
+// "cp312" -> 3.12; "cp27" -> 2.7 (one major digit, the rest is the minor).
+CpTag parse_cp(std::string_view t, std::string_view prefix = "cp") {
+  CpTag c;
+  if (t.size() < prefix.size() + 2 || t.substr(0, prefix.size()) != prefix) return c;
+  std::string_view digits = t.substr(prefix.size());
+  size_t n = 0;
+  while (n < digits.size() && std::isdigit(static_cast<unsigned char>(digits[n]))) ++n;
+  if (n < 2) return c;
+  c.major = digits[0] - '0';
+  c.minor = std::stoi(std::string(digits.substr(1, n - 1)));
+  c.valid = true;
+  return c;
+}
+
+void abi_rules(const WheelFilename& w, FindingSink& s) {
+  static const std::regex cp_abi("^cp(\\d)(\\d+)(t?)(d?)(m?)(u?)$");
+  for (const auto& abi : w.abi_tags) {
+    std::string a = to_lower(abi);
+    if (a == "abi3") {
+      for (const auto& py : w.python_tags) {
+        CpTag c = parse_cp(to_lower(py));
+        if (!c.valid) s.add("WC105", "abi3 is CPython's stable ABI, but the python tag is '" + py + "'");
+        else if (c.major != 3 || c.minor < 2) s.add("WC105", "abi3 needs CPython 3.2 or later, python tag is '" + py + "'");
+      }
+      continue;
+    }
+    std::smatch m;
+    if (!std::regex_match(a, m, cp_abi)) continue;
+    int major = std::stoi(m[1]), minor = std::stoi(m[2]);
+    bool free_threaded = m[3].length() > 0;
+    if (free_threaded && (major != 3 || minor < 13))
+      s.add("WC105", "free-threaded ABI '" + abi + "' needs CPython 3.13 or later");
+    for (const auto& py : w.python_tags) {
+      CpTag c = parse_cp(to_lower(py));
+      if (c.valid && (c.major != major || c.minor != minor))
+        s.add("WC105", "ABI tag '" + abi + "' is for CPython " + std::to_string(major) + "." + std::to_string(minor) +
+                           " but the python tag is '" + py + "'");
+      if (!c.valid && !to_lower(py).starts_with("cp"))
+        s.add("WC105", "CPython ABI tag '" + abi + "' with non-CPython python tag '" + py + "'");
+    }
+  }
+}
+
+}  // namespace
+
+void name_rules(const WheelFacts& f, FindingSink& s) {
+  const WheelFilename& w = f.filename;
+  if (!w.valid) {
+    s.add("WC101", "file name '" + escape_for_display(w.raw) + "': " + w.error);
+    return;
+  }
+  for (const auto& p : w.style_problems) s.add("WC107", p);
+  if (w.version && !w.version->local.empty())
+    s.add("WC108", "local version '+" + join(w.version->local, ".") + "' (PyPI rejects local versions)");
+  for (const auto& plat : w.platform_tags) {
+    PlatformTag p = classify_platform(to_lower(plat));
+    if (!p.problem.empty()) s.add("WC106", "platform tag '" + plat + "': " + p.problem);
+  }
+  bool any = false, specific = false;
+  for (const auto& plat : w.platform_tags) (plat == "any" ? any : specific) = true;
+  if (any && specific) s.add("WC105", "platform tags mix 'any' with specific platforms");
+  abi_rules(w, s);
+}
+
+}  // namespace wc

@@ -1,0 +1,41 @@
+#include "util/digest.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "util/strings.h"
+
+namespace wc {
+
+Digest::Digest(const std::string& algorithm) : ctx_(EVP_MD_CTX_new()) {
+  const EVP_MD* md = EVP_get_digestbyname(algorithm.c_str());
+  if (!md) throw std::invalid_argument("unknown digest algorithm '" + algorithm + "'");
+  if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), md, nullptr) != 1)
+    throw std::runtime_error("OpenSSL: cannot initialise " + algorithm);
+}
+
+void Digest::update(const void* data, size_t n) { EVP_DigestUpdate(ctx_.get(), data, n); }
+
+void Digest::finish() {
+  if (done_) return;
+  EVP_DigestFinal_ex(ctx_.get(), out_, &len_);
+  done_ = true;
+}
+
+std::string Digest::digest_b64() {
+  finish();
+  return base64_urlsafe_nopad(out_, len_);
+}
+
+std::string Digest::digest_hex() {
+  finish();
+  std::string s;
+  char b[3];
+  for (unsigned i = 0; i < len_; ++i) {
+    std::snprintf(b, sizeof b, "%02x", out_[i]);
+    s += b;
+  }
+  return s;
+}
+
+}  // namespace wc

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <openssl/evp.h>
+
+#include <memory>
+#include <string>
+
+namespace wc {
+
+// Incremental message digest through OpenSSL EVP ("sha256", "sha384", "sha512", ...).
+// digest_b64() gives RECORD's form: urlsafe base64 without padding.
+class Digest {
+ public:
+  explicit Digest(const std::string& algorithm = "sha256");  // throws std::invalid_argument if unknown
+  void update(const void* data, size_t n);
+  std::string digest_b64();
+  std::string digest_hex();
+
+ private:
+  struct Free {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+  };
+  std::unique_ptr<EVP_MD_CTX, Free> ctx_;
+  unsigned char out_[EVP_MAX_MD_SIZE];
+  unsigned int len_ = 0;
+  bool done_ = false;
+  void finish();
+};
+
+}  // namespace wc

@@ -1,0 +1,179 @@
+#include "util/strings.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace wc {
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    size_t p = s.find(sep, start);
+    if (p == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, p - start));
+    start = p + 1;
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+// Length of the UTF-8 sequence starting at s[i], or 0 when it is not well formed (RFC 3629:
+// no overlongs, no surrogates, nothing above U+10FFFF).
+static size_t utf8_seq_len(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+  if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+  if (c == 0xE0 && b(i + 1) < 0xA0) return 0;
+  if (c == 0xED && b(i + 1) > 0x9F) return 0;
+  if (c == 0xF0 && b(i + 1) < 0x90) return 0;
+  if (c == 0xF4 && b(i + 1) > 0x8F) return 0;
+  return n;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_seq_len(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string escape_for_display(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = utf8_seq_len(s, i);
+    if (n > 1) {
+      out.append(s.substr(i, n));
+      i += n;
+      continue;
+    }
+    if (n == 1 && c >= 0x20 && c != 0x7F && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+    ++i;
+  }
+  return out;
+}
+
+static bool match_class(std::string_view p, size_t& pi, char c) {
+  // p[pi] == '['; on return pi is past ']'.
+  size_t i = pi + 1;
+  bool negate = i < p.size() && (p[i] == '!' || p[i] == '^');
+  if (negate) ++i;
+  bool found = false;
+  bool first = true;
+  for (; i < p.size() && (first || p[i] != ']'); ++i, first = false) {
+    if (i + 2 < p.size() && p[i + 1] == '-' && p[i + 2] != ']') {
+      if (c >= p[i] && c <= p[i + 2]) found = true;
+      i += 2;
+    } else if (p[i] == c) {
+      found = true;
+    }
+  }
+  pi = i < p.size() ? i + 1 : i;
+  return found != negate;
+}
+
+static bool glob_at(std::string_view p, size_t pi, std::string_view s, size_t si) {
+  while (pi < p.size()) {
+    char pc = p[pi];
+    if (pc == '*') {
+      bool dbl = pi + 1 < p.size() && p[pi + 1] == '*';
+      size_t next = pi + (dbl ? 2 : 1);
+      // "**/" also matches zero directories.
+      if (dbl && next < p.size() && p[next] == '/' && glob_at(p, next + 1, s, si)) return true;
+      for (size_t k = si;; ++k) {
+        if (glob_at(p, next, s, k)) return true;
+        if (k >= s.size() || (!dbl && s[k] == '/')) return false;
+      }
+    }
+    if (si >= s.size()) return false;
+    if (pc == '?') {
+      if (s[si] == '/') return false;
+      ++pi, ++si;
+    } else if (pc == '[') {
+      if (!match_class(p, pi, s[si])) return false;
+      ++si;
+    } else {
+      if (pc != s[si]) return false;
+      ++pi, ++si;
+    }
+  }
+  return si == s.size();
+}
+
+bool glob_match(std::string_view pattern, std::string_view path) { return glob_at(pattern, 0, path, 0); }
+
+std::string base64_urlsafe_nopad(const unsigned char* data, size_t n) {
+  static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < n; i += 3) {
+    unsigned v = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+    out += tbl[(v >> 18) & 63];
+    out += tbl[(v >> 12) & 63];
+    out += tbl[(v >> 6) & 63];
+    out += tbl[v & 63];
+  }
+  if (n - i == 1) {
+    unsigned v = data[i] << 16;
+    out += tbl[(v >> 18) & 63];
+    out += tbl[(v >> 12) & 63];
+  } else if (n - i == 2) {
+    unsigned v = (data[i] << 16) | (data[i + 1] << 8);
+    out += tbl[(v >> 18) & 63];
+    out += tbl[(v >> 12) & 63];
+    out += tbl[(v >> 6) & 63];
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+}  // namespace wc

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wc {
+
+std::vector<std::string_view> split(std::string_view s, char sep);
+std::string_view trim(std::string_view s);
+std::string to_lower(std::string_view s);
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+bool iequals(std::string_view a, std::string_view b);
+// Printable form of attacker-controlled text: control bytes and invalid UTF-8 become \xNN.
+std::string escape_for_display(std::string_view s);
+bool is_valid_utf8(std::string_view s);
+// Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
+// `[...]` a class.
+bool glob_match(std::string_view pattern, std::string_view path);
+std::string base64_urlsafe_nopad(const unsigned char* data, size_t n);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+}  // namespace wc

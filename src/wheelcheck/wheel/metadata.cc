@@ -1,0 +1,127 @@
+#include "wheel/metadata.h"
+
+#include "util/strings.h"
+
+namespace wc {
+
+std::optional<std::string> HeaderFile::get(std::string_view name) const {
+  for (const auto& [k, v] : fields)
+    if (iequals(k, name)) return v;
+  return std::nullopt;
+}
+
+std::vector<std::string> HeaderFile::get_all(std::string_view name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : fields)
+    if (iequals(k, name)) out.push_back(v);
+  return out;
+}
+
+size_t HeaderFile::count(std::string_view name) const {
+  size_t n = 0;
+  for (const auto& f : fields) n += iequals(f.first, name);
+  return n;
+}
+
+static bool valid_field_name(std::string_view k) {
+  if (k.empty()) return false;
+  for (char c : k)
+    if (c <= 32 || c >= 127 || c == ':') return false;
+  return true;
+}
+
+HeaderFile parse_header_file(std::string_view text) {
+  HeaderFile h;
+  if (!is_valid_utf8(text)) h.problems.push_back("not valid UTF-8");
+  size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) {  // end of headers
+      h.body = std::string(text.substr(next));
+      return h;
+    }
+    if (line.front() == ' ' || line.front() == '\t') {
+      if (h.fields.empty()) h.problems.push_back("line " + std::to_string(line_no) + ": continuation line before any field");
+      else h.fields.back().second += "\n" + std::string(line);
+    } else {
+      size_t colon = line.find(':');
+      std::string_view key = colon == std::string_view::npos ? std::string_view() : line.substr(0, colon);
+      if (!valid_field_name(key)) {
+        h.problems.push_back("line " + std::to_string(line_no) + ": not a 'Name: value' field: '" +
+                             escape_for_display(line.substr(0, 80)) + "'");
+      } else {
+        h.fields.emplace_back(std::string(key), std::string(trim(line.substr(colon + 1))));
+      }
+    }
+    pos = next;
+  }
+  return h;
+}
+
+RecordFile parse_record(std::string_view text) {
+  RecordFile rec;
+  std::vector<std::string> row;
+  std::string field;
+  size_t i = 0, line = 1, row_line = 1;
+  bool in_quotes = false, quoted_field = false, row_started = false;
+  auto end_field = [&] {
+    row.push_back(std::move(field));
+    field.clear();
+    quoted_field = false;
+  };
+  auto end_row = [&] {
+    end_field();
+    if (row.size() == 1 && row[0].empty() && !row_started) {
+      // blank line: csv.reader yields [] which RECORD readers skip
+    } else if (row.size() != 3) {
+      rec.problems.push_back("line " + std::to_string(row_line) + ": expected 3 fields (path,hash,size), found " +
+                             std::to_string(row.size()));
+    } else {
+      rec.rows.push_back({row[0], row[1], row[2], row_line});
+    }
+    row.clear();
+    row_started = false;
+  };
+  while (i < text.size()) {
+    char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field.push_back(c);
+      }
+      ++i;
+      continue;
+    }
+    if (c == '"' && field.empty() && !quoted_field) {
+      in_quotes = quoted_field = row_started = true;
+    } else if (c == ',') {
+      end_field();
+      row_started = true;
+    } else if (c == '\r' || c == '\n') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      end_row();
+      ++line;
+      row_line = line;
+    } else {
+      field.push_back(c);
+      row_started = true;
+    }
+    ++i;
+  }
+  if (in_quotes) rec.problems.push_back("line " + std::to_string(row_line) + ": unexpected end of data inside a quoted field");
+  if (row_started || !field.empty() || !row.empty()) end_row();
+  return rec;
+}
+
+}  // namespace wc

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "facts/wheel_facts.h"
+#include "rules/rules.h"
+
+namespace wc::testing {
+
+// A fresh directory under the build tree's temp area, removed at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs a command line through /bin/sh; captures stdout and stderr.
+RunResult run_command(const std::string& cmd);
+// Runs the wheelcheck binary with arguments (each shell-quoted).
+RunResult run_wheelcheck(const std::vector<std::string>& args);
+std::string shell_quote(const std::string& s);
+
+// Analyses bytes as a wheel called `filename` and checks it with a policy (default: "default").
+WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename);
+std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename,
+                                 const std::string& policy = "default");
+std::vector<std::string> rule_ids(const std::vector<Finding>& fs);
+bool has_rule(const std::vector<Finding>& fs, const std::string& id);
+std::string dump(const std::vector<Finding>& fs);
+
+// A python3 that can import `packaging`, or "" (the differential test skips then).
+std::string python_with_packaging();
+
+}  // namespace wc::testing
