@@ -18,7 +18,8 @@ build: deps $(BUILD)/build.ninja
 
 demo: build
 	@rm -rf $(BUILD)/demo && mkdir -p $(BUILD)/demo
-	@$(BUILD)/tools/make-sample-wheelhouse $(BUILD)/demo/wheelhouse
+	@cc -shared -fPIC -O2 -o $(BUILD)/demo/libdemo.so tools/demo_native.c
+	@$(BUILD)/tools/make-sample-wheelhouse $(BUILD)/demo/wheelhouse --so $(BUILD)/demo/libdemo.so
 	@echo
 	@echo "== wheelcheck check $(BUILD)/demo/wheelhouse (exit 1 is expected: the broken samples fail) =="
 	@$(BUILD)/wheelcheck check $(BUILD)/demo/wheelhouse --report json:$(BUILD)/demo/report.json; \

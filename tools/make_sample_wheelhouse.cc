@@ -59,9 +59,12 @@ int main(int argc, char** argv) {
   if (!so_path.empty()) {
     auto so = wc::testing::read_file(so_path);
     std::string bytes(so.begin(), so.end());
-    note(WheelBuilder("native-ok", "1.0", "cp311-cp311-manylinux_2_17_x86_64").purelib(false)
+    note(WheelBuilder("native-ok", "1.0", "cp311-cp311-manylinux_2_28_x86_64").purelib(false)
              .add("native_ok/_core.cpython-311-x86_64-linux-gnu.so", bytes),
-         "native extension, checked against manylinux_2_17 (WC502 if it needs a newer glibc)");
+         "good: native extension needing GLIBC_2.25, tagged manylinux_2_28");
+    note(WheelBuilder("native-old-tag", "1.0", "cp311-cp311-manylinux_2_17_x86_64").purelib(false)
+             .add("native_old_tag/_core.cpython-311-x86_64-linux-gnu.so", bytes),
+         "native extension needs GLIBC_2.25 but claims manylinux_2_17 (WC502)");
     note(WheelBuilder("native-pure-lie", "1.0").add("native_pure_lie/_core.so", bytes),
          "native library in a py3-none-any wheel (WC105)");
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -68,7 +69,10 @@ WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename
 }
 
 std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename, const std::string& policy) {
-  Policy p = load_policy(policy);
+  static std::map<std::string, Policy> cache;  // shipped policies only; files may change between tests
+  bool shipped = shipped_policy_text(policy) != nullptr;
+  if (shipped && !cache.count(policy)) cache.emplace(policy, load_policy(policy));
+  Policy p = shipped ? cache.at(policy) : load_policy(policy);
   MemorySource src(filename, zip);
   AnalyzeOptions opt;
   opt.limits = p.limits;

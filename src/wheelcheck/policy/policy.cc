@@ -128,7 +128,8 @@ void merge_into(json& base, const json& over) {
   for (const auto& [k, v] : over.items()) {
     if (k == "extends" || k == "$schema") continue;
     if (k == "forbid" && base.contains(k) && base[k].is_array()) {
-      for (const auto& x : v) base[k].push_back(x);
+      for (const auto& x : v)
+        if (std::find(base[k].begin(), base[k].end(), x) == base[k].end()) base[k].push_back(x);
     } else if (v.is_object() && base.contains(k) && base[k].is_object()) {
       merge_into(base[k], v);
     } else {
@@ -165,7 +166,6 @@ void load_into(const std::string& spec, const fs::path& rel_dir, json& merged, s
     for (const auto& n : shipped_policy_names()) names += (names.empty() ? "" : ", ") + n;
     throw PolicyError(spec, {{"", 0, "no such policy file, and no shipped policy of that name (shipped: " + names + ")"}});
   }
-  if (std::find(sources.begin(), sources.end(), r->label) != sources.end()) return;  // already merged
   if (std::find(chain.begin(), chain.end(), r->label) != chain.end())
     throw PolicyError(r->label, {{"/extends", 0, "extends cycle: " + r->label + " extends itself through " + chain.back()}});
   std::vector<PolicyIssue> issues;
@@ -185,14 +185,16 @@ void take(const json& obj, const char* key, T& out) {
 
 }  // namespace
 
-std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std::string&) {
+std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std::string& file) {
   std::vector<PolicyIssue> issues;
   auto doc = parse_checked(text, issues);
   if (doc) {
     auto lines = json_pointer_lines(text);
-    for (size_t i = 0; i < extends_of(*doc).size(); ++i) {
-      const auto& base = extends_of(*doc)[i];
-      if (!shipped_policy_text(base) && !fs::exists(base)) {
+    const auto bases = extends_of(*doc);
+    for (size_t i = 0; i < bases.size(); ++i) {
+      const auto& base = bases[i];
+      fs::path rel = fs::path(file).parent_path() / base;
+      if (!shipped_policy_text(base) && !fs::exists(rel) && !fs::exists(base)) {
         std::string ptr = doc->at("extends").is_string() ? "/extends" : "/extends/" + std::to_string(i);
         issues.push_back({ptr, lines.count(ptr) ? lines[ptr] : 0, "extends '" + base + "', which is neither a shipped policy nor an existing file"});
       }

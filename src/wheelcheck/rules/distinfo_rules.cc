@@ -170,14 +170,23 @@ void requires_python(const WheelFacts& f, FindingSink& s) {
   if (!rp) return;
   auto spec = SpecifierSet::parse(*rp);
   if (!spec) return;
+  // Every tag excluded: no interpreter can install it (error). Some excluded: those tags are dead
+  // weight, e.g. py2.py3 with Requires-Python >=3.6 (warning).
+  std::vector<std::string> excluded;
+  size_t judged = 0;
   for (const auto& py : f.filename.python_tags) {
     auto candidates = versions_for_tag(py);
     if (candidates.empty()) continue;
-    bool admitted = std::any_of(candidates.begin(), candidates.end(), [&](const Version& v) { return spec->contains(v); });
-    if (!admitted)
-      s.add("WC203", "Requires-Python '" + *rp + "' excludes every Python the tag '" + py + "' is for",
-            f.dist_info + "/METADATA");
+    ++judged;
+    if (std::none_of(candidates.begin(), candidates.end(), [&](const Version& v) { return spec->contains(v); }))
+      excluded.push_back(py);
   }
+  if (excluded.empty()) return;
+  bool all = excluded.size() == judged;
+  s.add("WC203", "Requires-Python '" + *rp + "' excludes every Python the tag" + (excluded.size() > 1 ? "s " : " ") +
+                     join(excluded, ", ") + (excluded.size() > 1 ? " are" : " is") + " for" +
+                     (all ? "" : " (other tags remain installable)"),
+        f.dist_info + "/METADATA", std::nullopt, all ? Severity::error : Severity::warning);
 }
 
 }  // namespace

@@ -1,0 +1,151 @@
+// End to end: the wheelcheck binary on wheels written at test time; exit codes, formats, files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using testing::run_wheelcheck;
+using testing::WheelBuilder;
+
+struct Wheelhouse {
+  testing::TempDir dir;
+  std::string good, bad;
+  Wheelhouse() {
+    good = WheelBuilder("good", "1.0").add("good/__init__.py", "").write(dir.path());
+    bad = WheelBuilder("bad", "1.0").add("bad/__init__.py", "").edit_record([](auto& r) { r[0][2] = "7"; }).write(dir.path());
+  }
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Cli, ExitCodes) {
+  Wheelhouse w;
+  EXPECT_EQ(run_wheelcheck({"check", w.good}).exit_code, 0);
+  auto bad = run_wheelcheck({"check", w.bad});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("WC303"), std::string::npos) << bad.out;
+  EXPECT_EQ(run_wheelcheck({"check", w.dir.path()}).exit_code, 1);
+  auto missing = run_wheelcheck({"check", w.dir.file("nope.whl")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.whl: no such file"), std::string::npos) << missing.err;
+  EXPECT_EQ(run_wheelcheck({"check", w.good, "--bogus-flag"}).exit_code, 2);
+  EXPECT_EQ(run_wheelcheck({"check", w.good, "--format", "yaml"}).exit_code, 2);
+  EXPECT_EQ(run_wheelcheck({"check", w.good, "--policy", "no-such-policy"}).exit_code, 2);
+  EXPECT_EQ(run_wheelcheck({"check", w.good, "-j", "0"}).exit_code, 2);
+  EXPECT_EQ(run_wheelcheck({}).exit_code, 2);
+  testing::TempDir empty;
+  auto none = run_wheelcheck({"check", empty.path()});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no *.whl files"), std::string::npos);
+}
+
+TEST(Cli, UnreadableWheelIsAFindingNotAUsageError) {
+  testing::TempDir d;
+  testing::write_file(d.file("junk-1.0-py3-none-any.whl"), std::vector<uint8_t>(100, 'j'));
+  WheelBuilder("good", "1.0").add("good/__init__.py", "").write(d.path());
+  auto r = run_wheelcheck({"check", d.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("WC404"), std::string::npos);
+  EXPECT_NE(r.out.find("PASS  " + d.file("good-1.0-py3-none-any.whl")), std::string::npos) << r.out;
+}
+
+TEST(Cli, JsonReportSchema) {
+  Wheelhouse w;
+  auto r = run_wheelcheck({"check", w.good, w.bad, "--format", "json", "--facts"});
+  ASSERT_EQ(r.exit_code, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "wheelcheck-report/1");
+  EXPECT_EQ(j["tool"], "wheelcheck");
+  EXPECT_EQ(j["policy"], "default");
+  ASSERT_EQ(j["wheels"].size(), 2u);
+  EXPECT_EQ(j["wheels"][0]["verdict"], "pass");
+  EXPECT_EQ(j["wheels"][1]["verdict"], "fail");
+  auto f = j["wheels"][1]["findings"][0];
+  EXPECT_EQ(f["rule"], "WC303");
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_EQ(f["entry"], "bad/__init__.py");
+  EXPECT_TRUE(j["wheels"][0]["facts"].contains("entries"));
+  EXPECT_EQ(j["summary"]["failed"], 1);
+}
+
+TEST(Cli, SeveralReportsInOneRun) {
+  Wheelhouse w;
+  testing::TempDir out;
+  auto r = run_wheelcheck({"check", w.dir.path(), "--report", "json:" + out.file("r.json"), "--report",
+                           "junit:" + out.file("r.xml"), "--format", "github", "-o", out.file("gh.txt")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(slurp(out.file("r.json")))["summary"]["total"], 2);
+  std::string gh = slurp(out.file("gh.txt"));
+  EXPECT_NE(gh.find("::error file=" + w.bad + ",title=WC303 bad/__init__.py::size is"), std::string::npos) << gh;
+  // The JUnit file must be well-formed XML with one failing test case.
+  auto py = testing::run_command("python3 -c \"import sys,xml.etree.ElementTree as E; t=E.parse(sys.argv[1]); "
+                                 "print(len(t.findall('.//testcase')), len(t.findall('.//failure')))\" " +
+                                 testing::shell_quote(out.file("r.xml")));
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  EXPECT_EQ(py.out, "2 1\n");
+  EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "yaml:x"}).exit_code, 2);
+}
+
+TEST(Cli, GithubStepSummary) {
+  Wheelhouse w;
+  testing::TempDir out;
+  std::string summary = out.file("summary.md");
+  auto r = testing::run_command("GITHUB_STEP_SUMMARY=" + testing::shell_quote(summary) + " " +
+                                testing::shell_quote(WC_BINARY) + " check --format github " + testing::shell_quote(w.dir.path()));
+  EXPECT_EQ(r.exit_code, 1);
+  std::string md = slurp(summary);
+  EXPECT_NE(md.find("## wheelcheck: fail"), std::string::npos) << md;
+  EXPECT_NE(md.find("| **fail** |"), std::string::npos) << md;
+  EXPECT_NE(md.find("WC303"), std::string::npos);
+}
+
+TEST(Cli, NoColourWhenPiped) {
+  Wheelhouse w;
+  auto r = testing::run_command(testing::shell_quote(WC_BINARY) + " check " + testing::shell_quote(w.bad));
+  EXPECT_EQ(r.out.find("\033["), std::string::npos);
+}
+
+TEST(Cli, ParallelKeepsOrder) {
+  testing::TempDir d;
+  for (int i = 0; i < 12; ++i) WheelBuilder("p" + std::to_string(i), "1.0").add("p/__init__.py", "").write(d.path());
+  auto one = run_wheelcheck({"check", d.path(), "--format", "json"});
+  auto four = run_wheelcheck({"check", d.path(), "--format", "json", "-j", "4"});
+  EXPECT_EQ(one.exit_code, 0);
+  EXPECT_EQ(one.out, four.out);
+}
+
+TEST(Cli, InspectRulesPolicy) {
+  Wheelhouse w;
+  auto ins = run_wheelcheck({"inspect", w.good, "--format", "json"});
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  auto j = nlohmann::json::parse(ins.out);
+  EXPECT_EQ(j["filename"]["canonical_name"], "good");
+  EXPECT_EQ(j["dist_info"], "good-1.0.dist-info");
+  auto rules = run_wheelcheck({"rules"});
+  EXPECT_EQ(rules.exit_code, 0);
+  EXPECT_NE(rules.out.find("WC302  error"), std::string::npos) << rules.out;
+  testing::TempDir d;
+  std::string bad = "{\n  \"rules\": {\"WC302\": \"loud\"}\n}\n";
+  testing::write_file(d.file("p.json"), std::vector<uint8_t>(bad.begin(), bad.end()));
+  auto v = run_wheelcheck({"policy", "validate", d.file("p.json")});
+  EXPECT_EQ(v.exit_code, 2);
+  EXPECT_NE(v.out.find(d.file("p.json") + ":2: /rules/WC302:"), std::string::npos) << v.out;
+  EXPECT_EQ(run_wheelcheck({"policy", "validate", std::string(WC_SOURCE_DIR) + "/policies/strict.json"}).exit_code, 0);
+  auto show = run_wheelcheck({"policy", "show", "strict"});
+  EXPECT_EQ(nlohmann::json::parse(show.out)["name"], "strict");
+}
+
+}  // namespace
+}  // namespace wc

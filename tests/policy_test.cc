@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/policy.h"
+#include "util/strings.h"
+#include "rules/catalog.h"
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+std::string write(const testing::TempDir& d, const std::string& name, const std::string& text) {
+  testing::write_file(d.file(name), std::vector<uint8_t>(text.begin(), text.end()));
+  return d.file(name);
+}
+
+TEST(Policy, ShippedPoliciesLoad) {
+  auto names = shipped_policy_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "default"), names.end());
+  for (const auto& n : names) {
+    Policy p = load_policy(n);
+    EXPECT_EQ(p.name, n);
+    EXPECT_NE(std::find(p.sources.begin(), p.sources.end(), "default"), p.sources.end()) << n;
+  }
+}
+
+TEST(Policy, ExtendsOverridesAndConcatenates) {
+  testing::TempDir d;
+  write(d, "base.json", R"({"extends": "strict", "rules": {"WC302": "warning"}, "limits": {"max_entries": 10}})");
+  auto p = load_policy(write(d, "child.json", R"({"extends": "base.json", "name": "child", "rules": {"WC304": "off"},
+                                                 "forbid": ["**/*.exe"]})"));
+  EXPECT_EQ(p.name, "child");
+  EXPECT_EQ(p.severity_of("WC302", Severity::error), Severity::warning);
+  EXPECT_EQ(p.severity_of("WC304", Severity::error), Severity::off);
+  EXPECT_EQ(p.severity_of("WC107", Severity::warning), Severity::error);  // from strict
+  EXPECT_EQ(p.limits.max_entries, 10u);
+  EXPECT_EQ(p.limits.max_compression_ratio, 100.0);  // from default
+  ASSERT_FALSE(p.forbid.empty());
+  EXPECT_EQ(p.forbid.back().glob, "**/*.exe");
+  size_t pycache = std::count_if(p.forbid.begin(), p.forbid.end(), [](const ForbidRule& r) { return r.glob == "**/__pycache__/**"; });
+  EXPECT_EQ(pycache, 2u);  // default's warning and strict's error both stay; the first match reports
+}
+
+TEST(Policy, ValidationNamesPointerAndLine) {
+  std::string text = "{\n  \"name\": \"x\",\n  \"limts\": {},\n  \"rules\": {\n    \"WC999\": \"error\",\n    \"WC302\": \"fatal\"\n  },\n  \"limits\": {\"max_entries\": -1}\n}\n";
+  auto issues = validate_policy_text(text, "p.json");
+  auto find = [&](const std::string& ptr) -> const PolicyIssue* {
+    for (const auto& i : issues)
+      if (i.pointer == ptr) return &i;
+    return nullptr;
+  };
+  const PolicyIssue* typo = find("/limts");
+  ASSERT_TRUE(typo);
+  EXPECT_EQ(typo->line, 3);
+  EXPECT_NE(typo->message.find("did you mean 'limits'"), std::string::npos) << typo->message;
+  ASSERT_TRUE(find("/rules/WC999"));
+  EXPECT_EQ(find("/rules/WC999")->line, 5);
+  EXPECT_NE(find("/rules/WC999")->message.find("unknown rule ID"), std::string::npos);
+  ASSERT_TRUE(find("/rules/WC302"));
+  EXPECT_EQ(find("/rules/WC302")->line, 6);
+  ASSERT_TRUE(find("/limits/max_entries"));
+  EXPECT_EQ(find("/limits/max_entries")->line, 8);
+}
+
+TEST(Policy, BrokenJsonReportsLine) {
+  auto issues = validate_policy_text("{\n  \"name\": \"x\",\n  \"rules\": {,}\n}\n", "p.json");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].line, 3);
+  EXPECT_NE(issues[0].message.find("not valid JSON"), std::string::npos);
+}
+
+TEST(Policy, LoadErrors) {
+  testing::TempDir d;
+  EXPECT_THROW(load_policy("no-such-policy"), PolicyError);
+  write(d, "a.json", R"({"extends": "b.json"})");
+  write(d, "b.json", R"({"extends": "a.json"})");
+  try {
+    load_policy(d.file("a.json"));
+    FAIL() << "cycle not detected";
+  } catch (const PolicyError& e) {
+    EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
+  }
+  write(d, "bad.json", R"({"rules": {"WC302": "loud"}})");
+  EXPECT_THROW(load_policy(d.file("bad.json")), PolicyError);
+}
+
+// The schema shipped for editors and the loader must agree: every rule in the catalogue can be
+// configured, and every limit the loader reads is declared in the schema.
+TEST(Policy, SchemaMatchesLoader) {
+  auto schema = nlohmann::json::parse(policy_schema_text());
+  auto limits = schema["properties"]["limits"]["properties"];
+  for (const char* k : {"max_compression_ratio", "ratio_min_entry_bytes", "max_total_uncompressed_bytes", "max_entries",
+                        "max_wheel_bytes", "max_path_length", "max_metadata_bytes"})
+    EXPECT_TRUE(limits.contains(k)) << k;
+  for (const auto& r : rule_catalog()) {
+    std::string text = std::string("{\"rules\": {\"") + r.id + "\": \"off\"}}";
+    EXPECT_TRUE(validate_policy_text(text, "x").empty()) << r.id;
+  }
+}
+
+TEST(Glob, Matching) {
+  EXPECT_TRUE(glob_match("**/__pycache__/**", "pkg/sub/__pycache__/x.pyc"));
+  EXPECT_TRUE(glob_match("**/__pycache__/**", "__pycache__/x.pyc"));
+  EXPECT_TRUE(glob_match("**/*.a", "lib.a"));
+  EXPECT_TRUE(glob_match("tests/**", "tests/unit/test_x.py"));
+  EXPECT_FALSE(glob_match("tests/**", "pkg/tests/test_x.py"));
+  EXPECT_FALSE(glob_match("*.py", "pkg/x.py"));
+  EXPECT_TRUE(glob_match("pkg/[a-c]?.py", "pkg/b1.py"));
+}
+
+}  // namespace
+}  // namespace wc

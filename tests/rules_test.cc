@@ -1,0 +1,183 @@
+// Each rule of the core issue fires on a wheel broken that way, with the entry it concerns, and
+// stays silent on the correct wheel (the first test).
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using testing::WheelBuilder;
+
+std::vector<Finding> check(const WheelBuilder& b, const std::string& policy = "default") {
+  return testing::findings_of(b.build(), b.filename(), policy);
+}
+
+const Finding* first(const std::vector<Finding>& fs, const std::string& rule) {
+  for (const auto& f : fs)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+long count_rule(const std::vector<Finding>& fs, const std::string& rule) {
+  return std::count_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; });
+}
+
+WheelBuilder base() { return WheelBuilder("demo-pkg", "1.0").add("demo_pkg/__init__.py", "x = 1\n"); }
+
+TEST(Rules, CorrectWheelHasNoFindings) {
+  auto fs = check(base());
+  EXPECT_TRUE(fs.empty()) << testing::dump(fs);
+  auto fs2 = check(WheelBuilder("demo", "2.10.0+cu128", "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64")
+                       .purelib(false).add("demo/__init__.py", "").requires_python(">=3.9"));
+  EXPECT_TRUE(fs2.empty()) << testing::dump(fs2);
+}
+
+TEST(Rules, WC101BadFilename) {
+  auto fs = check(base().filename("demo_pkg-1.0-py3-none.whl"));
+  ASSERT_TRUE(first(fs, "WC101")) << testing::dump(fs);
+}
+
+TEST(Rules, WC102DistInfo) {
+  auto fs = check(base().dist_info_name("other-1.0.dist-info"));
+  ASSERT_TRUE(first(fs, "WC102")) << testing::dump(fs);
+  EXPECT_NE(first(fs, "WC102")->message.find("names project 'other'"), std::string::npos);
+  auto none = check(base().no_metadata().no_wheel_file().no_record());
+  EXPECT_NE(testing::dump(none).find("no .dist-info directory"), std::string::npos) << testing::dump(none);
+  auto two = check(base().add("extra-1.0.dist-info/METADATA", "Name: extra\n"));
+  EXPECT_NE(testing::dump(two).find("several .dist-info"), std::string::npos) << testing::dump(two);
+}
+
+TEST(Rules, WC103TagSetMismatch) {
+  // The torch 2.10.0 failure: the filename says manylinux_2_28, WHEEL says linux.
+  auto fs = check(WheelBuilder("t", "1.0", "cp312-cp312-manylinux_2_28_x86_64").purelib(false).add("t/__init__.py", "")
+                      .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp312-cp312-linux_x86_64\n"));
+  ASSERT_TRUE(first(fs, "WC103")) << testing::dump(fs);
+  EXPECT_EQ(first(fs, "WC103")->entry, "t-1.0.dist-info/WHEEL");
+  // A compressed set must be listed expanded.
+  auto fs2 = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "")
+                       .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py2.py3-none-any\n"));
+  EXPECT_TRUE(first(fs2, "WC103")) << testing::dump(fs2);
+}
+
+TEST(Rules, WC104WheelFile) {
+  auto major = check(base().wheel_file("Wheel-Version: 2.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"));
+  ASSERT_TRUE(first(major, "WC104"));
+  EXPECT_EQ(first(major, "WC104")->severity, Severity::error);
+  auto minor = check(base().wheel_file("Wheel-Version: 1.9\nRoot-Is-Purelib: true\nTag: py3-none-any\n"));
+  ASSERT_TRUE(first(minor, "WC104"));
+  EXPECT_EQ(first(minor, "WC104")->severity, Severity::warning);
+  auto purelib = check(base().wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: yes\nTag: py3-none-any\n"));
+  EXPECT_NE(testing::dump(purelib).find("Root-Is-Purelib is 'yes'"), std::string::npos);
+  auto missing = check(base().no_wheel_file());
+  EXPECT_NE(testing::dump(missing).find("WHEEL is missing"), std::string::npos) << testing::dump(missing);
+}
+
+TEST(Rules, WC105TagsAndContents) {
+  auto abi3 = check(WheelBuilder("t", "1.0", "py3-abi3-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
+  EXPECT_TRUE(first(abi3, "WC105")) << testing::dump(abi3);
+  auto ft = check(WheelBuilder("t", "1.0", "cp312-cp312t-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
+  EXPECT_NE(testing::dump(ft).find("free-threaded"), std::string::npos) << testing::dump(ft);
+  auto mismatch = check(WheelBuilder("t", "1.0", "cp311-cp312-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
+  EXPECT_TRUE(first(mismatch, "WC105")) << testing::dump(mismatch);
+  auto pure_so = check(base().add("demo_pkg/_x.so", std::string("\x7f" "ELF", 4) + std::string(60, '\0')));
+  ASSERT_TRUE(first(pure_so, "WC105")) << testing::dump(pure_so);
+  EXPECT_EQ(first(pure_so, "WC105")->entry, "demo_pkg/_x.so");
+  auto suffix = check(WheelBuilder("t", "1.0", "cp311-cp311-manylinux_2_17_x86_64").purelib(false)
+                          .add("t/_c.cpython-312-x86_64-linux-gnu.so", "not really elf"));
+  EXPECT_NE(testing::dump(suffix).find("extension module is for cp312"), std::string::npos) << testing::dump(suffix);
+  auto ok = check(WheelBuilder("t", "1.0", "cp313-cp313t-manylinux_2_17_x86_64").purelib(false)
+                      .add("t/_c.cpython-313t-x86_64-linux-gnu.so", "x").add("t/_d.abi3.so", "y"));
+  EXPECT_FALSE(first(ok, "WC105")) << testing::dump(ok);
+}
+
+TEST(Rules, WC106PlatformTags) {
+  auto fs = check(WheelBuilder("t", "1.0", "cp312-cp312-linux_x86_64").purelib(false).add("t/__init__.py", ""));
+  ASSERT_TRUE(first(fs, "WC106")) << testing::dump(fs);
+  auto mac = check(WheelBuilder("t", "1.0", "cp312-cp312-macosx_11_5_arm64").purelib(false).add("t/__init__.py", ""));
+  EXPECT_TRUE(first(mac, "WC106")) << testing::dump(mac);
+}
+
+TEST(Rules, WC108LocalVersionOnlyUnderPypiPolicy) {
+  auto b = WheelBuilder("t", "1.0+cu128").add("t/__init__.py", "");
+  EXPECT_FALSE(first(check(b), "WC108"));
+  auto fs = check(b, "pypi");
+  ASSERT_TRUE(first(fs, "WC108")) << testing::dump(fs);
+  EXPECT_EQ(first(fs, "WC108")->severity, Severity::error);
+}
+
+TEST(Rules, WC201AndWC202Metadata) {
+  auto fs = check(base().metadata("Metadata-Version: 2.1\nName: other\nVersion: 1.0.1\n"));
+  EXPECT_EQ(count_rule(fs, "WC201"), 2) << testing::dump(fs);
+  auto equivalent = check(base().metadata("Metadata-Version: 2.1\nName: Demo.Pkg\nVersion: 1.0.0\n"));
+  EXPECT_FALSE(first(equivalent, "WC201")) << testing::dump(equivalent);
+  auto bad = check(base().metadata("Metadata-Version: 9.9\nName: demo-pkg\nName: demo-pkg\nVersion: x.y\nDynamic: Version\n"));
+  std::string d = testing::dump(bad);
+  for (const char* want : {"Metadata-Version '9.9'", "'Name' appears 2 times", "not a PEP 440 version", "Dynamic may not name"})
+    EXPECT_NE(d.find(want), std::string::npos) << want << "\n" << d;
+  auto cont = testing::facts_of(base().metadata("Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\nLicense: line one\n  line two\nRequires-Dist: a\nRequires-Dist: b\n\nbody text\n").build(), base().filename());
+  ASSERT_TRUE(cont.metadata);
+  EXPECT_EQ(*cont.metadata->get("License"), "line one\n  line two");
+  EXPECT_EQ(cont.metadata->get_all("Requires-Dist").size(), 2u);
+  EXPECT_EQ(cont.metadata->body, "body text\n");
+}
+
+TEST(Rules, WC203RequiresPython) {
+  auto b = WheelBuilder("t", "1.0", "cp38-cp38-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", "");
+  EXPECT_TRUE(first(check(WheelBuilder(b).requires_python(">=3.10")), "WC203"));
+  EXPECT_FALSE(first(check(WheelBuilder(b).requires_python(">=3.8.1")), "WC203"));
+  EXPECT_TRUE(first(check(WheelBuilder("t", "1.0", "py2-none-any").add("t/__init__.py", "").requires_python(">=3")), "WC203"));
+  auto partial = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "").requires_python(">=3.6"));
+  ASSERT_TRUE(first(partial, "WC203")) << testing::dump(partial);
+  EXPECT_EQ(first(partial, "WC203")->severity, Severity::warning);
+}
+
+TEST(Rules, WC301To306Record) {
+  auto missing = check(base().no_record());
+  EXPECT_TRUE(first(missing, "WC301")) << testing::dump(missing);
+  auto csv = check(base().record_text("demo_pkg/__init__.py,sha256=abc\n\"unterminated,\n"));
+  EXPECT_TRUE(first(csv, "WC301")) << testing::dump(csv);
+  auto hash = check(base().edit_record([](auto& rows) { rows[0][1] = testing::sha256_record("other"); }));
+  ASSERT_TRUE(first(hash, "WC302")) << testing::dump(hash);
+  EXPECT_EQ(first(hash, "WC302")->entry, "demo_pkg/__init__.py");
+  auto size = check(base().edit_record([](auto& rows) { rows[0][2] = "999"; }));
+  EXPECT_TRUE(first(size, "WC303")) << testing::dump(size);
+  auto unlisted = check(base().add_unrecorded("demo_pkg/hidden.py", "x"));
+  ASSERT_TRUE(first(unlisted, "WC304")) << testing::dump(unlisted);
+  EXPECT_EQ(first(unlisted, "WC304")->entry, "demo_pkg/hidden.py");
+  auto ghost = check(base().edit_record([](auto& rows) { rows.push_back({"demo_pkg/ghost.py", testing::sha256_record("g"), "1"}); }));
+  EXPECT_TRUE(first(ghost, "WC305")) << testing::dump(ghost);
+  auto md5 = check(base().edit_record([](auto& rows) { rows[0][1] = "md5=1B2M2Y8AsgTpgAmY7PhCfg"; }));
+  EXPECT_TRUE(first(md5, "WC306")) << testing::dump(md5);
+  auto nohash = check(base().edit_record([](auto& rows) { rows[0][1] = ""; }));
+  EXPECT_TRUE(first(nohash, "WC306")) << testing::dump(nohash);
+}
+
+TEST(Rules, RecordWithQuotedPathsAndSha512) {
+  // Python's csv module quotes fields holding commas or quotes; the RECORD reader must undo it.
+  auto b = WheelBuilder("demo-pkg", "1.0").add("demo_pkg/a,b \"c\".txt", "odd\n");
+  EXPECT_TRUE(check(b).empty()) << testing::dump(check(b));
+  // sha512 rows are verified with a second read of the entry.
+  auto good512 = check(base().edit_record([](auto& rows) { rows[0][1] = "sha512=" + std::string(
+      "e73veyKgykOKZRFOeqVV-RiHar0CPb8GFYkM-jCLUlHBkx-rU_sUNgozT0yN7lCJ48E3W_3uNVShst_MuAk21g"); }));
+  EXPECT_FALSE(first(good512, "WC302")) << testing::dump(good512);
+  auto bad512 = check(base().edit_record([](auto& rows) { rows[0][1] = "sha512=AAAA"; }));
+  EXPECT_TRUE(first(bad512, "WC302")) << testing::dump(bad512);
+}
+
+TEST(Rules, WC701AndWC706Policy) {
+  auto cruft = check(base().add("demo_pkg/__pycache__/x.cpython-312.pyc", "b"));
+  ASSERT_TRUE(first(cruft, "WC706"));
+  EXPECT_EQ(first(cruft, "WC706")->severity, Severity::warning);
+  auto strict = check(base().add("demo_pkg/__pycache__/x.cpython-312.pyc", "b").add("tests/test_x.py", ""), "strict");
+  EXPECT_EQ(count_rule(strict, "WC706"), 2) << testing::dump(strict);
+  EXPECT_TRUE(has_errors(strict));
+  testing::TempDir tmp;
+  std::string pol = R"({"extends": "default", "limits": {"max_wheel_bytes": 100}})";
+  testing::write_file(tmp.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
+  EXPECT_TRUE(first(check(base(), tmp.file("p.json")), "WC701"));
+}
+
+}  // namespace
+}  // namespace wc
