@@ -111,8 +111,7 @@ int run_check(const CheckArgs& a) {
   Policy policy = load_policy(a.policy);
   auto specs = report_specs(a.format, a.output, a.reports);
   auto paths = expand_targets(a.targets);
-  AnalyzeOptions opt;
-  opt.limits = policy.limits;
+  AnalyzeOptions opt = analyze_options_for(policy);
   bool progress = !a.quiet && paths.size() > 1 && ::isatty(STDERR_FILENO);
   auto facts = analyze_all(paths, opt, a.jobs, progress);
   InstallSet set;

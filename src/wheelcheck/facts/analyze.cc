@@ -195,7 +195,9 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
     return f;
   }
   std::string wheel_text, metadata_text, record_text;
+  std::map<std::string, std::string> extra_text;
   std::map<std::string, std::string*> capture;
+  for (const auto& path : opt.capture_files) capture[path] = &extra_text[path];
   if (!f.dist_info.empty()) {
     capture[f.dist_info + "/WHEEL"] = &wheel_text;
     capture[f.dist_info + "/METADATA"] = &metadata_text;
@@ -221,6 +223,8 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
     if (read_ok("METADATA")) f.metadata = parse_header_file(metadata_text);
     if (read_ok("RECORD")) f.record = parse_record(record_text);
   }
+  for (auto& [path, text] : extra_text)
+    if (const EntryFacts* e = f.find_entry(path); e && e->complete()) f.captured[path] = std::move(text);
   if (f.record) hash_other_algorithms(src, idx, f);
   return f;
 }
@@ -237,6 +241,14 @@ WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt) {
     return f;
   }
   return analyze_wheel(*src, opt);
+}
+
+AnalyzeOptions analyze_options_for(const Policy& p) {
+  AnalyzeOptions opt;
+  opt.limits = p.limits;
+  if (p.merged.contains("cuda") && p.merged["cuda"].contains("version_file"))
+    opt.capture_files.push_back(p.merged["cuda"]["version_file"]["path"]);
+  return opt;
 }
 
 const EntryFacts* WheelFacts::find_entry(const std::string& name) const {

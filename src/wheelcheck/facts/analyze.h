@@ -11,6 +11,7 @@ namespace wc {
 struct AnalyzeOptions {
   Limits limits;
   bool binaries = true;  // parse ELF / Mach-O / PE / fatbin entries
+  std::vector<std::string> capture_files;  // entries kept as text (e.g. a version file the policy reads)
 };
 
 // Reads a wheel once: central directory, every entry streamed (hash, sniff, binary facts), the
@@ -18,5 +19,7 @@ struct AnalyzeOptions {
 WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt);
 // Opens `path` (file or http(s) URL) and analyses it; a source that cannot be opened is a fact too.
 WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt);
+// Options a policy implies: its limits, and the files its rules read.
+AnalyzeOptions analyze_options_for(const Policy& p);
 
 }  // namespace wc

@@ -58,6 +58,7 @@ struct WheelFacts {
   std::vector<std::string> dist_info_read_errors;
 
   std::vector<BinaryFacts> binaries;
+  std::map<std::string, std::string> captured;  // AnalyzeOptions::capture_files that were read
 
   WheelFacts();
   ~WheelFacts();

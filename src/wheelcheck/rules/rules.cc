@@ -24,9 +24,8 @@ std::vector<Finding> check_wheel(const WheelFacts& f, const Policy& p, const Ins
     distinfo_rules(f, s);
     record_rules(f, s);
     content_rules(f, s);
-    (void)set;  // binary rules land with the binaries issue
-    // binary_rules(f, set, s);
-    // cuda_rules(f, s);
+    binary_rules(f, set, s);
+    cuda_rules(f, s);
   }
   auto out = s.take();
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
