@@ -5,8 +5,7 @@
 namespace wc {
 namespace {
 
-constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_GNU_STACK = 0x6474e551,
-                   PT_GNU_PROPERTY = 0x6474e553;
+constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_GNU_STACK = 0x6474e551;
 constexpr uint32_t SHT_NOTE = 7;
 constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_SONAME = 14, DT_RPATH = 15,
                   DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
@@ -25,13 +24,14 @@ struct Header {
 
 struct Segment {
   uint32_t type, flags;
-  uint64_t offset, vaddr, filesz, memsz;
+  uint64_t offset, vaddr, filesz, memsz, align;
 };
 
 struct Section {
   uint32_t name, type;
   uint64_t offset, size, addr;
   uint32_t link, info;
+  uint64_t align;
 };
 
 class ElfReader {
@@ -104,6 +104,7 @@ class ElfReader {
         c.u64();
         s.filesz = c.u64();
         s.memsz = c.u64();
+        s.align = c.u64();
       } else {
         s.offset = c.u32();
         s.vaddr = c.u32();
@@ -111,6 +112,7 @@ class ElfReader {
         s.filesz = c.u32();
         s.memsz = c.u32();
         s.flags = c.u32();
+        s.align = c.u32();
       }
       segs_.push_back(s);
     }
@@ -145,6 +147,7 @@ class ElfReader {
     s.size = word(c);
     s.link = c.u32();
     s.info = c.u32();
+    s.align = word(c);
     return s;
   }
 
@@ -278,30 +281,34 @@ class ElfReader {
     }
   }
 
-  // GNU property notes: x86 ISA level needed (readelf -n: "x86 ISA needed").
+  // GNU property notes: x86 ISA level needed (readelf -n: "x86 ISA needed"). Notes pad their
+  // name and descriptor to the segment's alignment: 4 for classic notes, 8 for GNU properties
+  // on 64-bit targets.
   void isa_level() {
-    std::vector<ByteRange> notes;
+    std::vector<std::pair<ByteRange, uint64_t>> notes;
     for (const auto& s : segs_)
-      if (s.type == PT_GNU_PROPERTY || s.type == PT_NOTE) notes.push_back({s.offset, s.filesz});
+      if (s.type == PT_NOTE) notes.push_back({{s.offset, s.filesz}, s.align == 8 ? 8u : 4u});
     if (segs_.empty())
       for (const auto& s : secs_)
-        if (s.type == SHT_NOTE) notes.push_back({s.offset, s.size});
-    for (const auto& r : notes) {
+        if (s.type == SHT_NOTE) notes.push_back({{s.offset, s.size}, s.align == 8 ? 8u : 4u});
+    for (const auto& [r, align] : notes) {
       Cursor c = view(r.off, r.len);
+      auto align_up = [&](uint64_t v) { return (v + align - 1) & ~(align - 1); };
       while (c.remaining() >= 12) {
         uint32_t namesz = c.u32(), descsz = c.u32(), type = c.u32();
-        uint64_t name_pad = (uint64_t(namesz) + 3) & ~uint64_t(3);
-        std::string_view name = c.str(std::min<uint64_t>(name_pad, c.remaining()));
-        uint64_t align = h_.is64 ? 8 : 4;
-        uint64_t desc_pad = (uint64_t(descsz) + align - 1) & ~(align - 1);
-        if (desc_pad > c.remaining()) desc_pad = descsz;
-        Cursor desc = c.sub(c.pos(), descsz);
-        c.skip(std::min<uint64_t>(desc_pad, c.remaining()));
+        // The descriptor starts at the next `align` boundary after the name (segment-relative).
+        uint64_t desc_at = align_up(checked_add(c.pos(), namesz));
+        if (namesz > c.remaining() || desc_at > c.size() || descsz > c.size() - desc_at)
+          throw ParseError("note runs past its segment", c.offset());
+        std::string_view name = c.str(namesz);
+        Cursor desc = c.sub(desc_at, descsz);
+        c.seek(std::min<uint64_t>(align_up(desc_at + descsz), c.size()));
         if (type != NT_GNU_PROPERTY_TYPE_0 || name.substr(0, 4) != std::string_view("GNU\0", 4)) continue;
         while (desc.remaining() >= 8) {
           uint32_t pr_type = desc.u32(), pr_size = desc.u32();
           Cursor pd = desc.sub(desc.pos(), pr_size);
-          desc.skip(std::min<uint64_t>((uint64_t(pr_size) + align - 1) & ~(align - 1), desc.remaining()));
+          uint64_t pr_align = h_.is64 ? 8 : 4;  // property entries pad to the ELF class's word size
+          desc.skip(std::min<uint64_t>((uint64_t(pr_size) + pr_align - 1) & ~(pr_align - 1), desc.remaining()));
           if (pr_type == GNU_PROPERTY_X86_ISA_1_NEEDED && pr_size >= 4) {
             uint32_t bits = pd.u32();
             unsigned level = bits & 8 ? 4 : bits & 4 ? 3 : bits & 2 ? 2 : bits & 1 ? 1 : 0;
