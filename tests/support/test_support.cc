@@ -74,9 +74,7 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
   if (shipped && !cache.count(policy)) cache.emplace(policy, load_policy(policy));
   Policy p = shipped ? cache.at(policy) : load_policy(policy);
   MemorySource src(filename, zip);
-  AnalyzeOptions opt;
-  opt.limits = p.limits;
-  WheelFacts f = analyze_wheel(src, opt);
+  WheelFacts f = analyze_wheel(src, analyze_options_for(p));
   return check_wheel(f, p);
 }
 

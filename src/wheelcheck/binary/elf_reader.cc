@@ -114,6 +114,8 @@ class ElfReader {
         s.flags = c.u32();
         s.align = c.u32();
       }
+      if (s.type == PT_LOAD && checked_add(s.offset, s.filesz) > f_.size())
+        throw ParseError("loadable segment " + std::to_string(i) + " runs past the end of the file (truncated?)", h_.phoff);
       segs_.push_back(s);
     }
   }

@@ -7,10 +7,12 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "binary/binary_facts.h"
 #include "facts/analyze.h"
+#include "facts/cuda_facts.h"
 #include "io/targets.h"
 #include "policy/policy.h"
 #include "report/report.h"
@@ -129,7 +131,22 @@ int run_check(const CheckArgs& a) {
   return emit(report, specs);
 }
 
-void print_inspect_text(const WheelFacts& f, std::ostream& out) {
+// "sm_80 sm_90a compute_90" -> which compute capabilities can run it (REFERENCE.md §3): SASS
+// sm_XY on X.Y..X.9, sm_XYa on X.Y only, PTX compute_XY on X.Y and newer through the driver's JIT.
+std::string runs_on(const FatbinFacts& fb) {
+  std::vector<std::string> parts;
+  auto cc = [](uint32_t sm) { return std::to_string(sm / 10) + "." + std::to_string(sm % 10); };
+  std::set<std::string> seen;
+  for (const auto& e : fb.entries) {
+    if (!seen.insert(e.name()).second) continue;
+    if (e.kind == FatbinEntry::ptx) parts.push_back(">=" + cc(e.sm) + " (JIT)");
+    else if (e.suffix == "a") parts.push_back(cc(e.sm) + " only");
+    else parts.push_back(cc(e.sm) + (e.sm % 10 == 9 ? "" : "-" + std::to_string(e.sm / 10) + ".9"));
+  }
+  return join(parts, ", ");
+}
+
+void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, std::ostream& out) {
   out << escape_for_display(f.path) << "  (" << f.file_size << " bytes, " << f.entries.size() << " entries"
       << (f.zip64 ? ", ZIP64" : "") << ")\n";
   const auto& n = f.filename;
@@ -148,7 +165,16 @@ void print_inspect_text(const WheelFacts& f, std::ostream& out) {
       if (auto v = f.metadata->get(k)) out << "  " << k << ": " << escape_for_display(*v) << "\n";
     for (const auto& r : f.metadata->get_all("Requires-Dist")) out << "  Requires-Dist: " << escape_for_display(r) << "\n";
   }
+  if (cuda.variant) out << "  CUDA      variant " << cuda.variant->name << " (" << cuda.variant->source << ")\n";
+  for (const auto& l : cuda.links) out << "  CUDA      " << escape_for_display(l.binary) << " links " << l.soname << " (CUDA " << l.major << ")\n";
+  for (const auto& p : cuda.pins) out << "  CUDA      pin " << escape_for_display(p.requirement) << " (CUDA " << p.major << ")\n";
   if (f.binaries.empty()) return;
+  std::string ceiling, by;
+  for (const auto& b : f.binaries) {
+    auto mx = b.max_symbol_versions();
+    if (mx.count("GLIBC") && (ceiling.empty() || compare_dotted(mx["GLIBC"], ceiling) > 0)) ceiling = mx["GLIBC"], by = b.path;
+  }
+  if (!ceiling.empty()) out << "  glibc     needs " << ceiling << " (set by " << escape_for_display(by) << ")\n";
   out << "  binaries (" << f.binaries.size() << "):\n";
   for (const auto& b : f.binaries) {
     out << "    " << escape_for_display(b.path) << "\n      " << b.format << " " << b.arch;
@@ -173,13 +199,15 @@ void print_inspect_text(const WheelFacts& f, std::ostream& out) {
     }
     if (!b.fatbin.empty()) {
       out << "      GPU: " << b.fatbin.containers << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ")
-          << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n";
+          << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n      runs on compute capability "
+          << runs_on(b.fatbin) << "\n";
     }
     for (const auto& e : b.errors) out << "      error: " << escape_for_display(e) << "\n";
   }
 }
 
-int run_inspect(const std::vector<std::string>& targets, const std::string& format, const std::string& output) {
+int run_inspect(const std::vector<std::string>& targets, const std::string& format, const std::string& output,
+                const std::string& policy_spec) {
   if (format != "text" && format != "json") throw CLI::ValidationError("--format", "inspect prints text or json");
   auto paths = expand_targets(targets);
   std::ofstream file;
@@ -188,13 +216,20 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
     if (!file) throw std::runtime_error("cannot write " + output);
   }
   std::ostream& out = output.empty() ? std::cout : file;
-  AnalyzeOptions opt;
-  opt.limits = load_policy("default").limits;
+  Policy policy = load_policy(policy_spec);
+  AnalyzeOptions opt = analyze_options_for(policy);
+  const nlohmann::json cuda_section = policy.merged.value("cuda", nlohmann::json::object());
   nlohmann::json all = nlohmann::json::array();
   for (const auto& p : paths) {
     WheelFacts f = analyze_target(p, opt);
-    if (format == "json") all.push_back(facts_to_json(f));
-    else print_inspect_text(f, out);
+    CudaFacts cuda = derive_cuda_facts(f, cuda_section);
+    if (format == "json") {
+      auto j = facts_to_json(f);
+      j["cuda"] = cuda_facts_to_json(cuda);
+      all.push_back(j);
+    } else {
+      print_inspect_text(f, cuda, out);
+    }
   }
   if (format == "json") out << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return kExitPass;
@@ -263,11 +298,12 @@ int main(int argc, char** argv) {
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
 
   std::vector<std::string> inspect_targets;
-  std::string inspect_format = "text", inspect_output;
+  std::string inspect_format = "text", inspect_output, inspect_policy = "default";
   auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels");
   i->add_option("targets", inspect_targets, "Wheel files, directories, URLs")->required();
   i->add_option("-f,--format", inspect_format, "text or json")->capture_default_str();
   i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
+  i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
 
   std::string rules_format = "text";
   auto* r = app.add_subcommand("rules", "List the rule catalogue");
@@ -298,7 +334,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*c) return run_check(check);
-    if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output);
+    if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy);
     if (*r) return run_rules(rules_format);
     if (*pv) return run_policy_validate(validate_files);
     if (*ps) {
