@@ -127,16 +127,22 @@ TEST(Fatbin, CorruptContainerInsideSectionIsWC508) {
 
 TEST(Fatbin, ScannerHandlesAnyChunking) {
   auto c = synth_container({{2, 75}, {1, 75, 0x11, 8, 7}});
-  std::vector<uint8_t> stream(100, 0xAB);
-  stream.insert(stream.end(), c.begin(), c.end());
-  stream.insert(stream.end(), 37, 0xCD);
-  for (size_t chunk : {1u, 3u, 7u, 64u, 4096u}) {
-    FatbinScanner s;
-    for (size_t i = 0; i < stream.size(); i += chunk) s.feed(stream.data() + i, std::min(chunk, stream.size() - i));
-    ASSERT_EQ(s.containers.size(), 1u) << chunk;
-    EXPECT_EQ(s.containers[0].offset, 100u);
-    ASSERT_EQ(s.entries.size(), 2u) << chunk;
-    EXPECT_EQ(s.entries[1].name(), "compute_75");
+  // Every alignment of the magic against every chunk size, with decoy 0x50 bytes before it.
+  for (size_t lead = 96; lead < 104; ++lead) {
+    std::vector<uint8_t> stream(lead, 0xAB);
+    stream[lead - 2] = 0x50;
+    stream.insert(stream.end(), c.begin(), c.end());
+    stream.insert(stream.end(), 37, 0xCD);
+    stream.insert(stream.end(), c.begin(), c.end());
+    for (size_t chunk : {1u, 2u, 3u, 4u, 5u, 7u, 64u, 4096u}) {
+      FatbinScanner s;
+      for (size_t i = 0; i < stream.size(); i += chunk) s.feed(stream.data() + i, std::min(chunk, stream.size() - i));
+      ASSERT_EQ(s.containers.size(), 2u) << "lead " << lead << " chunk " << chunk;
+      EXPECT_EQ(s.containers[0].offset, lead);
+      EXPECT_EQ(s.containers[1].offset, lead + c.size() + 37);
+      ASSERT_EQ(s.entries.size(), 4u) << chunk;
+      EXPECT_EQ(s.entries[1].name(), "compute_75");
+    }
   }
 }
 

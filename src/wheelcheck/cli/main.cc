@@ -106,7 +106,7 @@ struct CheckArgs {
   std::string policy = "default", format = "text", output;
   std::vector<std::string> reports;
   unsigned jobs = 1;
-  bool quiet = false, facts = false;
+  bool quiet = false, facts = false, no_binaries = false;
 };
 
 int run_check(const CheckArgs& a) {
@@ -114,6 +114,7 @@ int run_check(const CheckArgs& a) {
   auto specs = report_specs(a.format, a.output, a.reports);
   auto paths = expand_targets(a.targets);
   AnalyzeOptions opt = analyze_options_for(policy);
+  opt.binaries = !a.no_binaries;
   bool progress = !a.quiet && paths.size() > 1 && ::isatty(STDERR_FILENO);
   auto facts = analyze_all(paths, opt, a.jobs, progress);
   InstallSet set;
@@ -296,6 +297,7 @@ int main(int argc, char** argv) {
   c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel")->check(CLI::Range(1u, 256u));
   c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
+  c->add_flag("--no-binaries", check.no_binaries, "Skip ELF/Mach-O/PE/fatbin analysis (archive and metadata checks only)");
 
   std::vector<std::string> inspect_targets;
   std::string inspect_format = "text", inspect_output, inspect_policy = "default";
