@@ -28,6 +28,7 @@ struct FatbinEntry {
 
 struct FatbinFacts {
   size_t containers = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> container_ranges;  // (offset, size) in the binary
   std::vector<FatbinEntry> entries;
   std::vector<std::string> sass() const;  // sorted unique names
   std::vector<std::string> ptx() const;

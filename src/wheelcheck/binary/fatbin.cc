@@ -197,6 +197,7 @@ FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange
     if (range && box.offset + box.size > range->end())
       errors.push_back("fatbin container at offset " + std::to_string(box.offset) + " runs past the end of .nv_fatbin");
     ++out.containers;
+    out.container_ranges.emplace_back(box.offset, box.size);
     for (size_t k = 0; k < box.entry_count; ++k) {
       const FatbinEntry& e = s.entries[box.first_entry + k];
       if (e.cubin_sm && *e.cubin_sm != e.sm)

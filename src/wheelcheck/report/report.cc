@@ -67,7 +67,7 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     }
   }
   Counts n = count(r);
-  out << "\n" << r.items.size() << " " << r.items_key << ": " << green << n.passed << " passed" << reset << ", "
+  out << "\n" << r.items.size() << " " << (r.item_label.empty() ? r.items_key : r.item_label) << ": " << green << n.passed << " passed" << reset << ", "
       << (n.failed ? red : "") << n.failed << " failed" << reset;
   if (n.skipped) out << ", " << yellow << n.skipped << " skipped" << reset;
   out << "; " << n.errors << " errors, " << n.warnings << " warnings";

@@ -26,6 +26,7 @@ struct RunReport {
   std::string version;
   std::string policy;
   std::string items_key = "wheels";  // "suites" / "artifacts" for wheelsmoke
+  std::string item_label;            // what the text summary counts ("cases"); items_key if empty
   std::vector<ItemResult> items;
   bool all_pass() const;
 };

@@ -1,0 +1,375 @@
+// wheelsmoke: does each artifact behave on the target hardware? main() is a table of contents.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "facts/analyze.h"
+#include "io/targets.h"
+#include "philox.h"
+#include "policy/policy.h"
+#include "report/report.h"
+#include "rng_graph/backend.h"
+#include "smoke/compat.h"
+#include "smoke/driver.h"
+#include "smoke/gpu_catalog.h"
+#include "smoke/suite.h"
+#include "util/strings.h"
+
+namespace wc::smoke {
+namespace {
+
+constexpr int kPass = 0, kFail = 1, kUsage = 2;
+
+struct Output {
+  std::string format = "text", output;
+  std::vector<std::string> reports;
+};
+
+void add_output_options(CLI::App* app, Output& o) {
+  app->add_option("-f,--format", o.format, "text, json, junit or github")->capture_default_str();
+  app->add_option("-o,--output", o.output, "Write the --format report here instead of stdout");
+  app->add_option("--report", o.reports, "Another report as FORMAT:FILE (repeatable)");
+}
+
+int emit(const RunReport& r, const Output& o) {
+  std::vector<std::pair<Format, std::string>> specs;
+  Format f;
+  if (!parse_format(o.format, f)) throw CLI::ValidationError("--format", "unknown format '" + o.format + "'");
+  specs.emplace_back(f, o.output);
+  for (const auto& rep : o.reports) {
+    auto colon = rep.find(':');
+    if (colon == std::string::npos || !parse_format(rep.substr(0, colon), f) || colon + 1 == rep.size())
+      throw CLI::ValidationError("--report", "expected FORMAT:FILE, got '" + rep + "'");
+    specs.emplace_back(f, rep.substr(colon + 1));
+  }
+  for (const auto& [fmt, path] : specs) {
+    TextOptions t{path.empty() && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"), true};
+    if (path.empty()) {
+      write_report(r, fmt, std::cout, t);
+    } else {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      if (!out) throw std::runtime_error("cannot write report " + path);
+      write_report(r, fmt, out, t);
+    }
+  }
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"))
+    for (const auto& [fmt, path] : specs)
+      if (fmt == Format::github && *summary) std::ofstream(summary, std::ios::app) << github_summary_markdown(r) << "\n";
+  return r.all_pass() ? kPass : kFail;
+}
+
+Policy& empty_policy() {
+  static Policy p;  // wheelsmoke findings use the catalogue's severities
+  return p;
+}
+
+ItemResult gpu_required_item(const std::string& why) {
+  ItemResult item;
+  item.path = "gpu";
+  FindingSink s(empty_policy());
+  s.add("WS001", "--require-gpu: " + why);
+  item.findings = s.take();
+  return item;
+}
+
+// ---- probe ----------------------------------------------------------------------------------------
+
+int run_probe(const std::string& format, bool require_gpu) {
+  ProbeResult p = probe();
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : p.devices)
+    devs.push_back({{"index", d.index}, {"name", d.name}, {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                    {"memory_bytes", d.memory_bytes}, {"multiprocessors", d.multiprocessors}});
+  auto cuda_text = [](int v) { return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : std::string(); };
+  if (format == "json") {
+    nlohmann::json j = {{"schema", "wheelcheck-report/1"}, {"tool", "wheelsmoke"}, {"version", WHEELCHECK_VERSION},
+                        {"driver_loaded", p.driver_loaded}, {"driver_version", p.driver_version},
+                        {"driver_cuda_version", cuda_text(p.driver_cuda_version)}, {"runtime_version", cuda_text(p.runtime_version)},
+                        {"cuda_built", rng::cuda_built()}, {"devices", devs}};
+    if (!p.why.empty()) j["why"] = p.why;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "wheelsmoke " << WHEELCHECK_VERSION << (rng::cuda_built() ? " (CUDA kernels built" : " (built without CUDA")
+              << (p.runtime_version ? ", runtime " + cuda_text(p.runtime_version) : "") << ")\n";
+    if (!p.driver_loaded) std::cout << "driver:  none: " << p.why << "\n";
+    else std::cout << "driver:  " << (p.driver_version.empty() ? "?" : p.driver_version) << " (CUDA " << cuda_text(p.driver_cuda_version) << ")\n";
+    for (const auto& d : p.devices)
+      std::cout << "gpu " << d.index << ":   " << d.name << ", compute capability " << d.cc_major << "." << d.cc_minor << ", "
+                << d.memory_bytes / (1024 * 1024) << " MiB, " << d.multiprocessors << " SMs\n";
+    if (p.driver_loaded && p.devices.empty()) std::cout << "gpu:     none: " << p.why << "\n";
+  }
+  return require_gpu && p.devices.empty() ? kFail : kPass;
+}
+
+// ---- compat ---------------------------------------------------------------------------------------
+
+struct CompatArgs {
+  std::vector<std::string> wheels;
+  std::string target, gpu, driver;
+  int device = 0;
+  bool no_load = false, require_gpu = false;
+  Output out;
+};
+
+int run_compat(const CompatArgs& a) {
+  std::optional<Target> declared;
+  if (!a.target.empty() || !a.gpu.empty()) {
+    Target t;
+    if (!a.gpu.empty()) {
+      auto cc = gpu_compute_capability(a.gpu);
+      if (!cc) throw CLI::ValidationError("--gpu", "unknown GPU '" + a.gpu + "'; known: " + join(known_gpus(), ", ") + " (or use --target sm_XY)");
+      t.label = a.gpu;
+      t.cc_major = cc->first, t.cc_minor = cc->second;
+    } else {
+      auto cc = parse_sm(a.target);
+      if (!cc) throw CLI::ValidationError("--target", "expected sm_XY or X.Y, got '" + a.target + "'");
+      t.label = a.target;
+      t.cc_major = cc->first, t.cc_minor = cc->second;
+    }
+    if (!a.driver.empty()) {
+      if (!driver_cuda_version(a.driver)) throw CLI::ValidationError("--driver", "'" + a.driver + "' is not a Linux driver version this tool knows (>= 520.61.05, e.g. 550.54.14)");
+      t.driver = a.driver;
+    }
+    declared = t;
+  } else if (!a.driver.empty()) {
+    throw CLI::ValidationError("--driver", "--driver needs --target or --gpu (on a device the driver is probed)");
+  }
+  auto paths = expand_targets(a.wheels);
+  RunReport report;
+  report.tool = "wheelsmoke";
+  report.version = WHEELCHECK_VERSION;
+  report.items_key = "artifacts";
+  std::optional<Target> device_target;
+  std::unique_ptr<Driver> drv;
+  std::string no_device;
+  if (!declared) {
+    ProbeResult p = probe();
+    if (p.devices.size() > static_cast<size_t>(a.device)) {
+      const auto& d = p.devices[static_cast<size_t>(a.device)];
+      device_target = Target{d.name, d.cc_major, d.cc_minor, p.driver_version.empty() ? std::nullopt : std::optional(p.driver_version)};
+      if (!a.no_load) drv = Driver::open(&no_device);
+    } else {
+      no_device = p.why.empty() ? "no CUDA device " + std::to_string(a.device) : p.why;
+    }
+  }
+  Policy policy = load_policy("default");
+  AnalyzeOptions opt = analyze_options_for(policy);
+  for (const auto& path : paths) {
+    WheelFacts f = analyze_target(path, opt);
+    ItemResult item;
+    item.path = path;
+    FindingSink sink(empty_policy());
+    for (const auto& p : f.unreadable) sink.add("WC404", p.message, p.entry, p.offset);
+    const Target* t = declared ? &*declared : device_target ? &*device_target : nullptr;
+    if (!t) {
+      item.skipped = true;
+      item.skip_reason = "no target: " + no_device + " (declare one with --target sm_XY or --gpu NAME, and --driver)";
+    } else {
+      compat_findings(f, *t, sink);
+      if (drv) load_containers(path, f, *drv, a.device, sink);
+    }
+    item.findings = sink.take();
+    nlohmann::json bins = nlohmann::json::array();
+    for (const auto& b : f.binaries)
+      if (!b.fatbin.empty()) bins.push_back({{"path", b.path}, {"sass", b.fatbin.sass()}, {"ptx", b.fatbin.ptx()}});
+    item.facts = {{"gpu_binaries", bins}};
+    if (t) item.facts["target"] = {{"label", t->label}, {"compute_capability", std::to_string(t->cc_major) + "." + std::to_string(t->cc_minor)},
+                                   {"driver", t->driver.value_or("")}, {"loaded_on_device", drv != nullptr}};
+    report.items.push_back(std::move(item));
+  }
+  if (a.require_gpu && !declared && !device_target) report.items.push_back(gpu_required_item(no_device));
+  return emit(report, a.out);
+}
+
+// ---- run ------------------------------------------------------------------------------------------
+
+struct RunArgs {
+  std::vector<std::string> suites, cases;
+  std::string backend = "auto";
+  bool require_gpu = false, list = false;
+  Output out;
+};
+
+int run_suites(const RunArgs& a) {
+  auto suites = all_suites();
+  if (a.list) {
+    for (const auto& s : suites) std::cout << s->name() << "  " << s->description() << "\n";
+    return kPass;
+  }
+  std::vector<Suite*> chosen;
+  for (const auto& s : suites)
+    if (a.suites.empty() || std::find(a.suites.begin(), a.suites.end(), s->name()) != a.suites.end()) chosen.push_back(s.get());
+  for (const auto& want : a.suites)
+    if (std::none_of(suites.begin(), suites.end(), [&](const auto& s) { return s->name() == want; }))
+      throw CLI::ValidationError("--suite", "unknown suite '" + want + "' (wheelsmoke run --list)");
+  for (const auto& file : a.cases) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error(file + ": cannot read");
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(file + ": not valid JSON: " + e.what());
+    }
+    std::string target = doc.is_object() && doc.contains("suite") && doc["suite"].is_string() ? doc["suite"].get<std::string>() : "";
+    if (target.empty() && chosen.size() == 1) target = chosen[0]->name();
+    auto it = std::find_if(chosen.begin(), chosen.end(), [&](Suite* s) { return s->name() == target; });
+    if (it == chosen.end())
+      throw std::runtime_error(file + ": say which suite the cases are for (\"suite\": \"rng_graph\") or pass exactly one --suite");
+    try {
+      (*it)->add_cases(doc);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
+  }
+  RunContext ctx;
+  if (a.backend == "cpu") ctx.want_cuda = false;
+  else if (a.backend == "cuda") ctx.want_cpu = false;
+  else if (a.backend != "auto") throw CLI::ValidationError("--backend", "expected cpu, cuda or auto");
+  RunReport report;
+  report.tool = "wheelsmoke";
+  report.version = WHEELCHECK_VERSION;
+  report.items_key = "suites";
+  report.item_label = "cases";
+  bool gpu_missing = false;
+  std::string gpu_why;
+  for (Suite* s : chosen) {
+    for (const auto& o : s->run(ctx)) {
+      ItemResult item;
+      item.path = o.suite + "/" + o.name + " [" + o.backend + "]";
+      item.facts = {{"suite", o.suite}, {"case", o.name}, {"backend", o.backend}, {"ms", o.ms}};
+      if (o.skipped) {
+        item.skipped = true;
+        item.skip_reason = o.message;
+        if (o.backend == "cuda") gpu_missing = true, gpu_why = o.message;
+      } else if (!o.passed) {
+        FindingSink sink(empty_policy());
+        sink.add(o.error ? "WS202" : "WS201", o.message);
+        item.findings = sink.take();
+      }
+      report.items.push_back(std::move(item));
+    }
+  }
+  if (a.require_gpu && gpu_missing) report.items.push_back(gpu_required_item(gpu_why));
+  return emit(report, a.out);
+}
+
+// ---- bench, rng -----------------------------------------------------------------------------------
+
+int run_bench(const std::string& format) {
+  const uint32_t threads = 1u << 16, per = 64;
+  auto t0 = std::chrono::steady_clock::now();
+  uint64_t sink = 0;
+  for (uint32_t t = 0; t < threads / 16; ++t) {
+    auto s = philox::Stream::init(42, t, 0);
+    for (uint32_t j = 0; j < per; ++j) sink += s.next();
+  }
+  double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double cpu_rate = double(threads / 16) * per / cpu_s;
+  std::string why;
+  double gpu_rate = rng::device_fill_rate(threads * 16, per, 20, &why);
+  if (format == "json") {
+    nlohmann::json j = {{"tool", "wheelsmoke"}, {"kernel", "rng_graph/fill"}, {"cpu_words_per_s", cpu_rate}, {"checksum", sink}};
+    if (gpu_rate > 0) j["cuda_words_per_s"] = gpu_rate, j["cuda_over_cpu"] = gpu_rate / cpu_rate;
+    else j["cuda_skipped"] = why;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("rng_graph/fill  cpu  %.3g words/s (one core, reference)\n", cpu_rate);
+    if (gpu_rate > 0) std::printf("rng_graph/fill  cuda %.3g words/s (%.3g GB/s written), %.0fx the CPU reference\n", gpu_rate, gpu_rate * 4 / 1e9, gpu_rate / cpu_rate);
+    else std::printf("rng_graph/fill  cuda skipped: %s\n", why.c_str());
+  }
+  return kPass;
+}
+
+int run_rng(uint64_t seed, uint64_t subsequence, uint64_t offset, uint64_t count, bool uniform) {
+  auto s = philox::Stream::init(seed, subsequence, offset);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t w = s.next();
+    if (uniform) std::printf("%08x %.9g\n", w, double(philox::uniform(w)));
+    else std::printf("%08x%c", w, (i % 8 == 7 || i + 1 == count) ? '\n' : ' ');
+  }
+  return kPass;
+}
+
+}  // namespace
+}  // namespace wc::smoke
+
+int main(int argc, char** argv) {
+  using namespace wc::smoke;
+  CLI::App app{"wheelsmoke: confirm wheels' GPU code and kernel suites behave on the target hardware"};
+  app.set_version_flag("--version", std::string("wheelsmoke ") + WHEELCHECK_VERSION);
+  app.require_subcommand(1);
+
+  std::string probe_format = "text";
+  bool probe_require = false;
+  auto* p = app.add_subcommand("probe", "GPU, compute capability, driver and runtime versions");
+  p->add_option("-f,--format", probe_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  p->add_flag("--require-gpu", probe_require, "Exit 1 when no GPU is usable");
+
+  CompatArgs ca;
+  auto* c = app.add_subcommand("compat", "Can each wheel's GPU code run on this device, or on a declared one (offline)?");
+  c->add_option("wheels", ca.wheels, "Wheel files, directories, URLs")->required();
+  c->add_option("--target", ca.target, "Declared compute capability: sm_90, 9.0");
+  c->add_option("--gpu", ca.gpu, "Declared GPU by name: H100, A100, T4, RTX 5090 ...");
+  c->add_option("--driver", ca.driver, "Declared Linux driver version, e.g. 550.54.14");
+  c->add_option("--device", ca.device, "Which local GPU to test (default 0)");
+  c->add_flag("--no-load", ca.no_load, "On a device: analyse only, do not load the fatbins through the driver");
+  c->add_flag("--require-gpu", ca.require_gpu, "Without --target/--gpu, a missing GPU is exit 1 instead of a skip");
+  add_output_options(c, ca.out);
+
+  RunArgs ra;
+  auto* r = app.add_subcommand("run", "Run the kernel suites against their CPU references");
+  r->add_option("--suite", ra.suites, "Suite name (repeatable; default all)");
+  r->add_option("--backend", ra.backend, "cpu, cuda or auto")->capture_default_str();
+  r->add_option("--cases", ra.cases, "Extra cases: FILE.json (repeatable)");
+  r->add_flag("--require-gpu", ra.require_gpu, "A missing GPU fails the run instead of skipping the GPU cases");
+  r->add_flag("--list", ra.list, "List the suites");
+  add_output_options(r, ra.out);
+
+  std::string bench_format = "text";
+  auto* b = app.add_subcommand("bench", "Time the suites' kernels (device vs the CPU reference)");
+  b->add_option("-f,--format", bench_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  uint64_t seed = 0, sub = 0, off = 0, count = 8;
+  bool uniform = false;
+  auto* g = app.add_subcommand("rng", "Print the Philox4x32-10 stream (curand_init(seed, subsequence, offset); curand())");
+  g->add_option("--seed", seed)->capture_default_str();
+  g->add_option("--subsequence", sub)->capture_default_str();
+  g->add_option("--offset", off)->capture_default_str();
+  g->add_option("--count", count)->capture_default_str()->check(CLI::Range(uint64_t(0), uint64_t(1) << 32));
+  g->add_flag("--uniform", uniform, "Also print curand_uniform's float for each word");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsage;
+  }
+  try {
+    if (*p) return run_probe(probe_format, probe_require);
+    if (*c) return run_compat(ca);
+    if (*r) return run_suites(ra);
+    if (*b) return run_bench(bench_format);
+    if (*g) return run_rng(seed, sub, off, count, uniform);
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "wheelsmoke: " << e.what() << "\n";
+    return kUsage;
+  } catch (const wc::PolicyError& e) {
+    std::cerr << "wheelsmoke: " << e.what() << "\n";
+    return kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "wheelsmoke: " << e.what() << "\n";
+    return kUsage;
+  }
+  return kUsage;
+}

@@ -1,0 +1,45 @@
+// Kernel suites: cases run on backends (cpu reference, cuda), compared bit-exactly or within a
+// stated tolerance, timed, reported per case. Adding a suite = one class + one line in
+// all_suites(); adding a backend = a new name the suites understand.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wc::smoke {
+
+struct CaseOutcome {
+  std::string suite, name, backend;
+  bool passed = false, skipped = false, error = false;
+  std::string message;  // what differed, or why skipped
+  double ms = 0;
+};
+
+struct RunContext {
+  bool want_cpu = true, want_cuda = true;  // from --backend
+};
+
+class Suite {
+ public:
+  virtual ~Suite() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  // Extra cases from --cases FILE.json; throws std::runtime_error naming the JSON pointer.
+  virtual void add_cases(const nlohmann::json& doc) = 0;
+  virtual std::vector<CaseOutcome> run(const RunContext& ctx) = 0;
+};
+
+std::vector<std::unique_ptr<Suite>> all_suites();
+
+// Runs `fn`, timing it; an exception becomes an error outcome.
+CaseOutcome run_case(const std::string& suite, const std::string& name, const std::string& backend,
+                     const std::function<std::string()>& fn);
+CaseOutcome skipped_case(const std::string& suite, const std::string& name, const std::string& backend, const std::string& why);
+
+std::unique_ptr<Suite> make_rng_graph_suite();
+
+}  // namespace wc::smoke
