@@ -95,6 +95,7 @@ TEST(Policy, SchemaMatchesLoader) {
                         "max_wheel_bytes", "max_path_length", "max_metadata_bytes"})
     EXPECT_TRUE(limits.contains(k)) << k;
   for (const auto& r : rule_catalog()) {
+    if (std::string(r.issue) == "wheelsmoke") continue;  // wheelsmoke's WS rules take no policy
     std::string text = std::string("{\"rules\": {\"") + r.id + "\": \"off\"}}";
     EXPECT_TRUE(validate_policy_text(text, "x").empty()) << r.id;
   }
