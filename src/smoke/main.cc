@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/cli_common.h"
 #include "facts/analyze.h"
 #include "io/targets.h"
 #include "philox.h"
@@ -22,45 +23,11 @@
 namespace wc::smoke {
 namespace {
 
-constexpr int kPass = 0, kFail = 1, kUsage = 2;
+constexpr int kPass = cli::kExitPass, kFail = cli::kExitFail;
+using Output = cli::ReportOptions;
 
-struct Output {
-  std::string format = "text", output;
-  std::vector<std::string> reports;
-};
-
-void add_output_options(CLI::App* app, Output& o) {
-  app->add_option("-f,--format", o.format, "text, json, junit or github")->capture_default_str();
-  app->add_option("-o,--output", o.output, "Write the --format report here instead of stdout");
-  app->add_option("--report", o.reports, "Another report as FORMAT:FILE (repeatable)");
-}
-
-int emit(const RunReport& r, const Output& o) {
-  std::vector<std::pair<Format, std::string>> specs;
-  Format f;
-  if (!parse_format(o.format, f)) throw CLI::ValidationError("--format", "unknown format '" + o.format + "'");
-  specs.emplace_back(f, o.output);
-  for (const auto& rep : o.reports) {
-    auto colon = rep.find(':');
-    if (colon == std::string::npos || !parse_format(rep.substr(0, colon), f) || colon + 1 == rep.size())
-      throw CLI::ValidationError("--report", "expected FORMAT:FILE, got '" + rep + "'");
-    specs.emplace_back(f, rep.substr(colon + 1));
-  }
-  for (const auto& [fmt, path] : specs) {
-    TextOptions t{path.empty() && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"), true};
-    if (path.empty()) {
-      write_report(r, fmt, std::cout, t);
-    } else {
-      std::ofstream out(path, std::ios::binary | std::ios::trunc);
-      if (!out) throw std::runtime_error("cannot write report " + path);
-      write_report(r, fmt, out, t);
-    }
-  }
-  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"))
-    for (const auto& [fmt, path] : specs)
-      if (fmt == Format::github && *summary) std::ofstream(summary, std::ios::app) << github_summary_markdown(r) << "\n";
-  return r.all_pass() ? kPass : kFail;
-}
+int emit(const RunReport& r, const Output& o) { return cli::emit_reports(r, o); }
+void add_output_options(CLI::App* app, Output& o) { cli::add_report_options(app, o); }
 
 Policy& empty_policy() {
   static Policy p;  // wheelsmoke findings use the catalogue's severities
@@ -343,33 +310,12 @@ int main(int argc, char** argv) {
   g->add_option("--count", count)->capture_default_str()->check(CLI::Range(uint64_t(0), uint64_t(1) << 32));
   g->add_flag("--uniform", uniform, "Also print curand_uniform's float for each word");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kUsage;
-  }
-  try {
+  if (auto rc = wc::cli::parse(app, argc, argv)) return *rc;
+  return wc::cli::guarded("wheelsmoke", [&]() -> int {
     if (*p) return run_probe(probe_format, probe_require);
     if (*c) return run_compat(ca);
     if (*r) return run_suites(ra);
     if (*b) return run_bench(bench_format);
-    if (*g) return run_rng(seed, sub, off, count, uniform);
-  } catch (const CLI::ValidationError& e) {
-    std::cerr << "wheelsmoke: " << e.what() << "\n";
-    return kUsage;
-  } catch (const wc::PolicyError& e) {
-    std::cerr << "wheelsmoke: " << e.what() << "\n";
-    return kUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "wheelsmoke: " << e.what() << "\n";
-    return kUsage;
-  }
-  return kUsage;
+    return run_rng(seed, sub, off, count, uniform);
+  });
 }

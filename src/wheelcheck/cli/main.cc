@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "binary/binary_facts.h"
+#include "cli/cli_common.h"
 #include "facts/analyze.h"
 #include "facts/cuda_facts.h"
 #include "io/targets.h"
@@ -27,55 +28,9 @@
 namespace wc {
 namespace {
 
-constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2;
-
-struct ReportSpec {
-  Format format;
-  std::string path;  // empty: stdout
-};
-
-// --report FMT:FILE (repeatable) plus --format/--output for the common single report.
-std::vector<ReportSpec> report_specs(const std::string& format, const std::string& output,
-                                     const std::vector<std::string>& extra) {
-  std::vector<ReportSpec> specs;
-  Format f;
-  if (!parse_format(format, f)) throw CLI::ValidationError("--format", "unknown format '" + format + "' (text, json, junit, github)");
-  specs.push_back({f, output});
-  for (const auto& r : extra) {
-    auto colon = r.find(':');
-    std::string name = r.substr(0, colon);
-    if (colon == std::string::npos || colon + 1 == r.size() || !parse_format(name, f))
-      throw CLI::ValidationError("--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github; got '" + r + "'");
-    specs.push_back({f, r.substr(colon + 1)});
-  }
-  return specs;
-}
-
-bool color_wanted(const std::string& path) {
-  return path.empty() && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
-         std::string(std::getenv("TERM") ? std::getenv("TERM") : "") != "dumb";
-}
-
-int emit(const RunReport& report, const std::vector<ReportSpec>& specs) {
-  for (const auto& s : specs) {
-    TextOptions topt{color_wanted(s.path), true};
-    if (s.path.empty()) {
-      write_report(report, s.format, std::cout, topt);
-      continue;
-    }
-    std::ofstream out(s.path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      std::cerr << "wheelcheck: cannot write report " << s.path << "\n";
-      return kExitUsage;
-    }
-    write_report(report, s.format, out, topt);
-  }
-  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY")) {
-    bool github = std::any_of(specs.begin(), specs.end(), [](const ReportSpec& s) { return s.format == Format::github; });
-    if (github && *summary) std::ofstream(summary, std::ios::app) << github_summary_markdown(report) << "\n";
-  }
-  return report.all_pass() ? kExitPass : kExitFail;
-}
+using cli::kExitFail;
+using cli::kExitPass;
+using cli::kExitUsage;
 
 // Checks wheels in parallel (-j); results keep input order. Progress goes to a terminal's stderr.
 std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
@@ -103,15 +58,15 @@ std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const
 
 struct CheckArgs {
   std::vector<std::string> targets;
-  std::string policy = "default", format = "text", output;
-  std::vector<std::string> reports;
+  std::string policy = "default";
+  cli::ReportOptions out;
   unsigned jobs = 1;
   bool quiet = false, facts = false, no_binaries = false;
 };
 
 int run_check(const CheckArgs& a) {
   Policy policy = load_policy(a.policy);
-  auto specs = report_specs(a.format, a.output, a.reports);
+  cli::report_specs(a.out);  // a bad --format is exit 2 before any wheel is read
   auto paths = expand_targets(a.targets);
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.binaries = !a.no_binaries;
@@ -129,7 +84,7 @@ int run_check(const CheckArgs& a) {
     if (a.facts) item.facts = facts_to_json(f);
     report.items.push_back(std::move(item));
   }
-  return emit(report, specs);
+  return cli::emit_reports(report, a.out);
 }
 
 // "sm_80 sm_90a compute_90" -> which compute capabilities can run it (REFERENCE.md §3): SASS
@@ -291,9 +246,7 @@ int main(int argc, char** argv) {
   auto* c = app.add_subcommand("check", "Check wheels against a policy (exit 0 pass, 1 findings, 2 usage)");
   c->add_option("targets", check.targets, "Wheel files, directories of wheels, http(s) URLs")->required();
   c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
-  c->add_option("-f,--format", check.format, "text, json, junit or github")->capture_default_str();
-  c->add_option("-o,--output", check.output, "Write the --format report here instead of stdout");
-  c->add_option("--report", check.reports, "Another report as FORMAT:FILE (repeatable)");
+  cli::add_report_options(c, check.out);
   c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel")->check(CLI::Range(1u, 256u));
   c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
@@ -320,21 +273,10 @@ int main(int argc, char** argv) {
   auto* ps = p->add_subcommand("show", "Print a policy with everything it extends merged in");
   ps->add_option("policy", show_spec, "Name or file");
   auto* pl = p->add_subcommand("list", "List the shipped policies");
-  auto* psch = p->add_subcommand("schema", "Print the policy JSON Schema");
+  p->add_subcommand("schema", "Print the policy JSON Schema");  // the remaining policy verb
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
-  }
-  try {
+  if (auto rc = cli::parse(app, argc, argv)) return *rc;
+  return cli::guarded("wheelcheck", [&]() -> int {
     if (*c) return run_check(check);
     if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy);
     if (*r) return run_rules(rules_format);
@@ -347,19 +289,7 @@ int main(int argc, char** argv) {
       for (const auto& n : shipped_policy_names()) std::cout << n << "\n";
       return kExitPass;
     }
-    if (*psch) {
-      std::cout << policy_schema_text();
-      return kExitPass;
-    }
-  } catch (const PolicyError& e) {
-    std::cerr << "wheelcheck: policy error:\n" << e.what() << "\n";
-    return kExitUsage;
-  } catch (const CLI::ValidationError& e) {
-    std::cerr << "wheelcheck: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "wheelcheck: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  return kExitUsage;
+    std::cout << policy_schema_text();
+    return kExitPass;
+  });
 }
