@@ -230,31 +230,31 @@ std::unique_ptr<Backend> make_cuda_backend(std::string* why) {
   return std::make_unique<CudaBackend>();
 }
 
-std::vector<uint32_t> device_philox_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
+namespace {
+
+// Runs a one-thread kernel that writes `count` values of T to a device buffer, and fetches them.
+template <typename T, typename Launch>
+std::vector<T> single_thread(size_t count, std::string* why, Launch launch) {
   if (!device_present(why)) return {};
-  uint32_t* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, std::max<size_t>(count, 1) * 4));
-  philox_stream_kernel<<<1, 1>>>(d, seed, subsequence, offset, count);
+  T* d = nullptr;
+  CUDA_CHECK(cudaMalloc(&d, std::max<size_t>(count, 1) * sizeof(T)));
+  launch(d);
   check_launch();
   return fetch(d, count);
+}
+
+}  // namespace
+
+std::vector<uint32_t> device_philox_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
+  return single_thread<uint32_t>(count, why, [&](uint32_t* d) { philox_stream_kernel<<<1, 1>>>(d, seed, subsequence, offset, count); });
 }
 
 std::vector<uint32_t> device_curand_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
-  if (!device_present(why)) return {};
-  uint32_t* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, std::max<size_t>(count, 1) * 4));
-  curand_stream_kernel<<<1, 1>>>(d, nullptr, seed, subsequence, offset, count);
-  check_launch();
-  return fetch(d, count);
+  return single_thread<uint32_t>(count, why, [&](uint32_t* d) { curand_stream_kernel<<<1, 1>>>(d, nullptr, seed, subsequence, offset, count); });
 }
 
 std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
-  if (!device_present(why)) return {};
-  float* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, std::max<size_t>(count, 1) * 4));
-  curand_stream_kernel<<<1, 1>>>(nullptr, d, seed, subsequence, offset, count);
-  check_launch();
-  return fetch(d, count);
+  return single_thread<float>(count, why, [&](float* d) { curand_stream_kernel<<<1, 1>>>(nullptr, d, seed, subsequence, offset, count); });
 }
 
 double device_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why) {

@@ -127,24 +127,18 @@ class RngGraphSuite : public Suite {
     struct P { uint64_t seed, sub, off; };
     const std::vector<P> points = {{0, 0, 0}, {42, 7, 5}, {0x123456789abcdefull, 0xffffffffull, 4 * 0xffffffffull + 2},
                                    {1, 0xffffffffffffffffull, 3}};
-    out.push_back(run_case(s, names[0], "cuda", [&] {
-      for (const auto& p : points) {
-        std::string w;
-        auto e = compare_words(device_philox_stream(p.seed, p.sub, p.off, 257, &w), reference_stream(p.seed, p.sub, p.off, 257),
-                               "device Philox vs CPU at seed " + std::to_string(p.seed));
-        if (!e.empty()) return e;
-      }
-      return std::string();
-    }));
-    out.push_back(run_case(s, names[1], "cuda", [&] {
-      for (const auto& p : points) {
-        std::string w;
-        auto e = compare_words(device_curand_stream(p.seed, p.sub, p.off, 257, &w), reference_stream(p.seed, p.sub, p.off, 257),
-                               "curand vs CPU Philox at seed " + std::to_string(p.seed));
-        if (!e.empty()) return e;
-      }
-      return std::string();
-    }));
+    using StreamFn = std::vector<uint32_t> (*)(uint64_t, uint64_t, uint64_t, size_t, std::string*);
+    for (auto [idx, fn, what] : {std::tuple<size_t, StreamFn, const char*>{0, device_philox_stream, "device Philox"},
+                                 {1, device_curand_stream, "curand"}})
+      out.push_back(run_case(s, names[idx], "cuda", [&, fn = fn, what = what] {
+        for (const auto& p : points) {
+          std::string w;
+          auto e = compare_words(fn(p.seed, p.sub, p.off, 257, &w), reference_stream(p.seed, p.sub, p.off, 257),
+                                 std::string(what) + " vs CPU at seed " + std::to_string(p.seed));
+          if (!e.empty()) return e;
+        }
+        return std::string();
+      }));
     out.push_back(run_case(s, names[2], "cuda", [&] {
       std::string w;
       auto dev = device_curand_uniform(42, 3, 9, 1000, &w);
