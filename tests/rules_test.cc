@@ -58,7 +58,12 @@ TEST(Rules, WC103TagSetMismatch) {
   // A compressed set must be listed expanded.
   auto fs2 = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "")
                        .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py2.py3-none-any\n"));
-  EXPECT_TRUE(first(fs2, "WC103")) << testing::dump(fs2);
+  ASSERT_TRUE(first(fs2, "WC103")) << testing::dump(fs2);
+  EXPECT_EQ(first(fs2, "WC103")->severity, Severity::warning);  // same set, written compressed (as maturin does)
+  auto fs3 = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "")
+                       .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py2.py3-none-linux_x86_64\n"));
+  EXPECT_TRUE(std::any_of(fs3.begin(), fs3.end(), [](const Finding& f) { return f.rule == "WC103" && f.severity == Severity::error; }))
+      << testing::dump(fs3);
 }
 
 TEST(Rules, WC104WheelFile) {
@@ -84,6 +89,12 @@ TEST(Rules, WC105TagsAndContents) {
   auto pure_so = check(base().add("demo_pkg/_x.so", std::string("\x7f" "ELF", 4) + std::string(60, '\0')));
   ASSERT_TRUE(first(pure_so, "WC105")) << testing::dump(pure_so);
   EXPECT_EQ(first(pure_so, "WC105")->entry, "demo_pkg/_x.so");
+  EXPECT_EQ(first(pure_so, "WC105")->severity, Severity::error);
+  // NVIDIA's layout: a platform tag but Root-Is-Purelib: true. Installs right, wrong scheme: warning.
+  auto nv = check(WheelBuilder("nvidia-x-cu12", "1.0", "py3-none-manylinux2014_x86_64")
+                      .add("nvidia/x/lib/libx.so.12", std::string("\x7f" "ELF", 4) + std::string(60, '\0')));
+  ASSERT_TRUE(first(nv, "WC105")) << testing::dump(nv);
+  EXPECT_EQ(first(nv, "WC105")->severity, Severity::warning);
   auto suffix = check(WheelBuilder("t", "1.0", "cp311-cp311-manylinux_2_17_x86_64").purelib(false)
                           .add("t/_c.cpython-312-x86_64-linux-gnu.so", "not really elf"));
   EXPECT_NE(testing::dump(suffix).find("extension module is for cp312"), std::string::npos) << testing::dump(suffix);

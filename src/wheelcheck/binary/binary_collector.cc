@@ -14,7 +14,7 @@ namespace {
 
 constexpr uint64_t kPrefix = 1u << 20, kTail = 1u << 20;
 constexpr uint64_t kMaxExtraBytes = 512ull << 20;  // tables fetched on the second read, per binary
-constexpr int kMaxRounds = 4;
+constexpr int kMaxRounds = 6;  // the ELF reader needs two; the rest is headroom for odd layouts
 
 std::string sniff(const std::vector<uint8_t>& b) {
   if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return "elf";

@@ -38,14 +38,18 @@ class ElfReader {
  public:
   ElfReader(const SparseFile& f, BinaryFacts& out) : f_(f), out_(out) {}
 
+  // Byte ranges are requested in two waves so a streamed binary needs at most two extra reads:
+  // first everything the headers locate (section table, dynamic segment, interpreter, notes),
+  // then everything those locate (section names, dynamic strings, version records).
   ElfLayout run() {
     header();
     program_headers();
+    f_.require(first_wave());
     section_headers();
-    ElfLayout layout;
-    layout.nv_fatbin = find_section(".nv_fatbin");
     interp_and_stack();
     dynamic();
+    ElfLayout layout;
+    layout.nv_fatbin = find_section(".nv_fatbin");
     isa_level();
     out_.libc = libc_flavour();
     return layout;
@@ -118,6 +122,19 @@ class ElfReader {
         throw ParseError("loadable segment " + std::to_string(i) + " runs past the end of the file (truncated?)", h_.phoff);
       segs_.push_back(s);
     }
+  }
+
+  std::vector<ByteRange> first_wave() const {
+    std::vector<ByteRange> r;
+    if (h_.shoff && h_.shnum && h_.shentsize) r.push_back({h_.shoff, uint64_t(h_.shnum) * h_.shentsize});
+    for (const auto& s : segs_)
+      if (s.type == PT_DYNAMIC || s.type == PT_INTERP || s.type == PT_NOTE) r.push_back({s.offset, s.filesz});
+    return r;
+  }
+
+  std::optional<ByteRange> shstrtab_range() const {
+    if (!shstrtab_) return std::nullopt;
+    return ByteRange{shstrtab_->offset, shstrtab_->size};
   }
 
   void section_headers() {
@@ -210,6 +227,7 @@ class ElfReader {
     if (strsz == 0 || strsz > f_.size() || stroff > f_.size() - strsz)
       throw ParseError("dynamic string table out of bounds", stroff);
     std::vector<ByteRange> need{{stroff, strsz}};
+    if (auto sh = shstrtab_range()) need.push_back(*sh);  // second wave: section names too
     std::optional<uint64_t> verneed, verdef;
     // Version records chain by relative offsets of unknown total length: fetch a generous window
     // with the string table so one extra read usually suffices.

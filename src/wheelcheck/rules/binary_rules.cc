@@ -161,6 +161,11 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
     bool found = std::any_of(search.begin(), search.end(), [&](const std::string& dir) {
       return index.paths.count(dir.empty() ? need : dir + "/" + need) > 0;
     });
+    // auditwheel's layout: bundled libraries sit together in <pkg>.libs/ and are loaded as
+    // dependencies of an extension whose RPATH points there; the loader then finds a sibling's
+    // soname among the objects already loaded.
+    std::string dir = here.find('/') == std::string::npos ? "" : here.substr(0, here.rfind('/'));
+    found = found || (!here.empty() && index.paths.count(dir.empty() ? need : dir + "/" + need) > 0);
     if (!found)
       s.add("WC503", "needs " + need + ", which is neither a system library the tag allows nor reachable through its RPATH/RUNPATH" +
                          (search.empty() ? " (it has none)" : " (" + join(search, ":") + ")"),
@@ -236,6 +241,7 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
                                  [](const std::string& t) { return t.rfind("linux_", 0) == 0; });
   for (const auto& b : f.binaries) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);
+    if (b.arch.empty()) continue;  // not parsed far enough to judge; WC508 says why
     if (b.format == "elf") {
       if (b.arch == "cuda") continue;  // a standalone cubin: GPU code, checked by the CUDA rules
       if (linux_tags.empty() && plain_linux) continue;

@@ -29,7 +29,15 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
     if (e.kind != EntryKind::file || (e.magic.empty() && !native_name(e.name))) continue;
     if (++reported > 20) break;  // the point is made; do not flood the report
     std::string what = e.magic.empty() ? "native library" : e.magic == "elf" ? "ELF binary" : e.magic == "macho" ? "Mach-O binary" : "PE binary";
-    s.add("WC105", what + " in a " + (any_platform ? "platform 'any' wheel" : "wheel with Root-Is-Purelib: true"), e.name);
+    if (any_platform) {
+      s.add("WC105", what + " in a platform 'any' wheel", e.name);
+    } else {
+      // The tag is platform-specific, so installers pick the right wheel; only the install scheme
+      // is wrong (purelib, e.g. lib/ instead of lib64/ on some distributions). NVIDIA's CUDA wheels
+      // ship this way, and they work: a warning, not an error.
+      s.add("WC105", what + " in a wheel with Root-Is-Purelib: true (binaries belong in platlib)", e.name, std::nullopt,
+            Severity::warning);
+    }
   }
 }
 

@@ -75,7 +75,23 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
   if (tags.empty()) {
     s.add("WC104", "WHEEL has no Tag lines", entry);
   } else if (f.filename.valid) {
-    std::set<std::string> in_wheel(tags.begin(), tags.end()), in_name;
+    // Expand compressed Tag lines (maturin writes them); the spec wants one expanded tag per line.
+    std::set<std::string> in_wheel, in_name;
+    std::vector<std::string> compressed;
+    for (const auto& t : tags) {
+      auto parts = split(t, '-');
+      if (parts.size() != 3) {
+        in_wheel.insert(t);
+        continue;
+      }
+      if (t.find('.') != std::string::npos) compressed.push_back(t);
+      for (auto py : split(parts[0], '.'))
+        for (auto abi : split(parts[1], '.'))
+          for (auto plat : split(parts[2], '.')) in_wheel.insert(std::string(py) + "-" + std::string(abi) + "-" + std::string(plat));
+    }
+    if (!compressed.empty())
+      s.add("WC103", "WHEEL lists compressed tag sets (" + join(compressed, ", ") + "); the spec wants one expanded tag per Tag line",
+            entry, std::nullopt, Severity::warning);
     for (const auto& t : f.filename.tags) in_name.insert(t.str());
     std::vector<std::string> missing, extra;
     for (const auto& t : in_name)
