@@ -52,7 +52,7 @@ class HttpSource : public Source {
  public:
   explicit HttpSource(std::string url) : url_(std::move(url)) {
     curl_global();
-    Reply r = get("bytes=0-0", 1 << 16);
+    Reply r = get("0-0", 1 << 16, /*allow_truncated=*/true);  // CURLOPT_RANGE takes "A-B"
     if (r.status == 206) {
       auto slash = r.content_range.rfind('/');
       if (slash == std::string::npos) throw IoError(url_ + ": range reply without a total size");
@@ -97,7 +97,9 @@ class HttpSource : public Source {
   }
 
  private:
-  Reply get(const std::string& range, uint64_t cap) const {
+  // `allow_truncated`: a reply over `cap` is cut off and returned (status still set) instead of
+  // failing: the first probe only needs the status of a server that ignores Range.
+  Reply get(const std::string& range, uint64_t cap, bool allow_truncated = false) const {
     Reply r;
     r.cap = cap;
     CURL* c = curl_easy_init();
@@ -118,6 +120,7 @@ class HttpSource : public Source {
     CURLcode rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
     curl_easy_cleanup(c);
+    if (r.too_big && allow_truncated) return r;
     if (r.too_big) throw IoError(url_ + ": reply larger than " + std::to_string(cap) + " bytes");
     if (rc != CURLE_OK) throw IoError(url_ + ": " + curl_easy_strerror(rc));
     return r;

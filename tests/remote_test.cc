@@ -1,0 +1,179 @@
+// Wheels over HTTP (a loopback server, always) and real wheels from PyPI (downloaded at test
+// time into a cache; skipped when there is no network).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <csignal>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using testing::run_command;
+using testing::run_wheelcheck;
+using testing::shell_quote;
+
+// A range-capable static server (python3's http.server ignores Range headers; the stock one is
+// used too, for the whole-download path).
+const char* kRangeServer = R"PY(
+import http.server, os, re, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        path = self.translate_path(self.path)
+        m = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if not m or not os.path.isfile(path):
+            return super().do_GET()
+        size = os.path.getsize(path)
+        lo, hi = int(m.group(1)), min(int(m.group(2)), size - 1)
+        with open(path, "rb") as f:
+            f.seek(lo)
+            body = f.read(hi - lo + 1)
+        self.send_response(206)
+        self.send_header("Content-Range", "bytes %d-%d/%d" % (lo, hi, size))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+)PY";
+
+class LoopbackServer {
+ public:
+  explicit LoopbackServer(const std::string& dir, bool ranges = false) {
+    if (ranges) testing::write_file(dir + "/.range_server.py", std::vector<uint8_t>(kRangeServer, kRangeServer + std::strlen(kRangeServer)));
+    std::mt19937 rng(static_cast<unsigned>(::getpid()));
+    for (int attempt = 0; attempt < 5 && pid_ <= 0; ++attempt) {
+      port_ = 20000 + static_cast<int>(rng() % 30000);
+      pid_t pid = fork();
+      if (pid == 0) {
+        if (chdir(dir.c_str()) != 0) _exit(127);
+        freopen("/dev/null", "w", stderr);
+        freopen("/dev/null", "w", stdout);
+        if (ranges) execlp("python3", "python3", ".range_server.py", std::to_string(port_).c_str(), (char*)nullptr);
+        else execlp("python3", "python3", "-m", "http.server", std::to_string(port_).c_str(), "--bind", "127.0.0.1", (char*)nullptr);
+        _exit(127);
+      }
+      pid_ = pid;
+      for (int i = 0; i < 50; ++i) {  // wait until it answers
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (run_command("python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:" + std::to_string(port_) + "/')\"").exit_code == 0)
+          return;
+        int st;
+        if (waitpid(pid_, &st, WNOHANG) == pid_) break;  // died (port taken?)
+      }
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  ~LoopbackServer() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool up() const { return pid_ > 0; }
+  std::string url(const std::string& file) const { return "http://127.0.0.1:" + std::to_string(port_) + "/" + file; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+TEST(Remote, RangeRequestsReadTheWheel) {
+  testing::TempDir d;
+  // Over the source's 1 MiB block, so several ranges are fetched.
+  std::string blob;
+  uint32_t x = 7;
+  for (int i = 0; i < 3 << 20; ++i) blob.push_back(static_cast<char>((x = x * 1664525 + 1013904223) >> 24));
+  testing::WheelBuilder b("ranged", "2.0");
+  b.add("ranged/__init__.py", "").add("ranged/blob.bin", blob).write(d.path());
+  auto broken = b.build();
+  broken[broken.size() / 2] ^= 0xff;  // corrupt a byte inside blob.bin's data
+  testing::write_file(d.file("bad-2.0-py3-none-any.whl"), broken);
+  LoopbackServer server(d.path(), /*ranges=*/true);
+  if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
+  auto r = run_wheelcheck({"check", server.url(b.filename())});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto bad = run_wheelcheck({"check", server.url("bad-2.0-py3-none-any.whl")});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+}
+
+TEST(Remote, LoopbackHttpWheel) {
+  testing::TempDir d;
+  testing::WheelBuilder good("web-pkg", "1.0+cu128");
+  good.add("web_pkg/__init__.py", "x = 1\n").write(d.path());
+  LoopbackServer server(d.path());
+  if (!server.up()) GTEST_SKIP() << "could not start python3 -m http.server on loopback";
+  // '+' percent-encoded as PyPI's URLs do; the file name is read from the decoded path.
+  auto r = run_wheelcheck({"check", server.url("web_pkg-1.0%2Bcu128-py3-none-any.whl"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["wheels"][0]["verdict"], "pass");
+  auto missing = run_wheelcheck({"check", server.url("missing-1.0-py3-none-any.whl")});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.out.find("WC404"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("HTTP status 404"), std::string::npos) << missing.out;
+}
+
+// ---- real wheels ------------------------------------------------------------------------------
+
+std::string cache_dir() {
+  const char* home = std::getenv("HOME");
+  std::string dir = std::string(home ? home : "/tmp") + "/.cache/wheelcheck-tests/real";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+bool download(const std::string& dir, const std::string& platform, const std::vector<std::string>& specs) {
+  std::string cmd = "timeout 180 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --platform " + platform +
+                    " -d " + shell_quote(dir);
+  for (const auto& s : specs) cmd += " " + shell_quote(s);
+  return run_command(cmd).exit_code == 0;
+}
+
+TEST(RealWheels, PyPIWheelsGetTheRightVerdicts) {
+  std::string dir = cache_dir();
+  if (!download(dir, "manylinux2014_x86_64", {"six==1.16.0", "numpy==2.1.3", "nvidia-cuda-runtime-cu12==12.4.127"}))
+    GTEST_SKIP() << "cannot download wheels from PyPI (no network or no pip)";
+  auto r = run_wheelcheck({"check", "--format", "json", "--facts", dir + "/six-1.16.0-py2.py3-none-any.whl",
+                           dir + "/numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                           dir + "/nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["wheels"][0]["findings"].empty()) << j["wheels"][0]["findings"].dump();
+  EXPECT_TRUE(j["wheels"][1]["findings"].empty()) << j["wheels"][1]["findings"].dump();
+  // NVIDIA's wheels are platform-tagged but Root-Is-Purelib: true: a warning.
+  for (const auto& f : j["wheels"][2]["findings"]) EXPECT_EQ(f["severity"], "warning") << f.dump();
+  // numpy's bundled OpenBLAS is found, parsed, and within manylinux2014's glibc.
+  bool openblas = false;
+  for (const auto& b : j["wheels"][1]["facts"]["binaries"]) {
+    if (b["path"].get<std::string>().find("openblas") == std::string::npos) continue;
+    openblas = true;
+    EXPECT_EQ(b["arch"], "x86_64");
+    EXPECT_FALSE(b.contains("errors")) << b.dump();
+  }
+  EXPECT_TRUE(openblas);
+  // Relabelled as manylinux_2_5 (an older glibc than numpy needs), the same bytes fail WC502.
+  testing::TempDir d;
+  std::string lie = d.file("numpy-2.1.3-cp312-cp312-manylinux1_x86_64.whl");
+  std::filesystem::copy_file(dir + "/numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", lie);
+  auto l = run_wheelcheck({"check", lie});
+  EXPECT_EQ(l.exit_code, 1);
+  EXPECT_NE(l.out.find("WC502"), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("WC103"), std::string::npos) << l.out;  // WHEEL still says manylinux2014
+}
+
+}  // namespace
+}  // namespace wc
