@@ -98,6 +98,24 @@ TEST(Cli, SeveralReportsInOneRun) {
   EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "yaml:x"}).exit_code, 2);
 }
 
+TEST(Cli, MergeShards) {
+  Wheelhouse w;
+  testing::TempDir out;
+  EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "json:" + out.file("a.json"), "-q"}).exit_code, 0);
+  EXPECT_EQ(run_wheelcheck({"check", w.bad, "--report", "json:" + out.file("b.json"), "-q"}).exit_code, 1);
+  auto m = run_wheelcheck({"merge", out.file("a.json"), out.file("b.json"), "--format", "json"});
+  EXPECT_EQ(m.exit_code, 1);
+  auto j = nlohmann::json::parse(m.out);
+  EXPECT_EQ(j["summary"]["total"], 2);
+  EXPECT_EQ(j["summary"]["failed"], 1);
+  EXPECT_EQ(j["wheels"][1]["findings"][0]["rule"], "WC303");
+  EXPECT_EQ(run_wheelcheck({"merge", out.file("a.json")}).exit_code, 0);
+  testing::write_file(out.file("junk.json"), std::vector<uint8_t>{'{', '}'});
+  auto bad = run_wheelcheck({"merge", out.file("junk.json")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("junk.json: not a wheelcheck JSON report"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, GithubStepSummary) {
   Wheelhouse w;
   testing::TempDir out;

@@ -191,6 +191,46 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
   return kExitPass;
 }
 
+// Combines the JSON reports of shards (one nightly gate split over machines) into one verdict.
+int run_merge(const std::vector<std::string>& files, const cli::ReportOptions& out) {
+  RunReport report;
+  report.version = WHEELCHECK_VERSION;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error(file + ": cannot read");
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(file + ": not valid JSON: " + e.what());
+    }
+    if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1")
+      throw std::runtime_error(file + ": not a wheelcheck JSON report (schema wheelcheck-report/1)");
+    report.tool = j.value("tool", "wheelcheck");
+    if (report.policy.empty()) report.policy = j.value("policy", "");
+    else if (j.value("policy", "") != report.policy) report.policy = "mixed";
+    for (const char* key : {"wheels", "artifacts", "suites"}) {
+      if (!j.contains(key)) continue;
+      report.items_key = key;
+      for (const auto& w : j[key]) {
+        ItemResult item;
+        item.path = w.value("path", "");
+        item.skipped = w.value("verdict", "") == "skip";
+        item.skip_reason = w.value("skip_reason", "");
+        if (w.contains("facts")) item.facts = w["facts"];
+        for (const auto& f : w.value("findings", nlohmann::json::array())) {
+          auto sev = parse_severity(f.value("severity", "error"));
+          Finding x{f.value("rule", ""), sev.value_or(Severity::error), f.value("message", ""), f.value("entry", ""), std::nullopt};
+          if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
+          item.findings.push_back(std::move(x));
+        }
+        report.items.push_back(std::move(item));
+      }
+    }
+  }
+  return cli::emit_reports(report, out);
+}
+
 int run_rules(const std::string& format) {
   if (format == "json") {
     nlohmann::json a = nlohmann::json::array();
@@ -260,6 +300,12 @@ int main(int argc, char** argv) {
   i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
   i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
 
+  std::vector<std::string> merge_files;
+  cli::ReportOptions merge_out;
+  auto* m = app.add_subcommand("merge", "Combine JSON reports of shards into one verdict");
+  m->add_option("reports", merge_files, "JSON reports written by check --report json:FILE")->required();
+  cli::add_report_options(m, merge_out);
+
   std::string rules_format = "text";
   auto* r = app.add_subcommand("rules", "List the rule catalogue");
   r->add_option("-f,--format", rules_format, "text or json");
@@ -280,6 +326,7 @@ int main(int argc, char** argv) {
     if (*c) return run_check(check);
     if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy);
     if (*r) return run_rules(rules_format);
+    if (*m) return run_merge(merge_files, merge_out);
     if (*pv) return run_policy_validate(validate_files);
     if (*ps) {
       std::cout << load_policy(show_spec).merged.dump(2) << "\n";
