@@ -19,7 +19,11 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@rm -rf $(BUILD)/demo && mkdir -p $(BUILD)/demo
 	@cc -shared -fPIC -O2 -o $(BUILD)/demo/libdemo.so tools/demo_native.c
-	@$(BUILD)/tools/make-sample-wheelhouse $(BUILD)/demo/wheelhouse --so $(BUILD)/demo/libdemo.so
+	@nvcc=$$(command -v nvcc || echo /usr/local/cuda/bin/nvcc); gpu=""; \
+	  if [ -x "$$nvcc" ] && "$$nvcc" -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
+	       -gencode arch=compute_90,code=[sm_90,compute_90] tools/demo_kernel.cu -o $(BUILD)/demo/libdemo_gpu.so; then \
+	    gpu="--gpu-so $(BUILD)/demo/libdemo_gpu.so"; else echo "(no nvcc: the GPU samples are left out)"; fi; \
+	  $(BUILD)/tools/make-sample-wheelhouse $(BUILD)/demo/wheelhouse --so $(BUILD)/demo/libdemo.so $$gpu
 	@echo
 	@echo "== wheelcheck check $(BUILD)/demo/wheelhouse (exit 1 is expected: the broken samples fail) =="
 	@$(BUILD)/wheelcheck check $(BUILD)/demo/wheelhouse --report json:$(BUILD)/demo/report.json; \

@@ -1,6 +1,7 @@
 // Writes the demo wheelhouse: good wheels and wheels broken the ways real releases break.
-// Usage: make-sample-wheelhouse DIR [--so FILE.so]   (FILE.so: a native library to ship in a
-// platform wheel; `make demo` compiles one so the binary checks have something real to read)
+// Usage: make-sample-wheelhouse DIR [--so FILE.so] [--gpu-so FILE.so]
+//   --so      a native library to ship in platform wheels (`make demo` compiles tools/demo_native.c)
+//   --gpu-so  a library with a fatbin (`make demo` compiles tools/demo_kernel.cu where nvcc exists)
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -15,9 +16,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string dir = argv[1];
-  std::string so_path;
-  for (int i = 2; i + 1 < argc; ++i)
+  std::string so_path, gpu_path;
+  for (int i = 2; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--so") so_path = argv[i + 1];
+    if (std::string(argv[i]) == "--gpu-so") gpu_path = argv[i + 1];
+  }
   std::filesystem::create_directories(dir);
   const std::string init = "def hello():\n    return 'hello'\n";
   std::vector<std::pair<std::string, std::string>> made;  // path, what is wrong
@@ -67,6 +70,16 @@ int main(int argc, char** argv) {
          "native extension needs GLIBC_2.25 but claims manylinux_2_17 (WC502)");
     note(WheelBuilder("native-pure-lie", "1.0").add("native_pure_lie/_core.so", bytes),
          "native library in a py3-none-any wheel (WC105)");
+  }
+  if (!gpu_path.empty()) {
+    auto so = wc::testing::read_file(gpu_path);
+    std::string bytes(so.begin(), so.end());
+    note(WheelBuilder("gpu-ok", "1.0+cu130", "cp312-cp312-manylinux_2_34_x86_64").purelib(false)
+             .add("gpu_ok/lib/libdemo_gpu.so", bytes),
+         "good: sm_80/sm_90 SASS + compute_90 PTX, labelled cu130 (the toolkit that built it); try wheelsmoke compat on it");
+    note(WheelBuilder("gpu-mislabelled", "1.0+cu126", "cp312-cp312-manylinux_2_34_x86_64").purelib(false)
+             .add("gpu_mislabelled/lib/libdemo_gpu.so", bytes),
+         "labelled cu126 but its PTX came from a newer toolkit (WC601)");
   }
   std::cout << "sample wheelhouse in " << dir << ":\n";
   for (const auto& [p, what] : made) std::cout << "  " << std::filesystem::path(p).filename().string() << "\n      " << what << "\n";

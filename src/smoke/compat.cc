@@ -41,8 +41,8 @@ void binary_compat(const BinaryFacts& b, const Target& t, const std::optional<st
                        driver_cuda.value_or("?") + ") cannot JIT " + join(jit_blocked, ", "),
           b.path);
   } else {
-    s.add("WS101", "cannot run on " + target + ": needs sm_" + std::to_string(t.cc()) + " SASS (or same-major lower minor) or PTX <= compute_" +
-                       std::to_string(t.cc()) + "; " + have,
+    s.add("WS101", "cannot run on " + target + ": needs SASS sm_" + std::to_string(t.cc_major) + "0..sm_" + std::to_string(t.cc()) +
+                       " or PTX compute_" + std::to_string(t.cc()) + " or lower; " + have,
           b.path);
   }
 }
