@@ -143,6 +143,24 @@ TEST(MachO, RulesMinosAndArch) {
   EXPECT_TRUE(testing::has_rule(check("cp312-cp312-manylinux_2_28_x86_64", thin), "WC501"));
 }
 
+TEST(MachO, InstallNamesResolve) {
+  auto lib = macho_thin(kArm64, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libdep.dylib", "@loader_path/libnear.dylib"},
+                        "@loader_path/../.dylibs");
+  auto check = [&](const std::vector<std::string>& extra, const std::vector<uint8_t>& bin) {
+    testing::WheelBuilder b("mac", "1.0", "cp312-cp312-macosx_11_0_arm64");
+    b.purelib(false).add("mac/sub/_c.so", std::string(bin.begin(), bin.end()));
+    for (const auto& e : extra) b.add(e, "stub");
+    return testing::findings_of(b.build(), b.filename());
+  };
+  auto missing = check({}, lib);
+  EXPECT_NE(testing::dump(missing).find("loads @rpath/libdep.dylib"), std::string::npos) << testing::dump(missing);
+  EXPECT_NE(testing::dump(missing).find("loads @loader_path/libnear.dylib"), std::string::npos) << testing::dump(missing);
+  auto present = check({"mac/.dylibs/libdep.dylib", "mac/sub/libnear.dylib"}, lib);
+  EXPECT_FALSE(testing::has_rule(present, "WC503")) << testing::dump(present);
+  auto brew = check({}, macho_thin(kArm64, 0x000B0000, {"/opt/homebrew/opt/libomp/lib/libomp.dylib"}, "@loader_path"));
+  EXPECT_NE(testing::dump(brew).find("/opt/homebrew"), std::string::npos) << testing::dump(brew);
+}
+
 TEST(Pe, ImportsAndMachine) {
   auto f = parse(pe_image(0x8664, {"KERNEL32.dll", "python312.dll", "torch_cpu.dll"}));
   ASSERT_TRUE(f.errors.empty()) << f.errors[0];

@@ -178,7 +178,51 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
   }
 }
 
-void macho_rules(const WheelFacts& f, const BinaryFacts& b, FindingSink& s) {
+// Normalises "a/b/../c" inside the install tree; nullopt when it climbs out.
+std::optional<std::string> normalise(const std::string& path) {
+  std::vector<std::string> out;
+  for (auto part : split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (out.empty()) return std::nullopt;
+      out.pop_back();
+    } else {
+      out.emplace_back(part);
+    }
+  }
+  return join(out, "/");
+}
+
+// macOS install names: system libraries by prefix; @loader_path/X next to the binary; @rpath/X
+// through the slice's LC_RPATHs. Anything else (/opt/homebrew/..., /usr/local/...) exists only on
+// the build machine.
+void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const LibraryIndex& index, FindingSink& s) {
+  std::string here = install_path(b.path);
+  std::string dir = here.find('/') == std::string::npos ? "" : here.substr(0, here.rfind('/'));
+  auto loader_relative = [&](const std::string& rest) { return normalise(dir + "/" + rest); };
+  const json prefixes = section(s.policy(), "macos").value("system_prefixes", json::array());
+  for (const auto& d : sl.dylibs) {
+    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const json& p) { return d.rfind(p.get<std::string>(), 0) == 0; }))
+      continue;
+    bool found = false;
+    if (d.rfind("@loader_path/", 0) == 0) {
+      auto p = loader_relative(d.substr(13));
+      found = p && index.paths.count(*p);
+    } else if (d.rfind("@rpath/", 0) == 0) {
+      for (const auto& r : sl.rpaths) {
+        std::optional<std::string> base = r.rfind("@loader_path", 0) == 0 ? loader_relative(r.substr(std::min<size_t>(r.size(), 13)))
+                                                                          : std::nullopt;
+        if (base && index.paths.count(*base + (base->empty() ? "" : "/") + d.substr(7))) found = true;
+      }
+    }
+    if (!found)
+      s.add("WC503", sl.arch + " slice loads " + d + ", which is neither a system library nor shipped where its install name points",
+            b.path);
+  }
+}
+
+void macho_rules(const WheelFacts& f, const BinaryFacts& b, const LibraryIndex& index, FindingSink& s) {
+  for (const auto& sl : b.slices) macho_dylibs(b, sl, index, s);
   std::vector<PlatformTag> macs;
   for (const auto& t : f.filename.platform_tags) {
     PlatformTag p = classify_platform(to_lower(t));
@@ -253,7 +297,7 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
           tight = &lx;
       if (tight) elf_rules(f, b, tight, index, s);
     } else if (b.format == "macho") {
-      macho_rules(f, b, s);
+      macho_rules(f, b, index, s);
     } else if (b.format == "pe") {
       pe_rules(f, b, s);
     }
