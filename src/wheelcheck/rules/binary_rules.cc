@@ -63,27 +63,31 @@ std::string install_path(const std::string& entry) {
   return "";  // scripts, headers, data: not on the library search path we model
 }
 
+// Normalises "a/b/../c" inside the install tree; nullopt when it climbs out.
+std::optional<std::string> normalise(const std::string& path) {
+  std::vector<std::string> out;
+  for (auto part : split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (out.empty()) return std::nullopt;
+      out.pop_back();
+    } else {
+      out.emplace_back(part);
+    }
+  }
+  return join(out, "/");
+}
+
+std::string dir_of(const std::string& install_path) {
+  auto slash = install_path.rfind('/');
+  return slash == std::string::npos ? "" : install_path.substr(0, slash);
+}
+
 // Resolves "$ORIGIN/../x" from the directory of `binary` (an install path). Returns nullopt when
 // the path leaves the install tree; absolute paths return "" (caller reports them).
 std::optional<std::string> resolve_rpath(const std::string& rpath, const std::string& binary) {
-  std::string p = rpath;
-  for (const char* origin : {"${ORIGIN}", "$ORIGIN"}) {
-    if (p.rfind(origin, 0) == 0) {
-      std::string dir = binary.find('/') == std::string::npos ? "" : binary.substr(0, binary.rfind('/'));
-      p = dir + p.substr(std::strlen(origin));
-      std::vector<std::string> out;
-      for (auto part : split(p, '/')) {
-        if (part.empty() || part == ".") continue;
-        if (part == "..") {
-          if (out.empty()) return std::nullopt;
-          out.pop_back();
-        } else {
-          out.emplace_back(part);
-        }
-      }
-      return join(out, "/");
-    }
-  }
+  for (const char* origin : {"${ORIGIN}", "$ORIGIN"})
+    if (rpath.rfind(origin, 0) == 0) return normalise(dir_of(binary) + rpath.substr(std::strlen(origin)));
   return std::string();
 }
 
@@ -164,7 +168,7 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
     // auditwheel's layout: bundled libraries sit together in <pkg>.libs/ and are loaded as
     // dependencies of an extension whose RPATH points there; the loader then finds a sibling's
     // soname among the objects already loaded.
-    std::string dir = here.find('/') == std::string::npos ? "" : here.substr(0, here.rfind('/'));
+    std::string dir = dir_of(here);
     found = found || (!here.empty() && index.paths.count(dir.empty() ? need : dir + "/" + need) > 0);
     if (!found)
       s.add("WC503", "needs " + need + ", which is neither a system library the tag allows nor reachable through its RPATH/RUNPATH" +
@@ -178,27 +182,11 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
   }
 }
 
-// Normalises "a/b/../c" inside the install tree; nullopt when it climbs out.
-std::optional<std::string> normalise(const std::string& path) {
-  std::vector<std::string> out;
-  for (auto part : split(path, '/')) {
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (out.empty()) return std::nullopt;
-      out.pop_back();
-    } else {
-      out.emplace_back(part);
-    }
-  }
-  return join(out, "/");
-}
-
 // macOS install names: system libraries by prefix; @loader_path/X next to the binary; @rpath/X
 // through the slice's LC_RPATHs. Anything else (/opt/homebrew/..., /usr/local/...) exists only on
 // the build machine.
 void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const LibraryIndex& index, FindingSink& s) {
-  std::string here = install_path(b.path);
-  std::string dir = here.find('/') == std::string::npos ? "" : here.substr(0, here.rfind('/'));
+  std::string dir = dir_of(install_path(b.path));
   auto loader_relative = [&](const std::string& rest) { return normalise(dir + "/" + rest); };
   const json prefixes = section(s.policy(), "macos").value("system_prefixes", json::array());
   for (const auto& d : sl.dylibs) {
