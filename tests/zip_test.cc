@@ -175,6 +175,15 @@ TEST(Zip, TotalSizeLimitStopsReading) {
   EXPECT_TRUE(testing::has_rule(fs, "WC403")) << testing::dump(fs);
 }
 
+TEST(Zip, EntryCountLimit) {
+  testing::TempDir tmp;
+  std::string text = R"({"limits": {"max_entries": 3}})";
+  testing::write_file(tmp.file("few.json"), std::vector<uint8_t>(text.begin(), text.end()));
+  auto fs = testing::findings_of(good_wheel(), kGoodName, tmp.file("few.json"));
+  EXPECT_TRUE(testing::has_rule(fs, "WC403")) << testing::dump(fs);
+  EXPECT_FALSE(testing::has_rule(fs, "WC404")) << testing::dump(fs);  // unread entries are not "truncated"
+}
+
 TEST(Zip, NonStandardCompressionMethod) {
   auto z = WheelBuilder("demo", "1.0").add("demo/a.py", "pass\n", true).build();
   auto centrals = find_sig(z, 0x02014b50);

@@ -190,8 +190,8 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
   index_to_facts(idx, f);
   if (!idx.ok()) return f;
   if (idx.entries.size() > opt.limits.max_entries) {
-    f.limit_events.push_back({std::to_string(idx.entries.size()) + " entries, over the limit of " +
-                                  std::to_string(opt.limits.max_entries) + "; entries not read", ""});
+    // WC403 reports the count from the central directory; nothing is inflated.
+    for (auto& e : f.entries) e.skipped = "entry count over the limit";
     return f;
   }
   std::string wheel_text, metadata_text, record_text;
