@@ -127,6 +127,38 @@ TEST(Remote, LoopbackHttpWheel) {
   EXPECT_NE(missing.out.find("HTTP status 404"), std::string::npos) << missing.out;
 }
 
+TEST(Remote, PackageIndexPages) {
+  testing::TempDir d;
+  std::filesystem::create_directories(d.file("simple/demo"));
+  std::string a = testing::WheelBuilder("demo", "1.0").add("demo/__init__.py", "").write(d.file("files"));
+  std::string b = testing::WheelBuilder("demo", "1.1", "cp312-cp312-manylinux_2_17_x86_64").purelib(false).add("demo/__init__.py", "").write(d.file("files"));
+  std::string html = "<!DOCTYPE html><html><body>\n"
+                     "<a href=\"../../files/demo-1.0-py3-none-any.whl#sha256=abc\" data-requires-python=\"&gt;=3.8\">demo-1.0-py3-none-any.whl</a><br/>\n"
+                     "<a href=\"/files/demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl\">demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl</a>\n"
+                     "<a href=\"../../files/demo-1.0.tar.gz\">demo-1.0.tar.gz</a></body></html>\n";
+  testing::write_file(d.file("simple/demo/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
+  std::string json = R"({"meta": {"api-version": "1.1"}, "name": "demo", "files": [
+      {"filename": "demo-1.0-py3-none-any.whl", "url": "../../files/demo-1.0-py3-none-any.whl", "hashes": {"sha256": "abc"}}]})";
+  std::filesystem::create_directories(d.file("json/demo"));
+  testing::write_file(d.file("json/demo/index.html"), std::vector<uint8_t>(json.begin(), json.end()));
+  LoopbackServer server(d.path());
+  if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
+  auto r = run_wheelcheck({"check", server.url("simple/demo/"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["wheels"].size(), 2u);
+  EXPECT_EQ(j["wheels"][1]["path"], server.url("files/demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl"));
+  auto m = run_wheelcheck({"check", server.url("simple/demo/"), "--match", "*manylinux*", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(m.out)["wheels"].size(), 1u);
+  auto js = run_wheelcheck({"check", server.url("json/demo/")});
+  EXPECT_EQ(js.exit_code, 0) << js.out << js.err;
+  EXPECT_NE(js.out.find("demo-1.0-py3-none-any.whl"), std::string::npos);
+  auto none = run_wheelcheck({"check", server.url("simple/demo/"), "--match", "*win*"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("lists no wheels matching"), std::string::npos) << none.err;
+  EXPECT_EQ(run_wheelcheck({"check", server.url("nope/")}).exit_code, 2);
+}
+
 // ---- real wheels ------------------------------------------------------------------------------
 
 std::string cache_dir() {
@@ -173,6 +205,10 @@ TEST(RealWheels, PyPIWheelsGetTheRightVerdicts) {
   EXPECT_EQ(l.exit_code, 1);
   EXPECT_NE(l.out.find("WC502"), std::string::npos) << l.out;
   EXPECT_NE(l.out.find("WC103"), std::string::npos) << l.out;  // WHEEL still says manylinux2014
+  // The same wheel straight from PyPI's simple index (PEP 691 JSON), read with range requests.
+  auto idx = run_wheelcheck({"check", "https://pypi.org/simple/six/", "--match", "six-1.16.0-*"});
+  EXPECT_EQ(idx.exit_code, 0) << idx.out << idx.err;
+  EXPECT_NE(idx.out.find("PASS  https://files.pythonhosted.org/"), std::string::npos) << idx.out;
 }
 
 }  // namespace

@@ -62,12 +62,13 @@ struct CheckArgs {
   cli::ReportOptions out;
   unsigned jobs = 1;
   bool quiet = false, facts = false, no_binaries = false;
+  std::string match;
 };
 
 int run_check(const CheckArgs& a) {
   Policy policy = load_policy(a.policy);
   cli::report_specs(a.out);  // a bad --format is exit 2 before any wheel is read
-  auto paths = expand_targets(a.targets);
+  auto paths = expand_targets(a.targets, a.match);
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.binaries = !a.no_binaries;
   bool progress = !a.quiet && paths.size() > 1 && ::isatty(STDERR_FILENO);
@@ -284,9 +285,10 @@ int main(int argc, char** argv) {
 
   CheckArgs check;
   auto* c = app.add_subcommand("check", "Check wheels against a policy (exit 0 pass, 1 findings, 2 usage)");
-  c->add_option("targets", check.targets, "Wheel files, directories of wheels, http(s) URLs")->required();
+  c->add_option("targets", check.targets, "Wheel files, directories of wheels, wheel URLs, index project pages (PEP 503/691)")->required();
   c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
   cli::add_report_options(c, check.out);
+  c->add_option("--match", check.match, "With an index URL: only wheels whose file name matches this glob");
   c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel")->check(CLI::Range(1u, 256u));
   c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");

@@ -158,6 +158,35 @@ class HttpSource : public Source {
 
 }  // namespace
 
+std::string http_get(const std::string& url, const std::string& accept, uint64_t cap) {
+  curl_global();
+  Reply r;
+  r.cap = cap;
+  CURL* c = curl_easy_init();
+  if (!c) throw IoError(url + ": cannot start libcurl");
+  struct curl_slist* headers = nullptr;
+  if (!accept.empty()) headers = curl_slist_append(headers, ("Accept: " + accept).c_str());
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "wheelcheck");
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+  CURLcode rc = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(c);
+  if (r.too_big) throw IoError(url + ": reply larger than " + std::to_string(cap) + " bytes");
+  if (rc != CURLE_OK) throw IoError(url + ": " + curl_easy_strerror(rc));
+  if (r.status != 200) throw IoError(url + ": HTTP status " + std::to_string(r.status));
+  return r.body;
+}
+
 std::unique_ptr<Source> open_source(const std::string& target) {
   if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) return std::make_unique<HttpSource>(target);
   return std::make_unique<FileSource>(target);

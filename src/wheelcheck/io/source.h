@@ -66,4 +66,6 @@ class MemorySource : public Source {
 namespace wc {
 // A FileSource for paths, an HttpSource (range requests) for http(s):// URLs. Throws IoError.
 std::unique_ptr<Source> open_source(const std::string& target);
+// One whole HTTP GET (index pages); throws IoError naming the URL on any failure or status != 200.
+std::string http_get(const std::string& url, const std::string& accept, uint64_t cap);
 }  // namespace wc

@@ -5,9 +5,19 @@
 
 namespace wc {
 
-// Expands command-line targets: directories (recursively, *.whl, sorted), files and URLs as given.
+struct IndexLink {
+  std::string filename, url;  // url absolute, fragment removed
+  std::string sha256;         // from #sha256= or the JSON hashes, if given
+  std::string requires_python;
+};
+
+// Expands command-line targets: directories (recursively, *.whl, sorted), files and wheel URLs as
+// given, and package index project pages (PEP 503 HTML or PEP 691 JSON, any http(s) URL not
+// ending in .whl) into their wheel links. `match` (a glob on file names) filters index links.
 // Throws std::runtime_error naming the target that does not exist or holds no wheels.
-std::vector<std::string> expand_targets(const std::vector<std::string>& targets);
+std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match = "");
+// Parses an index page body fetched from `page_url`; throws std::runtime_error on malformed JSON.
+std::vector<IndexLink> parse_index_page(const std::string& body, const std::string& page_url);
 // The file name a target's wheel name is read from: the last path component, URL-decoded, with
 // any query or fragment removed.
 std::string target_basename(const std::string& target);
