@@ -48,29 +48,22 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
     if (!j.contains("files") || !j["files"].is_array()) throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");
     for (const auto& f : j["files"]) {
       if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() || !f["url"].is_string()) continue;
-      IndexLink l{f["filename"], resolve_url(f["url"], page_url), "", ""};
-      l.url = l.url.substr(0, l.url.find('#'));
-      if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") && f["hashes"]["sha256"].is_string()) l.sha256 = f["hashes"]["sha256"];
-      if (f.contains("requires-python") && f["requires-python"].is_string()) l.requires_python = f["requires-python"];
-      links.push_back(l);
+      std::string url = resolve_url(f["url"], page_url);
+      links.push_back({f["filename"], url.substr(0, url.find('#'))});
     }
     return links;
   }
   // PEP 503 HTML: <a href="URL#sha256=..." data-requires-python="...">FILENAME</a>
   static const std::regex anchor(R"(<a\s([^>]*)>([^<]*)</a>)", std::regex::icase);
   static const std::regex href(R"re(href\s*=\s*"([^"]*)")re", std::regex::icase);
-  static const std::regex rp(R"re(data-requires-python\s*=\s*"([^"]*)")re", std::regex::icase);
   for (auto it = std::sregex_iterator(body.begin(), body.end(), anchor); it != std::sregex_iterator(); ++it) {
     std::string attrs = (*it)[1], text = html_unescape((*it)[2]);
     std::smatch m;
     if (!std::regex_search(attrs, m, href)) continue;
     std::string url = html_unescape(m[1]);
     IndexLink l;
-    auto hash = url.find("#sha256=");
-    if (hash != std::string::npos) l.sha256 = url.substr(hash + 8);
     l.url = resolve_url(url.substr(0, url.find('#')), page_url);
     l.filename = text.empty() ? target_basename(l.url) : text;
-    if (std::regex_search(attrs, m, rp)) l.requires_python = html_unescape(m[1]);
     links.push_back(l);
   }
   return links;

@@ -6,9 +6,7 @@
 namespace wc {
 
 struct IndexLink {
-  std::string filename, url;  // url absolute, fragment removed
-  std::string sha256;         // from #sha256= or the JSON hashes, if given
-  std::string requires_python;
+  std::string filename, url;  // url absolute, fragment (#sha256=...) removed
 };
 
 // Expands command-line targets: directories (recursively, *.whl, sorted), files and wheel URLs as
