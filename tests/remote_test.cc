@@ -207,6 +207,8 @@ TEST(RealWheels, PyPIWheelsGetTheRightVerdicts) {
   EXPECT_NE(l.out.find("WC103"), std::string::npos) << l.out;  // WHEEL still says manylinux2014
   // The same wheel straight from PyPI's simple index (PEP 691 JSON), read with range requests.
   auto idx = run_wheelcheck({"check", "https://pypi.org/simple/six/", "--match", "six-1.16.0-*"});
+  if (idx.exit_code == 2 && idx.err.find("https://pypi.org/simple/six/: ") != std::string::npos)
+    GTEST_SKIP() << "PyPI's index did not answer: " << idx.err;
   EXPECT_EQ(idx.exit_code, 0) << idx.out << idx.err;
   EXPECT_NE(idx.out.find("PASS  https://files.pythonhosted.org/"), std::string::npos) << idx.out;
 }
