@@ -175,6 +175,18 @@ TEST(Zip, TotalSizeLimitStopsReading) {
   EXPECT_TRUE(testing::has_rule(fs, "WC403")) << testing::dump(fs);
 }
 
+TEST(Zip, OversizeMetadataIsReportedNotParsed) {
+  testing::TempDir tmp;
+  std::string text = R"({"limits": {"max_metadata_bytes": 64}})";
+  testing::write_file(tmp.file("small.json"), std::vector<uint8_t>(text.begin(), text.end()));
+  auto z = WheelBuilder("demo", "1.0").add("demo/__init__.py", "").metadata("Metadata-Version: 2.1\nName: demo\nVersion: 1.0\nSummary: " + std::string(200, 's') + "\n").build();
+  auto fs = testing::findings_of(z, kGoodName, tmp.file("small.json"));
+  std::string d = testing::dump(fs);
+  EXPECT_NE(d.find("METADATA is larger than the metadata size limit"), std::string::npos) << d;
+  EXPECT_EQ(d.find("has no Name"), std::string::npos) << d;  // not parsed, so no invented field findings
+  EXPECT_FALSE(testing::has_rule(fs, "WC302")) << d;         // its hash is still verified, and matches
+}
+
 TEST(Zip, EntryCountLimit) {
   testing::TempDir tmp;
   std::string text = R"({"limits": {"max_entries": 3}})";

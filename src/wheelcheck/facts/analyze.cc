@@ -85,7 +85,9 @@ class WheelVisitor : public EntryVisitor {
     sha_->update(p, n);
     if (text_) {
       if (text_->size() + n > opt_.limits.max_metadata_bytes) {
-        f_.dist_info_read_errors.push_back(cur_->name + " is larger than the metadata size limit");
+        f_.dist_info_read_errors.push_back(cur_->name + " is larger than the metadata size limit (" +
+                                           std::to_string(opt_.limits.max_metadata_bytes) + " bytes); not parsed");
+        oversize_.insert(cur_->name);
         text_->clear();
         text_ = nullptr;
       } else {
@@ -123,6 +125,10 @@ class WheelVisitor : public EntryVisitor {
   std::string* text_ = nullptr;
   uint64_t total_ = 0;
   bool stopped_ = false;
+  std::set<std::string> oversize_;
+
+ public:
+  bool oversize(const std::string& name) const { return oversize_.count(name) > 0; }
 };
 
 void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
@@ -216,7 +222,7 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
   if (binaries) binaries->finish();
   auto read_ok = [&](const char* name) {
     const EntryFacts* e = f.find_entry(f.dist_info + "/" + name);
-    return e && e->complete();
+    return e && e->complete() && !v.oversize(e->name);
   };
   if (!f.dist_info.empty()) {
     if (read_ok("WHEEL")) f.wheel_file = parse_header_file(wheel_text);
@@ -224,7 +230,7 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
     if (read_ok("RECORD")) f.record = parse_record(record_text);
   }
   for (auto& [path, text] : extra_text)
-    if (const EntryFacts* e = f.find_entry(path); e && e->complete()) f.captured[path] = std::move(text);
+    if (const EntryFacts* e = f.find_entry(path); e && e->complete() && !v.oversize(path)) f.captured[path] = std::move(text);
   if (f.record) hash_other_algorithms(src, idx, f);
   return f;
 }
