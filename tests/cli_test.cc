@@ -96,6 +96,15 @@ TEST(Cli, SeveralReportsInOneRun) {
   ASSERT_EQ(py.exit_code, 0) << py.err;
   EXPECT_EQ(py.out, "2 1\n");
   EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "yaml:x"}).exit_code, 2);
+  auto sarif = run_wheelcheck({"check", w.bad, "--format", "sarif"});
+  EXPECT_EQ(sarif.exit_code, 1);
+  auto s = nlohmann::json::parse(sarif.out);
+  EXPECT_EQ(s["version"], "2.1.0");
+  auto res = s["runs"][0]["results"][0];
+  EXPECT_EQ(res["ruleId"], "WC303");
+  EXPECT_EQ(res["level"], "error");
+  EXPECT_EQ(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], w.bad);
+  EXPECT_EQ(s["runs"][0]["tool"]["driver"]["rules"][res["ruleIndex"].get<size_t>()]["id"], "WC303");
 }
 
 TEST(Cli, MergeShards) {

@@ -24,7 +24,7 @@ struct ReportOptions {
 };
 
 inline void add_report_options(CLI::App* app, ReportOptions& o) {
-  app->add_option("-f,--format", o.format, "text, json, junit or github")->capture_default_str();
+  app->add_option("-f,--format", o.format, "text, json, junit, github or sarif")->capture_default_str();
   app->add_option("-o,--output", o.output, "Write the --format report here instead of stdout");
   app->add_option("--report", o.reports, "Another report as FORMAT:FILE (repeatable)");
 }
@@ -32,12 +32,12 @@ inline void add_report_options(CLI::App* app, ReportOptions& o) {
 inline std::vector<std::pair<Format, std::string>> report_specs(const ReportOptions& o) {
   std::vector<std::pair<Format, std::string>> specs;
   Format f;
-  if (!parse_format(o.format, f)) throw CLI::ValidationError("--format", "unknown format '" + o.format + "' (text, json, junit, github)");
+  if (!parse_format(o.format, f)) throw CLI::ValidationError("--format", "unknown format '" + o.format + "' (text, json, junit, github, sarif)");
   specs.emplace_back(f, o.output);
   for (const auto& r : o.reports) {
     auto colon = r.find(':');
     if (colon == std::string::npos || colon + 1 == r.size() || !parse_format(r.substr(0, colon), f))
-      throw CLI::ValidationError("--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github; got '" + r + "'");
+      throw CLI::ValidationError("--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github, sarif; got '" + r + "'");
     specs.emplace_back(f, r.substr(colon + 1));
   }
   return specs;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "rules/catalog.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -16,7 +17,8 @@ bool RunReport::all_pass() const {
 
 bool parse_format(const std::string& s, Format& out) {
   static const std::map<std::string, Format> m = {
-      {"text", Format::text}, {"json", Format::json}, {"junit", Format::junit}, {"github", Format::github}};
+      {"text", Format::text}, {"json", Format::json}, {"junit", Format::junit}, {"github", Format::github},
+      {"sarif", Format::sarif}};
   auto it = m.find(s);
   if (it == m.end()) return false;
   out = it->second;
@@ -197,12 +199,38 @@ std::string github_summary_markdown(const RunReport& r) {
   return md;
 }
 
+void write_sarif(const RunReport& r, std::ostream& out) {
+  json rules = json::array();
+  std::map<std::string, size_t> index;
+  for (const auto& info : rule_catalog()) {
+    index[info.id] = rules.size();
+    rules.push_back({{"id", info.id}, {"shortDescription", {{"text", info.title}}},
+                     {"defaultConfiguration", {{"level", info.default_severity == Severity::error ? "error" : "warning"}}}});
+  }
+  json results = json::array();
+  for (const auto& i : r.items)
+    for (const auto& f : i.findings) {
+      json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", i.path}}}}}};
+      if (!f.entry.empty()) loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
+      json res = {{"ruleId", f.rule}, {"level", f.severity == Severity::error ? "error" : "warning"},
+                  {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}, {"locations", json::array({loc})}};
+      if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
+      results.push_back(res);
+    }
+  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({{{"tool", {{"driver", {{"name", r.tool}, {"version", r.version}, {"rules", rules}}}}},
+                                     {"results", results}}})}};
+  out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
 void write_report(const RunReport& r, Format f, std::ostream& out, const TextOptions& opt) {
   switch (f) {
     case Format::text: write_text(r, out, opt); break;
     case Format::json: write_json(r, out); break;
     case Format::junit: write_junit(r, out); break;
     case Format::github: write_github(r, out); break;
+    case Format::sarif: write_sarif(r, out); break;
   }
 }
 

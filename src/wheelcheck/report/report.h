@@ -31,7 +31,7 @@ struct RunReport {
   bool all_pass() const;
 };
 
-enum class Format { text, json, junit, github };
+enum class Format { text, json, junit, github, sarif };
 bool parse_format(const std::string& s, Format& out);
 
 struct TextOptions {
@@ -44,6 +44,8 @@ nlohmann::json report_to_json(const RunReport& r);
 void write_json(const RunReport& r, std::ostream& out);
 void write_junit(const RunReport& r, std::ostream& out);
 void write_github(const RunReport& r, std::ostream& out);
+// SARIF 2.1.0 (GitHub code scanning, IDEs): one run, rules from the catalogue, one result per finding.
+void write_sarif(const RunReport& r, std::ostream& out);
 // Markdown table for $GITHUB_STEP_SUMMARY.
 std::string github_summary_markdown(const RunReport& r);
 void write_report(const RunReport& r, Format f, std::ostream& out, const TextOptions& opt);
