@@ -125,6 +125,19 @@ TEST(Fatbin, CorruptContainerInsideSectionIsWC508) {
   EXPECT_TRUE(testing::has_rule(fs, "WC508")) << testing::dump(fs);
 }
 
+TEST(Fatbin, BareFatbinFileInAWheel) {
+  auto c = synth_container({{2, 86}, {1, 86, 0x11, 8, 5}});
+  testing::WheelBuilder b("kern", "1.0+cu126", "py3-none-manylinux_2_17_x86_64");
+  b.purelib(false).add("kern/kernels.fatbin", std::string(c.begin(), c.end()));
+  auto f = testing::facts_of(b.build(), b.filename());
+  ASSERT_EQ(f.binaries.size(), 1u);
+  EXPECT_EQ(f.binaries[0].format, "fatbin");
+  EXPECT_EQ(f.binaries[0].fatbin.sass(), std::vector<std::string>{"sm_86"});
+  EXPECT_EQ(f.binaries[0].fatbin.ptx(), std::vector<std::string>{"compute_86"});
+  auto fs = testing::findings_of(b.build(), b.filename());
+  EXPECT_FALSE(testing::has_rule(fs, "WC501")) << testing::dump(fs);  // GPU code, not a host binary
+}
+
 TEST(Fatbin, ScannerHandlesAnyChunking) {
   auto c = synth_container({{2, 75}, {1, 75, 0x11, 8, 7}});
   // Every alignment of the magic against every chunk size, with decoy 0x50 bytes before it.
@@ -294,6 +307,23 @@ TEST_F(NvccFatbin, CompressModes) {
       for (const auto& e : b.fatbin.entries) EXPECT_EQ(e.compression, "none") << e.name();
     }
   }
+}
+
+TEST_F(NvccFatbin, StandaloneCubinAndFatbinFiles) {
+  std::string cu = dir.file("k.cu");
+  std::string src = "__global__ void k(float* x){ x[threadIdx.x] *= 2.0f; }\n";
+  testing::write_file(cu, std::vector<uint8_t>(src.begin(), src.end()));
+  ASSERT_EQ(run_command(std::string(WC_NVCC) + " -cubin -arch=sm_86 " + shell_quote(cu) + " -o " + shell_quote(dir.file("k.cubin"))).exit_code, 0);
+  ASSERT_EQ(run_command(std::string(WC_NVCC) + " -fatbin -gencode arch=compute_75,code=[sm_75,compute_75] -gencode arch=compute_90,code=sm_90 " +
+                        shell_quote(cu) + " -o " + shell_quote(dir.file("k.fatbin"))).exit_code, 0);
+  BinaryFacts cubin = parse_file(dir.file("k.cubin"));
+  EXPECT_EQ(cubin.arch, "cuda");
+  EXPECT_EQ(cubin.fatbin.sass(), V{"sm_86"});
+  BinaryFacts fatbin = parse_file(dir.file("k.fatbin"));
+  EXPECT_EQ(fatbin.format, "fatbin");
+  EXPECT_TRUE(fatbin.errors.empty()) << fatbin.errors.front();
+  EXPECT_EQ(fatbin.fatbin.sass(), (V{"sm_75", "sm_90"}));
+  EXPECT_EQ(fatbin.fatbin.ptx(), V{"compute_75"});
 }
 
 TEST_F(NvccFatbin, PtxIsaOfTheInstalledToolkit) {

@@ -16,16 +16,6 @@ constexpr uint64_t kPrefix = 1u << 20, kTail = 1u << 20;
 constexpr uint64_t kMaxExtraBytes = 512ull << 20;  // tables fetched on the second read, per binary
 constexpr int kMaxRounds = 6;  // the ELF reader needs two; the rest is headroom for odd layouts
 
-std::string sniff(const std::vector<uint8_t>& b) {
-  if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return "elf";
-  if (b.size() >= 8) {
-    auto be = [&](size_t o) { return (uint32_t(b[o]) << 24) | (uint32_t(b[o + 1]) << 16) | (uint32_t(b[o + 2]) << 8) | b[o + 3]; };
-    if (is_macho_magic(be(0), be(4))) return "macho";
-  }
-  if (b.size() >= 64 && b[0] == 'M' && b[1] == 'Z') return "pe";
-  return "";
-}
-
 struct Pending {
   size_t central_index;
   SparseFile file;
@@ -43,7 +33,10 @@ bool try_parse(Pending& p) {
   try {
     if (out.format == "elf") {
       ElfLayout layout = read_elf(p.file, out);
-      out.fatbin = select_fatbins(p.fatbins, layout.nv_fatbin, out.errors);
+      merge_fatbins(out.fatbin, select_fatbins(p.fatbins, layout.nv_fatbin, out.errors));
+    } else if (out.format == "fatbin") {
+      out.arch = "cuda";
+      out.fatbin = select_fatbins(p.fatbins, ByteRange{0, p.file.size()}, out.errors);
     } else if (out.format == "macho") {
       read_macho(p.file, out);
     } else {
@@ -75,10 +68,11 @@ struct BinaryCollector::Impl {
   bool decided = false;
   std::vector<Pending> waiting;
 
+  bool scans() const { return format == "elf" || format == "fatbin"; }
   void decide() {
-    format = sniff(prefix);
+    format = sniff_binary(prefix.data(), prefix.size());
     decided = prefix.size() >= 64 || pos >= size;
-    if (decided && format == "elf") cur->fatbins.feed(prefix.data(), prefix.size());
+    if (decided && scans()) cur->fatbins.feed(prefix.data(), prefix.size());
   }
 };
 
@@ -120,7 +114,7 @@ void BinaryCollector::data(const uint8_t* p, size_t n) {
   m.pos += n;
   if (!m.decided) {
     m.decide();
-  } else if (m.format == "elf") {
+  } else if (m.scans()) {
     m.cur->fatbins.feed(p, n);
   }
 }

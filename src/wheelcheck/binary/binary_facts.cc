@@ -106,6 +106,17 @@ json binary_to_json(const BinaryFacts& b) {
   return j;
 }
 
+std::string sniff_binary(const uint8_t* p, size_t n) {
+  auto be = [&](size_t o) {
+    return o + 4 <= n ? (uint32_t(p[o]) << 24) | (uint32_t(p[o + 1]) << 16) | (uint32_t(p[o + 2]) << 8) | p[o + 3] : 0u;
+  };
+  if (n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return "elf";
+  if (n >= 8 && is_macho_magic(be(0), be(4))) return "macho";
+  if (n >= 64 && p[0] == 'M' && p[1] == 'Z') return "pe";
+  if (n >= 16 && be(0) == 0x50ED55BA) return "fatbin";  // 0xBA55ED50 little-endian
+  return "";
+}
+
 void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out) {
   SparseFile f(n);
   f.add(0, p, n);
@@ -114,23 +125,29 @@ void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out) {
   scanner.feed(p, n);
   try {
     ElfLayout layout = read_elf(f, out);
-    out.fatbin = select_fatbins(scanner, layout.nv_fatbin, out.errors);
+    merge_fatbins(out.fatbin, select_fatbins(scanner, layout.nv_fatbin, out.errors));
   } catch (const ParseError& e) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
   }
 }
 
 void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out) {
-  auto be = [&](size_t o) {
-    return o + 4 <= n ? (uint32_t(p[o]) << 24) | (uint32_t(p[o + 1]) << 16) | (uint32_t(p[o + 2]) << 8) | p[o + 3] : 0u;
-  };
-  if (n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return parse_elf_image(p, n, out);
+  std::string kind = sniff_binary(p, n);
+  if (kind == "elf") return parse_elf_image(p, n, out);
+  if (kind == "fatbin") {
+    out.format = "fatbin";
+    out.arch = "cuda";
+    FatbinScanner scanner;
+    scanner.feed(p, n);
+    out.fatbin = select_fatbins(scanner, ByteRange{0, n}, out.errors);
+    return;
+  }
   SparseFile f(n);
   f.add(0, p, n);
   try {
-    if (is_macho_magic(be(0), be(4))) read_macho(f, out);
-    else if (n >= 2 && p[0] == 'M' && p[1] == 'Z') read_pe(f, out);
-    else out.errors.push_back("not an ELF, Mach-O or PE file");
+    if (kind == "macho") read_macho(f, out);
+    else if (kind == "pe") read_pe(f, out);
+    else out.errors.push_back("not an ELF, Mach-O, PE or fatbin file");
   } catch (const ParseError& e) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
   }

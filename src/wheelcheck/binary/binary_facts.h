@@ -73,6 +73,9 @@ struct BinaryFacts {
 };
 
 nlohmann::json binary_to_json(const BinaryFacts& b);
+// "elf", "macho", "pe", "fatbin" (a bare NVIDIA fatbin file) or "" from a file's first bytes
+// (at least 64 when the file has them).
+std::string sniff_binary(const uint8_t* p, size_t n);
 // Dotted version compare ("2.17" < "2.28"); non-numeric parts compare as text.
 int compare_dotted(const std::string& a, const std::string& b);
 

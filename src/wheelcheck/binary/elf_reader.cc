@@ -11,13 +11,15 @@ constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_S
                   DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
                   DT_VERNEEDNUM = 0x6fffffff;
 constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
-constexpr uint64_t kMaxEntries = 1u << 20;  // sanity cap on counts taken from the file
+constexpr uint64_t kMaxEntries = 1u << 20;
+constexpr uint16_t kEmCuda = 190;  // sanity cap on counts taken from the file
 
 struct Header {
   bool is64 = false;
   Endian endian = Endian::little;
   uint16_t type = 0, machine = 0;
   uint64_t phoff = 0, shoff = 0;
+  uint32_t flags = 0;
   uint16_t phentsize = 0, phnum = 0, shentsize = 0, shstrndx = 0;
   uint64_t shnum = 0;
 };
@@ -50,6 +52,7 @@ class ElfReader {
     dynamic();
     ElfLayout layout;
     layout.nv_fatbin = find_section(".nv_fatbin");
+    if (h_.machine == kEmCuda) cubin_entry();
     isa_level();
     out_.libc = libc_flavour();
     return layout;
@@ -77,7 +80,7 @@ class ElfReader {
     word(c);
     h_.phoff = word(c);
     h_.shoff = word(c);
-    c.u32();
+    h_.flags = c.u32();
     c.u16();
     h_.phentsize = c.u16();
     h_.phnum = c.u16();
@@ -122,6 +125,18 @@ class ElfReader {
         throw ParseError("loadable segment " + std::to_string(i) + " runs past the end of the file (truncated?)", h_.phoff);
       segs_.push_back(s);
     }
+  }
+
+  // A bare cubin (EM_CUDA) is SASS for one SM, named in e_flags: bits 0..7 before EI_ABIVERSION 8,
+  // bits 8..15 from 8 on (CUDA 12.8+).
+  void cubin_entry() {
+    FatbinEntry e;
+    e.kind = FatbinEntry::sass;
+    e.sm = out_.abiversion >= 8 ? (h_.flags >> 8) & 0xff : h_.flags & 0xff;
+    e.compression = "none";
+    e.payload_size = e.uncompressed_size = f_.size();
+    e.cubin_sm = e.sm;
+    out_.fatbin.entries.push_back(e);
   }
 
   std::vector<ByteRange> first_wave() const {

@@ -184,6 +184,12 @@ void FatbinScanner::payload_byte_run(const uint8_t* p, size_t n) {
   e.cubin_sm = abiversion >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
 }
 
+void merge_fatbins(FatbinFacts& into, const FatbinFacts& more) {
+  into.containers += more.containers;
+  into.container_ranges.insert(into.container_ranges.end(), more.container_ranges.begin(), more.container_ranges.end());
+  into.entries.insert(into.entries.end(), more.entries.begin(), more.entries.end());
+}
+
 FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,
                            std::vector<std::string>& errors) {
   FatbinFacts out;

@@ -46,6 +46,8 @@ class FatbinScanner {
 
 // Keeps containers inside `range` (the .nv_fatbin section) when known; without section
 // information, keeps containers whose every entry parsed.
+// Appends `more` to `into` (a cubin's own entry plus the containers found around it).
+void merge_fatbins(FatbinFacts& into, const FatbinFacts& more);
 FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,
                            std::vector<std::string>& errors);
 

@@ -14,18 +14,6 @@
 namespace wc {
 namespace {
 
-std::string sniff_magic(const uint8_t* p, size_t n) {
-  if (n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return "elf";
-  if (n >= 4) {
-    uint32_t be = (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
-    if (be == 0xfeedface || be == 0xfeedfacf || be == 0xcefaedfe || be == 0xcffaedfe || be == 0xcafebabe ||
-        be == 0xcafebabf)
-      return "macho";
-  }
-  if (n >= 2 && p[0] == 'M' && p[1] == 'Z') return "pe";
-  return "";
-}
-
 // The dist-info directory the rules judge: the one named after the filename when several exist.
 std::string choose_dist_info(const WheelFacts& f) {
   if (f.dist_info_dirs.empty()) return "";
@@ -67,7 +55,7 @@ class WheelVisitor : public EntryVisitor {
   }
 
   bool data(const uint8_t* p, size_t n) override {
-    if (cur_->bytes_read == 0) cur_->magic = sniff_magic(p, n);
+    if (cur_->bytes_read == 0) cur_->magic = sniff_binary(p, n);
     if (cur_->bytes_read + n > cur_->size) {
       cur_->read_error = "entry inflates past its declared size of " + std::to_string(cur_->size) + " bytes";
       return false;

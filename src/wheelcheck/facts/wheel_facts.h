@@ -29,7 +29,7 @@ struct EntryFacts {
   std::map<std::string, std::string> other_digests;  // sha384/sha512 when RECORD asks for them
   std::string read_error;        // libarchive's word on this entry (CRC, truncation)
   std::string skipped;           // why the data was not inflated
-  std::string magic;             // "elf", "macho", "pe" or ""
+  std::string magic;             // sniff_binary: "elf", "macho", "pe", "fatbin" or ""
   bool complete() const { return read_error.empty() && skipped.empty() && bytes_read == size; }
 };
 

@@ -26,7 +26,7 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
   if (!any_platform && !pure) return;
   int reported = 0;
   for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file || (e.magic.empty() && !native_name(e.name))) continue;
+    if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !native_name(e.name))) continue;
     if (++reported > 20) break;  // the point is made; do not flood the report
     std::string what = e.magic.empty() ? "native library" : e.magic == "elf" ? "ELF binary" : e.magic == "macho" ? "Mach-O binary" : "PE binary";
     if (any_platform) {
