@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <regex>
 #include <set>
 
 #include "binary/binary_facts.h"
@@ -26,6 +27,7 @@ struct SynthEntry {
   uint64_t flags = 0x11;
   uint16_t major = 1, minor = 8;
   size_t payload = 64;
+  std::string text = "";  // written at the start of the payload (e.g. a toolkit note)
 };
 
 void put(std::vector<uint8_t>& v, size_t at, const void* p, size_t n) { std::memcpy(v.data() + at, p, n); }
@@ -45,6 +47,7 @@ std::vector<uint8_t> synth_container(const std::vector<SynthEntry>& entries) {
     put(h, 26, &e.major, 2);
     put(h, 28, &e.sm, 4);
     put(h, 40, &e.flags, 8);
+    std::memcpy(h.data() + 64, e.text.data(), std::min(e.text.size(), e.payload));
     body.insert(body.end(), h.begin(), h.end());
   }
   std::vector<uint8_t> c(16);
@@ -182,6 +185,19 @@ TEST(CudaRules, PtxIsaNewerThanTheVariantsToolkit) {
   auto fs = check_gpu_wheel(lib, "1.0+cu128", "default");
   EXPECT_NE(testing::dump(fs).find("PTX ISA 9.0"), std::string::npos) << testing::dump(fs);
   EXPECT_FALSE(testing::has_rule(check_gpu_wheel(lib, "1.0+cu130", "default"), "WC601"));
+}
+
+TEST(CudaRules, ToolkitNoteNewerThanTheVariant) {
+  testing::TempDir d;
+  SynthEntry cubin{2, 90};
+  cubin.payload = 256;
+  cubin.text = std::string("nvlink\0Cuda compilation tools, release 12.8, V12.8.93\0", 53);
+  auto lib = synth_library(d, {synth_container({cubin})});
+  EXPECT_EQ(parse_file(lib).cuda_toolkit, "12.8");
+  auto fs = check_gpu_wheel(lib, "1.0+cu126", "default");
+  EXPECT_NE(testing::dump(fs).find("built by CUDA 12.8"), std::string::npos) << testing::dump(fs);
+  EXPECT_FALSE(testing::has_rule(check_gpu_wheel(lib, "1.0+cu128", "default"), "WC601"));
+  EXPECT_FALSE(testing::has_rule(check_gpu_wheel(lib, "1.0+cu129", "default"), "WC601"));  // older toolkit, same major: fine
 }
 
 TEST(CudaRules, TargetableArchitectures) {
@@ -324,6 +340,14 @@ TEST_F(NvccFatbin, StandaloneCubinAndFatbinFiles) {
   EXPECT_TRUE(fatbin.errors.empty()) << fatbin.errors.front();
   EXPECT_EQ(fatbin.fatbin.sass(), (V{"sm_75", "sm_90"}));
   EXPECT_EQ(fatbin.fatbin.ptx(), V{"compute_75"});
+}
+
+TEST_F(NvccFatbin, ToolkitReleaseFromTheCubins) {
+  auto b = build("-gencode arch=compute_80,code=sm_80 --compress-mode=none");
+  std::smatch m;
+  std::string v = run_command(std::string(WC_NVCC) + " --version").out;
+  ASSERT_TRUE(std::regex_search(v, m, std::regex("release ([0-9]+\\.[0-9]+)")));
+  EXPECT_EQ(b.cuda_toolkit, m[1].str());
 }
 
 TEST_F(NvccFatbin, PtxIsaOfTheInstalledToolkit) {

@@ -68,12 +68,14 @@ TEST(GpuCatalog, SassAndPtxRules) {
   EXPECT_FALSE(ptx_targets(entry(FatbinEntry::sass, 80), target(8, 0)));
 }
 
-std::vector<Finding> compat_of(const std::vector<FatbinEntry>& entries, const Target& t, std::vector<std::string> needed = {}) {
+std::vector<Finding> compat_of(const std::vector<FatbinEntry>& entries, const Target& t, std::vector<std::string> needed = {},
+                               std::string toolkit = "") {
   WheelFacts f;
   BinaryFacts b;
   b.path = "pkg/lib.so";
   b.format = "elf";
   b.needed = std::move(needed);
+  b.cuda_toolkit = std::move(toolkit);
   b.fatbin.entries = entries;
   b.fatbin.containers = 1;
   f.binaries.push_back(b);
@@ -112,6 +114,11 @@ TEST(Compat, OfflineVerdicts) {
   ASSERT_EQ(rt.size(), 1u);
   EXPECT_EQ(rt[0].rule, "WS103");
   EXPECT_TRUE(compat_of({entry(K::sass, 90)}, target(9, 0, "550.54.14"), {"libcudart.so.12"}).empty());
+  // Built by CUDA 13 with no shared libcudart: the static runtime needs the 580 driver too.
+  auto st = compat_of({entry(K::sass, 90)}, target(9, 0, "550.54.14"), {}, "13.0");
+  ASSERT_EQ(st.size(), 1u) << testing::dump(st);
+  EXPECT_EQ(st[0].rule, "WS103");
+  EXPECT_TRUE(compat_of({entry(K::sass, 90)}, target(9, 0, "580.82.07"), {}, "13.0").empty());
 }
 
 // ---- RNG suite checks -----------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "smoke/compat.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -49,6 +51,17 @@ void binary_compat(const BinaryFacts& b, const Target& t, const std::optional<st
 
 void runtime_floor(const BinaryFacts& b, const Target& t, FindingSink& s) {
   if (!t.driver) return;
+  bool shared_cudart = std::any_of(b.needed.begin(), b.needed.end(), [](const std::string& n) { return cudart_major(n).has_value(); });
+  if (!shared_cudart && !b.cuda_toolkit.empty() && !b.fatbin.empty()) {
+    // Kernels compiled by nvcc register through the cudart of their toolkit; without a shared
+    // libcudart that runtime is linked in statically, with the same driver floor.
+    int major = std::atoi(b.cuda_toolkit.c_str());
+    auto floor = runtime_driver_floor(major);
+    if (floor && compare_dotted(*t.driver, *floor) < 0)
+      s.add("WS103", "GPU code compiled by CUDA " + b.cuda_toolkit + " with its runtime linked in statically needs driver " + *floor +
+                         " or newer; the target's driver is " + *t.driver,
+            b.path);
+  }
   for (const auto& n : b.needed) {
     auto major = cudart_major(n);
     if (!major) continue;

@@ -49,6 +49,7 @@ bool try_parse(Pending& p) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
     if (out.format == "elf") out.fatbin = select_fatbins(p.fatbins, std::nullopt, out.errors);
   }
+  settle_gpu_facts(out);
   p.facts = std::move(out);
   return true;
 }

@@ -88,6 +88,7 @@ json binary_to_json(const BinaryFacts& b) {
     j["machine"] = b.machine;
     j["dlls"] = b.dlls;
   }
+  if (!b.cuda_toolkit.empty()) j["cuda_toolkit"] = b.cuda_toolkit;
   if (!b.fatbin.empty()) {
     j["sass"] = b.fatbin.sass();
     j["ptx"] = b.fatbin.ptx();
@@ -105,6 +106,8 @@ json binary_to_json(const BinaryFacts& b) {
   if (!b.errors.empty()) j["errors"] = b.errors;
   return j;
 }
+
+void settle_gpu_facts(BinaryFacts& b) { b.cuda_toolkit = b.fatbin.newest_toolkit(); }
 
 std::string sniff_binary(const uint8_t* p, size_t n) {
   auto be = [&](size_t o) {
@@ -129,6 +132,7 @@ void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out) {
   } catch (const ParseError& e) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
   }
+  settle_gpu_facts(out);
 }
 
 void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out) {
@@ -140,6 +144,7 @@ void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out) {
     FatbinScanner scanner;
     scanner.feed(p, n);
     out.fatbin = select_fatbins(scanner, ByteRange{0, n}, out.errors);
+    settle_gpu_facts(out);
     return;
   }
   SparseFile f(n);

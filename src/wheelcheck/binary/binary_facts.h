@@ -23,6 +23,7 @@ struct FatbinEntry {
   uint64_t flags = 0;
   uint64_t offset = 0;      // of the entry header, in the binary
   std::optional<uint32_t> cubin_sm;  // decoded from the cubin's e_flags when readable
+  std::string toolkit;               // CUDA release that produced it, when the payload says (uncompressed)
   std::string name() const;  // sm_90a / compute_120
 };
 
@@ -32,6 +33,7 @@ struct FatbinFacts {
   std::vector<FatbinEntry> entries;
   std::vector<std::string> sass() const;  // sorted unique names
   std::vector<std::string> ptx() const;
+  std::string newest_toolkit() const;
   bool empty() const { return entries.empty(); }
 };
 
@@ -66,6 +68,7 @@ struct BinaryFacts {
   std::vector<std::string> dlls;
   // GPU code
   FatbinFacts fatbin;
+  std::string cuda_toolkit;  // "13.0": newest CUDA release named in its uncompressed cubins/PTX
   std::vector<std::string> errors;  // WC508
 
   // Newest needed version per prefix (GLIBC, GLIBCXX, CXXABI, GCC), e.g. {"GLIBC": "2.28"}.
@@ -78,6 +81,9 @@ nlohmann::json binary_to_json(const BinaryFacts& b);
 std::string sniff_binary(const uint8_t* p, size_t n);
 // Dotted version compare ("2.17" < "2.28"); non-numeric parts compare as text.
 int compare_dotted(const std::string& a, const std::string& b);
+
+// Sets cuda_toolkit from the fatbin entries, once they are selected.
+void settle_gpu_facts(BinaryFacts& b);
 
 // Parsers over a complete in-memory image (tests, tools); results land in `out`, errors in out.errors.
 void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out);

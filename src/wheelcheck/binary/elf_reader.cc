@@ -1,5 +1,8 @@
 #include "binary/elf_reader.h"
 
+#include "binary/fatbin.h"
+
+#include <cctype>
 #include <set>
 
 namespace wc {
@@ -136,6 +139,8 @@ class ElfReader {
     e.compression = "none";
     e.payload_size = e.uncompressed_size = f_.size();
     e.cubin_sm = e.sm;
+    uint64_t head = std::min<uint64_t>(f_.size(), 64 * 1024);
+    if (f_.has(0, head)) e.toolkit = toolkit_release(view(0, head).str(head));
     out_.fatbin.entries.push_back(e);
   }
 

@@ -1,6 +1,7 @@
 #include "binary/fatbin.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <set>
 
@@ -9,7 +10,10 @@
 namespace wc {
 namespace {
 constexpr uint32_t kContainerMagic = 0xBA55ED50;
-constexpr size_t kContainerHeader = 16, kEntryHeader = 64, kPayloadHead = 64;
+constexpr size_t kContainerHeader = 16, kEntryHeader = 64;
+// Uncompressed payloads keep their first bytes: the cubin ELF header (e_flags) and nvcc's toolkit
+// note (cubins: .note.nv.tkinfo; PTX: the "// Cuda compilation tools" header comment).
+constexpr size_t kPayloadHead = 8192;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 }  // namespace
 
@@ -166,22 +170,43 @@ void FatbinScanner::on_entry_header() {
   }
 }
 
-// Keeps the first bytes of an uncompressed cubin to decode its e_flags (the SM it was built for).
+// Keeps the first bytes of an uncompressed payload: a cubin's e_flags name its SM, and both cubins
+// and PTX name the toolkit that produced them.
 void FatbinScanner::payload_byte_run(const uint8_t* p, size_t n) {
   FatbinEntry& e = entries.back();
-  if (e.kind != FatbinEntry::sass || e.compression != "none" || payload_head_.size() >= kPayloadHead) return;
+  if (e.compression != "none" || payload_head_.size() >= kPayloadHead) return;
   size_t take = std::min(n, kPayloadHead - payload_head_.size());
   payload_head_.insert(payload_head_.end(), p, p + take);
-  if (payload_head_.size() < 52 || std::memcmp(payload_head_.data(), "\x7f" "ELF", 4) != 0) return;
+  bool head_complete = payload_head_.size() == kPayloadHead || payload_head_.size() == e.payload_size;
+  if (!head_complete) return;
+  e.toolkit = toolkit_release({reinterpret_cast<const char*>(payload_head_.data()), payload_head_.size()});
+  if (e.kind != FatbinEntry::sass || payload_head_.size() < 52 || std::memcmp(payload_head_.data(), "\x7f" "ELF", 4) != 0) return;
   Cursor c(payload_head_);
   bool is64 = payload_head_[4] == 2;
   uint8_t abiversion = payload_head_[8];
-  size_t flags_off = is64 ? 48 : 36;
-  if (payload_head_.size() < flags_off + 4) return;
-  c.seek(flags_off);
+  c.seek(is64 ? 48 : 36);
   uint32_t eflags = c.u32();
   // EI_ABIVERSION 7: SM in the low byte; 8 (CUDA 12.8+ cubins): SM in bits 8..15.
   e.cubin_sm = abiversion >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+}
+
+std::string toolkit_release(std::string_view text) {
+  static constexpr std::string_view marker = "Cuda compilation tools, release ";
+  std::string best;
+  for (size_t p = text.find(marker); p != std::string_view::npos; p = text.find(marker, p + 1)) {
+    size_t start = p + marker.size(), end = start;
+    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+    std::string v(text.substr(start, end - start));
+    if (!v.empty() && v.back() != '.' && (best.empty() || compare_dotted(v, best) > 0)) best = v;
+  }
+  return best;
+}
+
+std::string FatbinFacts::newest_toolkit() const {
+  std::string best;
+  for (const auto& e : entries)
+    if (!e.toolkit.empty() && (best.empty() || compare_dotted(e.toolkit, best) > 0)) best = e.toolkit;
+  return best;
 }
 
 void merge_fatbins(FatbinFacts& into, const FatbinFacts& more) {

@@ -46,6 +46,9 @@ class FatbinScanner {
 
 // Keeps containers inside `range` (the .nv_fatbin section) when known; without section
 // information, keeps containers whose every entry parsed.
+// The newest "Cuda compilation tools, release X.Y" in `text` ("" if none).
+std::string toolkit_release(std::string_view text);
+
 // Appends `more` to `into` (a cubin's own entry plus the containers found around it).
 void merge_fatbins(FatbinFacts& into, const FatbinFacts& more);
 FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,

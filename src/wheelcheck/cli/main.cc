@@ -155,7 +155,8 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, std::ostream
       out << "\n      imports " << join(b.dlls, " ") << "\n";
     }
     if (!b.fatbin.empty()) {
-      out << "      GPU: " << b.fatbin.containers << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ")
+      out << "      GPU: " << (b.cuda_toolkit.empty() ? "" : "built by CUDA " + b.cuda_toolkit + "; ") << b.fatbin.containers
+          << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ")
           << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n      runs on compute capability "
           << runs_on(b.fatbin) << "\n";
     }

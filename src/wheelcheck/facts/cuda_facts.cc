@@ -81,6 +81,7 @@ CudaFacts derive_cuda_facts(const WheelFacts& f, const json& cuda) {
   for (const auto& b : f.binaries) {
     for (const auto& n : b.needed)
       if (soname_major.count(n)) c.links.push_back({b.path, n, soname_major[n]});
+    if (!b.cuda_toolkit.empty()) c.toolkits.push_back({b.path, b.cuda_toolkit});
     for (const auto& s : b.fatbin.sass()) sass.insert(s);
     for (const auto& p : b.fatbin.ptx()) ptx.insert(p);
     c.any_gpu_code |= !b.fatbin.empty();
@@ -103,6 +104,9 @@ json cuda_facts_to_json(const CudaFacts& c) {
   json pins = json::array();
   for (const auto& p : c.pins) pins.push_back({{"package", p.package}, {"requirement", p.requirement}, {"cuda_major", p.major}});
   j["pins"] = pins;
+  json tk = json::array();
+  for (const auto& t : c.toolkits) tk.push_back({{"binary", t.binary}, {"cuda_toolkit", t.version}});
+  j["toolkits"] = tk;
   j["sass"] = c.sass;
   j["ptx"] = c.ptx;
   return j;

@@ -31,7 +31,12 @@ struct CudaPin {
   int major = 0;
 };
 
+struct CudaToolkitUse {
+  std::string binary, version;  // from nvcc's .comment
+};
+
 struct CudaFacts {
+  std::vector<CudaToolkitUse> toolkits;
   std::optional<CudaVariant> variant;
   std::optional<std::string> version_file_value;  // e.g. "12.8" from torch/version.py
   std::vector<CudaLink> links;

@@ -39,6 +39,16 @@ void variant_consistency(const CudaFacts& c, FindingSink& s) {
       s.add("WC601", "variant " + v.name + " (" + v.source + ") is CUDA " + v.version() + ", but the binary links " + l.soname +
                          " from CUDA " + std::to_string(l.major),
             l.binary);
+  // Compiled by a newer toolkit than the label (or another major): its runtime needs that driver.
+  for (const auto& t : c.toolkits) {
+    auto parts = split(t.version, '.');
+    if (parts.size() < 2) continue;
+    int ma = std::atoi(std::string(parts[0]).c_str()), mi = std::atoi(std::string(parts[1]).c_str());
+    if (ma != v.major || mi > v.minor)
+      s.add("WC601", "GPU code built by CUDA " + t.version + " (the toolkit note in its cubins/PTX), but the variant " + v.name + " (" + v.source +
+                         ") is CUDA " + v.version(),
+            t.binary);
+  }
   if (c.version_file_value && v.source != "version file") {
     auto fv = split(*c.version_file_value, '.');
     if (fv.size() < 2 || std::string(fv[0]) != std::to_string(v.major) || std::string(fv[1]) != std::to_string(v.minor))
