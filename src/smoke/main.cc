@@ -26,9 +26,6 @@ namespace {
 constexpr int kPass = cli::kExitPass, kFail = cli::kExitFail;
 using Output = cli::ReportOptions;
 
-int emit(const RunReport& r, const Output& o) { return cli::emit_reports(r, o); }
-void add_output_options(CLI::App* app, Output& o) { cli::add_report_options(app, o); }
-
 Policy& empty_policy() {
   static Policy p;  // wheelsmoke findings use the catalogue's severities
   return p;
@@ -149,7 +146,7 @@ int run_compat(const CompatArgs& a) {
     report.items.push_back(std::move(item));
   }
   if (a.require_gpu && !declared && !device_target) report.items.push_back(gpu_required_item(no_device));
-  return emit(report, a.out);
+  return cli::emit_reports(report, a.out);
 }
 
 // ---- run ------------------------------------------------------------------------------------------
@@ -222,7 +219,7 @@ int run_suites(const RunArgs& a) {
     }
   }
   if (a.require_gpu && gpu_missing) report.items.push_back(gpu_required_item(gpu_why));
-  return emit(report, a.out);
+  return cli::emit_reports(report, a.out);
 }
 
 // ---- bench, rng -----------------------------------------------------------------------------------
@@ -286,7 +283,7 @@ int main(int argc, char** argv) {
   c->add_option("--device", ca.device, "Which local GPU to test (default 0)");
   c->add_flag("--no-load", ca.no_load, "On a device: analyse only, do not load the fatbins through the driver");
   c->add_flag("--require-gpu", ca.require_gpu, "Without --target/--gpu, a missing GPU is exit 1 instead of a skip");
-  add_output_options(c, ca.out);
+  wc::cli::add_report_options(c, ca.out);
 
   RunArgs ra;
   auto* r = app.add_subcommand("run", "Run the kernel suites against their CPU references");
@@ -295,7 +292,7 @@ int main(int argc, char** argv) {
   r->add_option("--cases", ra.cases, "Extra cases: FILE.json (repeatable)");
   r->add_flag("--require-gpu", ra.require_gpu, "A missing GPU fails the run instead of skipping the GPU cases");
   r->add_flag("--list", ra.list, "List the suites");
-  add_output_options(r, ra.out);
+  wc::cli::add_report_options(r, ra.out);
 
   std::string bench_format = "text";
   auto* b = app.add_subcommand("bench", "Time the suites' kernels (device vs the CPU reference)");

@@ -63,9 +63,7 @@ RunResult run_wheelcheck(const std::vector<std::string>& args) {
 
 WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename) {
   MemorySource src(filename, zip);
-  AnalyzeOptions opt;
-  opt.limits = load_policy("default").limits;
-  return analyze_wheel(src, opt);
+  return analyze_wheel(src, analyze_options_for(load_policy("default")));
 }
 
 std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename, const std::string& policy) {
@@ -74,8 +72,7 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
   if (shipped && !cache.count(policy)) cache.emplace(policy, load_policy(policy));
   Policy p = shipped ? cache.at(policy) : load_policy(policy);
   MemorySource src(filename, zip);
-  WheelFacts f = analyze_wheel(src, analyze_options_for(p));
-  return check_wheel(f, p);
+  return check_wheel(analyze_wheel(src, analyze_options_for(p)), p);
 }
 
 std::vector<std::string> rule_ids(const std::vector<Finding>& fs) {

@@ -48,10 +48,27 @@ size_t on_header(char* p, size_t sz, size_t n, void* ud) {
   return sz * n;
 }
 
+// The options every request shares: redirects, http(s) only, timeouts that end a stalled transfer.
+CURL* new_request(const std::string& url, Reply& r) {
+  curl_global();
+  CURL* c = curl_easy_init();
+  if (!c) throw IoError(url + ": cannot start libcurl");
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);  // abort a stalled transfer after 60 s
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "wheelcheck");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+  return c;
+}
+
 class HttpSource : public Source {
  public:
   explicit HttpSource(std::string url) : url_(std::move(url)) {
-    curl_global();
     Reply r = get("0-0", 1 << 16, /*allow_truncated=*/true);  // CURLOPT_RANGE takes "A-B"
     if (r.status == 206) {
       auto slash = r.content_range.rfind('/');
@@ -74,7 +91,6 @@ class HttpSource : public Source {
 
   uint64_t size() const override { return size_; }
   const std::string& display_name() const override { return url_; }
-  std::unique_ptr<Source> reopen() const override { return std::make_unique<HttpSource>(*this); }
 
   size_t read_at(uint64_t off, void* buf, size_t n) override {
     if (off >= size_) return 0;
@@ -102,18 +118,7 @@ class HttpSource : public Source {
   Reply get(const std::string& range, uint64_t cap, bool allow_truncated = false) const {
     Reply r;
     r.cap = cap;
-    CURL* c = curl_easy_init();
-    if (!c) throw IoError(url_ + ": cannot start libcurl");
-    curl_easy_setopt(c, CURLOPT_URL, url_.c_str());
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);  // abort a stalled transfer after 60 s
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "wheelcheck");
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    CURL* c = new_request(url_, r);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
     if (!range.empty()) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
@@ -159,24 +164,12 @@ class HttpSource : public Source {
 }  // namespace
 
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap) {
-  curl_global();
   Reply r;
   r.cap = cap;
-  CURL* c = curl_easy_init();
-  if (!c) throw IoError(url + ": cannot start libcurl");
+  CURL* c = new_request(url, r);
   struct curl_slist* headers = nullptr;
   if (!accept.empty()) headers = curl_slist_append(headers, ("Accept: " + accept).c_str());
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "wheelcheck");
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
   CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   curl_slist_free_all(headers);

@@ -22,8 +22,6 @@ class Source {
   // Reads up to n bytes at off; returns the count (short only at end of data). Throws IoError.
   virtual size_t read_at(uint64_t off, void* buf, size_t n) = 0;
   virtual const std::string& display_name() const = 0;
-  // A second, independent handle on the same bytes (libarchive needs its own position).
-  virtual std::unique_ptr<Source> reopen() const = 0;
 
   std::vector<uint8_t> read_exact(uint64_t off, size_t n);
 };
@@ -38,7 +36,6 @@ class FileSource : public Source {
   uint64_t size() const override { return size_; }
   size_t read_at(uint64_t off, void* buf, size_t n) override;
   const std::string& display_name() const override { return path_; }
-  std::unique_ptr<Source> reopen() const override { return std::make_unique<FileSource>(path_); }
 
  private:
   std::string path_;
@@ -54,7 +51,6 @@ class MemorySource : public Source {
   uint64_t size() const override { return data_->size(); }
   size_t read_at(uint64_t off, void* buf, size_t n) override;
   const std::string& display_name() const override { return name_; }
-  std::unique_ptr<Source> reopen() const override { return std::make_unique<MemorySource>(*this); }
 
  private:
   std::string name_;

@@ -200,7 +200,6 @@ void check_local(Source& src, ZipIndex& idx, ZipEntry& z) {
     idx.fatal.push_back({"entry data runs past the end of the file", z.name, z.data_offset});
     return;
   }
-  z.local_ok = (lname == z.name) && method == z.method && !(z.flags & 1);
 }
 
 // Entries whose data overlaps another's (the "better zip bomb" shape) or the central directory.

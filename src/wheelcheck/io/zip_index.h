@@ -22,12 +22,11 @@ struct ZipEntry {
   uint64_t compressed_size = 0;
   uint64_t uncompressed_size = 0;
   uint64_t local_offset = 0;
-  uint64_t data_offset = 0;  // valid when local_ok
+  uint64_t data_offset = 0;  // set once the local header was read
   uint32_t external_attr = 0;
   uint8_t made_by_host = 0;  // 0 MS-DOS, 3 Unix, ...
   uint32_t unix_mode = 0;    // from external_attr when made_by_host is Unix
   EntryKind kind = EntryKind::file;
-  bool local_ok = false;     // local header present and consistent
   size_t central_index = 0;
 };
 

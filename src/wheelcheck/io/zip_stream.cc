@@ -101,6 +101,28 @@ std::string archive_msg(struct archive* a, const char* fallback) {
   return m ? m : fallback;
 }
 
+// Inflates the current entry block by block into `sink` (data, size, offset in the entry), which
+// returns false to stop. Returns libarchive's complaint about the entry, or "".
+template <typename Sink>
+std::string read_entry_data(struct archive* a, Sink&& sink) {
+  std::string error;
+  for (uint64_t pos = 0;;) {
+    const void* buf;
+    size_t size;
+    la_int64_t off;
+    int rr = archive_read_data_block(a, &buf, &size, &off);
+    if (rr == ARCHIVE_EOF) break;
+    if (rr != ARCHIVE_OK) {
+      error = archive_msg(a, "data error");
+      if (rr == ARCHIVE_WARN && size == 0) continue;
+      break;
+    }
+    if (size && !sink(static_cast<const uint8_t*>(buf), size, pos)) break;
+    pos += size;
+  }
+  return error;
+}
+
 }  // namespace
 
 std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVisitor& v) {
@@ -130,20 +152,7 @@ std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVi
       if (r == ARCHIVE_FAILED) continue;
     }
     if (!v.begin(*z)) continue;
-    std::string entry_error;
-    for (;;) {
-      const void* buf;
-      size_t size;
-      la_int64_t off;
-      int rr = archive_read_data_block(a.get(), &buf, &size, &off);
-      if (rr == ARCHIVE_EOF) break;
-      if (rr != ARCHIVE_OK) {
-        entry_error = archive_msg(a.get(), "data error");
-        if (rr == ARCHIVE_WARN && size == 0) continue;
-        break;
-      }
-      if (size && !v.data(static_cast<const uint8_t*>(buf), size)) break;
-    }
+    std::string entry_error = read_entry_data(a.get(), [&](const uint8_t* d, size_t n, uint64_t) { return v.data(d, n); });
     v.end(*z, entry_error);
     if (archive_errno(a.get()) == EIO && !client.io_error.empty()) {
       problems.push_back({client.io_error, "", client.pos});
@@ -172,19 +181,8 @@ std::map<size_t, std::string> reread_entries(Source& src, const ZipIndex& idx, c
     auto it = sinks.find(z->central_index);
     if (it == sinks.end()) continue;
     found.insert(z->central_index);
-    for (uint64_t pos = 0;;) {
-      const void* buf;
-      size_t size;
-      la_int64_t off;
-      int rr = archive_read_data_block(a.get(), &buf, &size, &off);
-      if (rr == ARCHIVE_EOF) break;
-      if (rr != ARCHIVE_OK) {
-        errors[z->central_index] = archive_msg(a.get(), "data error");
-        break;
-      }
-      if (!it->second(static_cast<const uint8_t*>(buf), size, pos)) break;
-      pos += size;
-    }
+    std::string error = read_entry_data(a.get(), it->second);
+    if (!error.empty()) errors[z->central_index] = error;
   }
   for (const auto& [i, _] : sinks)
     if (!found.count(i)) errors[i] = "entry not found on second read";

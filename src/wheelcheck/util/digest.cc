@@ -1,6 +1,5 @@
 #include "util/digest.h"
 
-#include <cstdio>
 #include <stdexcept>
 
 #include "util/strings.h"
@@ -25,17 +24,6 @@ void Digest::finish() {
 std::string Digest::digest_b64() {
   finish();
   return base64_urlsafe_nopad(out_, len_);
-}
-
-std::string Digest::digest_hex() {
-  finish();
-  std::string s;
-  char b[3];
-  for (unsigned i = 0; i < len_; ++i) {
-    std::snprintf(b, sizeof b, "%02x", out_[i]);
-    s += b;
-  }
-  return s;
 }
 
 }  // namespace wc

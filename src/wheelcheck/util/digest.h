@@ -14,7 +14,6 @@ class Digest {
   explicit Digest(const std::string& algorithm = "sha256");  // throws std::invalid_argument if unknown
   void update(const void* data, size_t n);
   std::string digest_b64();
-  std::string digest_hex();
 
  private:
   struct Free {

@@ -39,10 +39,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
-
 // Length of the UTF-8 sequence starting at s[i], or 0 when it is not well formed (RFC 3629:
 // no overlongs, no surrogates, nothing above U+10FFFF).
 static size_t utf8_seq_len(std::string_view s, size_t i) {

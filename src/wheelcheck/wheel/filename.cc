@@ -173,7 +173,6 @@ void classify_linux_family(std::string_view tag, PlatformTag& p) {
   for (const auto& al : aliases) {
     if (tag.starts_with(al.prefix)) {
       p.family = PlatformFamily::manylinux;
-      p.legacy_alias = true;
       p.major = al.major, p.minor = al.minor;
       p.arch = std::string(tag.substr(al.prefix.size()));
       bool ok = al.minor == 17 ? linux_arches().count(p.arch) && p.arch != "riscv64" && p.arch != "loongarch64"

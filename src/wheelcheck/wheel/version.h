@@ -21,7 +21,6 @@ struct Version {
 
   std::string normalized() const;
   std::string public_version() const;  // normalized() without the local part
-  bool is_prerelease() const { return pre.has_value() || dev.has_value(); }
 };
 
 // nullopt when `text` is not a PEP 440 version.
