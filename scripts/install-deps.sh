@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config
-      libarchive-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libssl-dev
+      libarchive-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libssl-dev libre2-dev libisal-dev
       libgtest-dev libgmock-dev
       binutils python3 python3-packaging zip unzip)
 

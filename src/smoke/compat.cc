@@ -9,6 +9,7 @@
 #include "io/source.h"
 #include "io/zip_index.h"
 #include "io/zip_stream.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc::smoke {
@@ -55,8 +56,8 @@ void runtime_floor(const BinaryFacts& b, const Target& t, FindingSink& s) {
   if (!shared_cudart && !b.cuda_toolkit.empty() && !b.fatbin.empty()) {
     // Kernels compiled by nvcc register through the cudart of their toolkit; without a shared
     // libcudart that runtime is linked in statically, with the same driver floor.
-    int major = std::atoi(b.cuda_toolkit.c_str());
-    auto floor = runtime_driver_floor(major);
+    auto major = parse_small(std::string_view(b.cuda_toolkit).substr(0, b.cuda_toolkit.find('.')), 999);
+    auto floor = major ? runtime_driver_floor(*major) : std::nullopt;
     if (floor && compare_dotted(*t.driver, *floor) < 0)
       s.add("WS103", "GPU code compiled by CUDA " + b.cuda_toolkit + " with its runtime linked in statically needs driver " + *floor +
                          " or newer; the target's driver is " + *t.driver,

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "rng_graph/backend.h"
@@ -55,9 +54,16 @@ std::string driver_version_string() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::stringstream ss;
   ss << in.rdbuf();
-  std::smatch m;
   std::string s = ss.str();
-  if (std::regex_search(s, m, std::regex("Kernel Module\\s+([0-9]+\\.[0-9]+(\\.[0-9]+)?)"))) return m[1];
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 ..."
+  auto k = s.find("Kernel Module");
+  if (k != std::string::npos) {
+    size_t p = k + 13;
+    while (p < s.size() && (s[p] == ' ' || s[p] == '\t')) ++p;
+    size_t e = p;
+    while (e < s.size() && (std::isdigit(static_cast<unsigned char>(s[e])) || s[e] == '.')) ++e;
+    if (e > p) return s.substr(p, e - p);
+  }
   // NVML as a fallback (containers sometimes hide /proc/driver/nvidia).
   void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!nvml) return "";

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc::smoke {
@@ -58,16 +58,27 @@ std::vector<std::string> known_gpus() {
 }
 
 std::optional<std::pair<int, int>> parse_sm(const std::string& s) {
-  static const std::regex dotted("^([0-9]+)\\.([0-9])$"), sm("^(?:sm_|compute_)?([0-9]+)([0-9])[af]?$");
-  std::smatch m;
-  if (std::regex_match(s, m, dotted)) return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
-  if (std::regex_match(s, m, sm)) return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
-  return std::nullopt;
+  // "9.0" (dotted), or "sm_90" / "compute_90" / "90", with an optional a/f suffix.
+  std::string_view v = s;
+  auto dot = v.find('.');
+  if (dot != std::string_view::npos) {
+    auto ma = parse_small(v.substr(0, dot), 99), mi = parse_small(v.substr(dot + 1), 9);
+    if (!ma || !mi || v.size() - dot != 2) return std::nullopt;
+    return std::make_pair(*ma, *mi);
+  }
+  if (!consume(v, "sm_")) consume(v, "compute_");
+  if (!v.empty() && (v.back() == 'a' || v.back() == 'f')) v.remove_suffix(1);
+  if (!all_digits(v) || v.size() < 2) return std::nullopt;
+  auto ma = parse_small(v.substr(0, v.size() - 1), 99);
+  if (!ma) return std::nullopt;
+  return std::make_pair(*ma, v.back() - '0');
 }
 
 std::optional<std::string> driver_cuda_version(const std::string& driver) {
-  static const std::regex re("^[0-9]+(\\.[0-9]+){0,2}$");
-  if (!std::regex_match(driver, re)) return std::nullopt;
+  auto parts = split(driver, '.');
+  if (parts.size() > 3) return std::nullopt;
+  for (auto p : parts)
+    if (!all_digits(p) || p.size() > 6) return std::nullopt;
   std::optional<std::string> best;
   for (const auto& [cuda, ga] : ga_drivers())
     if (compare_dotted(driver, ga) >= 0) best = cuda;
@@ -94,10 +105,10 @@ std::optional<std::string> runtime_driver_floor(int cuda_major) {
 }
 
 std::optional<int> cudart_major(const std::string& soname) {
-  static const std::regex re("^libcudart\\.so\\.([0-9]+)(\\..*)?$");
-  std::smatch m;
-  if (std::regex_match(soname, m, re)) return std::stoi(m[1]);
-  return std::nullopt;
+  std::string_view v = soname;
+  uint64_t major = 0;
+  if (!consume(v, "libcudart.so.") || !consume_number(v, 999, major) || !(v.empty() || v.front() == '.')) return std::nullopt;
+  return static_cast<int>(major);
 }
 
 bool sass_runs_on(const FatbinEntry& e, const Target& t) {

@@ -9,6 +9,7 @@
 #include "philox.h"
 #include "rng_graph/checks.h"
 #include "smoke/suite.h"
+#include "util/parse.h"
 
 namespace wc::smoke {
 namespace {
@@ -25,14 +26,8 @@ struct StreamCase {
 uint64_t as_u64(const json& v, const std::string& ptr) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
   if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
-  if (v.is_string()) {  // big values as "0x..." or decimal strings
-    try {
-      size_t used = 0;
-      uint64_t x = std::stoull(v.get<std::string>(), &used, 0);
-      if (used == v.get<std::string>().size()) return x;
-    } catch (...) {
-    }
-  }
+  if (v.is_string())  // big values as "0x..." or decimal strings
+    if (auto x = parse_integer(v.get<std::string>(), UINT64_MAX)) return *x;
   throw std::runtime_error(ptr + ": expected a non-negative integer (or a string such as \"0xffffffffffffffff\")");
 }
 
@@ -64,17 +59,9 @@ class RngGraphSuite : public Suite {
         throw std::runtime_error(ptr + "/expect: expected a non-empty array of hex words");
       for (size_t k = 0; k < c["expect"].size(); ++k) {
         const json& w = c["expect"][k];
-        std::string s = w.is_string() ? w.get<std::string>() : "";
-        size_t used = 0;
-        unsigned long v = 0;
-        try {
-          v = std::stoul(s, &used, 16);
-        } catch (...) {
-          used = 0;
-        }
-        if (s.empty() || used != s.size() || s.size() > 10 || v > 0xffffffffUL)
-          throw std::runtime_error(ptr + "/expect/" + std::to_string(k) + ": expected a 32-bit hex word such as \"6627e8d5\"");
-        sc.expect.push_back(static_cast<uint32_t>(v));
+        auto v = w.is_string() ? parse_hex(w.get<std::string>(), 0xffffffffu) : std::nullopt;
+        if (!v) throw std::runtime_error(ptr + "/expect/" + std::to_string(k) + ": expected a 32-bit hex word such as \"6627e8d5\"");
+        sc.expect.push_back(static_cast<uint32_t>(*v));
       }
       cases_.push_back(sc);
     }

@@ -6,6 +6,7 @@
 #include "binary/fatbin.h"
 #include "binary/macho_reader.h"
 #include "binary/pe_reader.h"
+#include "util/parse.h"
 
 namespace wc {
 
@@ -17,10 +18,12 @@ int compare_dotted(const std::string& a, const std::string& b) {
     size_t ie = a.find('.', i), je = b.find('.', j);
     std::string x = a.substr(i, ie == std::string::npos ? std::string::npos : ie - i);
     std::string y = b.substr(j, je == std::string::npos ? std::string::npos : je - j);
-    bool nx = !x.empty() && x.find_first_not_of("0123456789") == std::string::npos;
-    bool ny = !y.empty() && y.find_first_not_of("0123456789") == std::string::npos;
+    // Numeric parts compare as numbers (leading zeros ignored, any length); the rest as text.
+    bool nx = all_digits(x), ny = all_digits(y);
     if (nx && ny) {
-      unsigned long long vx = std::stoull(x.substr(0, 18)), vy = std::stoull(y.substr(0, 18));
+      auto strip = [](const std::string& v) { return v.substr(std::min(v.find_first_not_of('0'), v.size() - 1)); };
+      std::string vx = strip(x), vy = strip(y);
+      if (vx.size() != vy.size()) return vx.size() < vy.size() ? -1 : 1;
       if (vx != vy) return vx < vy ? -1 : 1;
     } else if (x != y) {
       return x < y ? -1 : 1;
@@ -52,7 +55,10 @@ static std::vector<std::string> names_of(const std::vector<FatbinEntry>& es, Fat
     if (e.kind == k) s.insert(e.name());
   std::vector<std::string> v(s.begin(), s.end());
   std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
-    auto num = [](const std::string& x) { return std::stoi(x.substr(x.find('_') + 1)); };
+    auto num = [](const std::string& x) {
+      std::string_view d = std::string_view(x).substr(x.find('_') + 1);
+      return parse_decimal(d.substr(0, digit_prefix(d)), UINT32_MAX).value_or(0);
+    };
     return num(a) != num(b) ? num(a) < num(b) : a < b;
   });
   return v;

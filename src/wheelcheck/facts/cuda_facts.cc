@@ -1,9 +1,10 @@
 #include "facts/cuda_facts.h"
 
-#include <regex>
 #include <set>
 
 #include "binary/binary_facts.h"
+#include "util/parse.h"
+#include "util/pattern.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -13,42 +14,52 @@ using nlohmann::json;
 std::optional<CudaVariant> parse_cuda_variant(const std::string& label) {
   std::string l = to_lower(label);
   if (l == "cpu") return CudaVariant{"cpu", 0, 0, ""};
-  static const std::regex re("^cu([0-9]{2,3})([0-9])$");
-  std::smatch m;
-  if (!std::regex_match(l, m, re)) return std::nullopt;
-  return CudaVariant{l, std::stoi(m[1]), std::stoi(m[2]), ""};
+  // cuXY[Z]: the last digit is the minor version, the rest (two or three digits) the major.
+  std::string_view d = l;
+  if (!consume(d, "cu") || !all_digits(d) || d.size() < 3 || d.size() > 4) return std::nullopt;
+  int major = *parse_small(d.substr(0, d.size() - 1)), minor = d.back() - '0';
+  return CudaVariant{l, major, minor, ""};
 }
 
 static std::optional<CudaVariant> from_version_string(const std::string& v) {
   auto parts = split(v, '.');
   if (parts.size() < 2) return std::nullopt;
-  try {
-    int ma = std::stoi(std::string(parts[0])), mi = std::stoi(std::string(parts[1]));
-    return CudaVariant{"cu" + std::to_string(ma) + std::to_string(mi), ma, mi, "version file"};
-  } catch (...) {
-    return std::nullopt;
-  }
+  auto ma = parse_small(parts[0], 999), mi = parse_small(parts[1], 9);
+  if (!ma || !mi) return std::nullopt;
+  return CudaVariant{"cu" + std::to_string(*ma) + std::to_string(*mi), *ma, *mi, "version file"};
 }
 
 // nvidia-cudnn-cu12 -> 12; nvidia-cuda-runtime==13.0.48 -> 13 (CUDA 13 names drop the suffix,
 // and only the toolkit's own packages version with CUDA).
 static std::optional<CudaPin> parse_pin(const std::string& req, const json& cuda) {
-  static const std::regex name_re("^\\s*([A-Za-z0-9][A-Za-z0-9._-]*)");
-  std::smatch m;
-  if (!std::regex_search(req, m, name_re)) return std::nullopt;
-  std::string name = canonicalize_name(m[1].str());
+  // PEP 508: the name comes first ([A-Za-z0-9][A-Za-z0-9._-]*), after optional blanks.
+  std::string_view r = req;
+  while (!r.empty() && (r.front() == ' ' || r.front() == '\t')) r.remove_prefix(1);
+  size_t n = 0;
+  while (n < r.size() && (is_alnum(r[n]) || ((r[n] == '.' || r[n] == '_' || r[n] == '-') && n > 0))) ++n;
+  if (n == 0) return std::nullopt;
+  std::string name = canonicalize_name(r.substr(0, n));
   if (name.rfind("nvidia-", 0) != 0) return std::nullopt;
-  static const std::regex suffix("-cu([0-9]+)$");
-  std::smatch s;
-  if (std::regex_search(name, s, suffix)) return CudaPin{req, name, std::stoi(s[1])};
+  auto dash = name.rfind("-cu");
+  if (dash != std::string::npos && all_digits(std::string_view(name).substr(dash + 3))) {
+    auto major = parse_small(std::string_view(name).substr(dash + 3), 999);
+    return major ? std::optional(CudaPin{req, name, *major}) : std::nullopt;
+  }
   bool versioned = false;
   for (const auto& p : cuda.value("toolkit_versioned_packages", json::array())) versioned |= p.get<std::string>() == name;
   if (!versioned) return std::nullopt;
-  static const std::regex pin("(==|~=|>=)\\s*([0-9]+)\\.");
-  std::string rest = req.substr(static_cast<size_t>(m.length(0)));
+  // The first ==, ~= or >= clause before any marker names the CUDA major: "==13.0.48" -> 13.
+  std::string_view rest = r.substr(n);
   rest = rest.substr(0, rest.find(';'));
-  if (!std::regex_search(rest, s, pin)) return std::nullopt;
-  return CudaPin{req, name, std::stoi(s[2])};
+  for (size_t i = 0; i + 1 < rest.size(); ++i) {
+    std::string_view op = rest.substr(i, 2);
+    if (op != "==" && op != "~=" && op != ">=") continue;
+    std::string_view v = rest.substr(i + 2);
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    uint64_t major = 0;
+    if (consume_number(v, 999, major) && consume(v, ".")) return CudaPin{req, name, static_cast<int>(major)};
+  }
+  return std::nullopt;
 }
 
 CudaFacts derive_cuda_facts(const WheelFacts& f, const json& cuda) {
@@ -67,16 +78,17 @@ CudaFacts derive_cuda_facts(const WheelFacts& f, const json& cuda) {
     std::string path = cuda["version_file"]["path"];
     auto it = f.captured.find(path);
     if (it != f.captured.end()) {
-      std::regex re(cuda["version_file"]["regex"].get<std::string>(), std::regex::multiline);
-      std::smatch m;
-      if (std::regex_search(it->second, m, re) && m.size() > 1) c.version_file_value = m[1].str();
+      auto re = Pattern::compile(cuda["version_file"]["regex"].get<std::string>(), /*multiline=*/true, nullptr);
+      std::string value;
+      if (re && re->search(it->second, &value) && !value.empty()) c.version_file_value = value;
     }
   }
   if (!c.variant && c.version_file_value) c.variant = from_version_string(*c.version_file_value);
   std::map<std::string, int> soname_major;
   const json sonames = cuda.value("runtime_sonames", json::object());
   for (const auto& [major, names] : sonames.items())
-    for (const auto& n : names) soname_major[n] = std::stoi(major);
+    if (auto m = parse_small(major, 999))
+      for (const auto& n : names) soname_major[n] = *m;
   std::set<std::string> sass, ptx;
   for (const auto& b : f.binaries) {
     for (const auto& n : b.needed)

@@ -10,6 +10,8 @@
 #include <mutex>
 
 #include "io/source.h"
+#include "util/parse.h"
+#include "util/strings.h"
 
 namespace wc {
 namespace {
@@ -73,11 +75,9 @@ class HttpSource : public Source {
     if (r.status == 206) {
       auto slash = r.content_range.rfind('/');
       if (slash == std::string::npos) throw IoError(url_ + ": range reply without a total size");
-      try {
-        size_ = std::stoull(r.content_range.substr(slash + 1));
-      } catch (...) {
-        throw IoError(url_ + ": unreadable Content-Range '" + r.content_range + "'");
-      }
+      auto total = parse_decimal(trim(std::string_view(r.content_range).substr(slash + 1)), 1ull << 48);
+      if (!total) throw IoError(url_ + ": unreadable Content-Range '" + escape_for_display(trim(r.content_range)) + "'");
+      size_ = *total;
     } else if (r.status == 200) {
       whole_ = true;
       Reply all = get("", kMaxWholeDownload);

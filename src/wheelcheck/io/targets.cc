@@ -1,12 +1,13 @@
 #include "io/targets.h"
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <stdexcept>
 
 #include "io/source.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -28,12 +29,75 @@ static std::string resolve_url(const std::string& href, const std::string& page)
   return base + href;
 }
 
-static std::string html_unescape(std::string s) {
-  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}}) {
-    for (size_t p; (p = s.find(from)) != std::string::npos;) s.replace(p, from.size(), to);
+// One pass over an attribute or text: the named entities PEP 503 pages use and numeric ones.
+static std::string html_unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      out.push_back(s[i]);
+      continue;
+    }
+    auto semi = s.find(';', i);
+    std::string_view ent = semi == std::string_view::npos || semi - i > 10 ? std::string_view() : s.substr(i + 1, semi - i - 1);
+    std::optional<uint64_t> code;
+    if (ent == "amp") code = '&';
+    else if (ent == "lt") code = '<';
+    else if (ent == "gt") code = '>';
+    else if (ent == "quot") code = '"';
+    else if (ent == "apos") code = '\'';
+    else if (ent.size() > 1 && ent[0] == '#') code = parse_integer(ent[1] == 'x' || ent[1] == 'X' ? "0" + std::string(ent.substr(1)) : std::string(ent.substr(1)), 0x7f);
+    if (!code) {
+      out.push_back('&');
+      continue;
+    }
+    out.push_back(static_cast<char>(*code));
+    i = semi;
   }
-  return s;
+  return out;
 }
+
+namespace {
+
+// The attributes of one start tag `<a ...>`: name="value", name='value', name=value or bare name.
+// `p` is just past "<a"; on return it is past '>'. Linear in the tag's length.
+std::map<std::string, std::string> tag_attributes(std::string_view body, size_t& p) {
+  std::map<std::string, std::string> attrs;
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; };
+  while (p < body.size() && body[p] != '>') {
+    while (p < body.size() && (space(body[p]) || body[p] == '/')) ++p;
+    size_t n0 = p;
+    while (p < body.size() && !space(body[p]) && body[p] != '=' && body[p] != '>') ++p;
+    std::string name = to_lower(body.substr(n0, p - n0));
+    while (p < body.size() && space(body[p])) ++p;
+    std::string value;
+    if (p < body.size() && body[p] == '=') {
+      ++p;
+      while (p < body.size() && space(body[p])) ++p;
+      if (p < body.size() && (body[p] == '"' || body[p] == '\'')) {
+        char q = body[p++];
+        size_t end = body.find(q, p);
+        if (end == std::string_view::npos) end = body.size();
+        value = html_unescape(body.substr(p, end - p));
+        p = std::min(end + 1, body.size());
+      } else {
+        size_t v0 = p;
+        while (p < body.size() && !space(body[p]) && body[p] != '>') ++p;
+        value = html_unescape(body.substr(v0, p - v0));
+      }
+    }
+    if (!name.empty()) attrs.emplace(std::move(name), std::move(value));
+  }
+  if (p < body.size()) ++p;  // '>'
+  return attrs;
+}
+
+std::string fragment_sha256(const std::string& url) {
+  auto hash = url.find("#sha256=");
+  return hash == std::string::npos ? "" : to_lower(url.substr(hash + 8));
+}
+
+}  // namespace
 
 std::vector<IndexLink> parse_index_page(const std::string& body, const std::string& page_url) {
   std::vector<IndexLink> links;
@@ -49,22 +113,49 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
     for (const auto& f : j["files"]) {
       if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() || !f["url"].is_string()) continue;
       std::string url = resolve_url(f["url"], page_url);
-      links.push_back({f["filename"], url.substr(0, url.find('#'))});
+      IndexLink l;
+      l.filename = f["filename"];
+      l.url = url.substr(0, url.find('#'));
+      l.sha256 = fragment_sha256(url);
+      if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") && f["hashes"]["sha256"].is_string())
+        l.sha256 = to_lower(f["hashes"]["sha256"].get<std::string>());
+      for (const char* key : {"core-metadata", "dist-info-metadata", "data-dist-info-metadata"}) {
+        if (!f.contains(key)) continue;
+        const auto& m = f[key];
+        if (m.is_boolean()) l.metadata = m.get<bool>();
+        else if (m.is_object()) {
+          l.metadata = true;
+          if (m.contains("sha256") && m["sha256"].is_string()) l.metadata_sha256 = to_lower(m["sha256"].get<std::string>());
+        }
+        break;
+      }
+      links.push_back(std::move(l));
     }
     return links;
   }
-  // PEP 503 HTML: <a href="URL#sha256=..." data-requires-python="...">FILENAME</a>
-  static const std::regex anchor(R"(<a\s([^>]*)>([^<]*)</a>)", std::regex::icase);
-  static const std::regex href(R"re(href\s*=\s*"([^"]*)")re", std::regex::icase);
-  for (auto it = std::sregex_iterator(body.begin(), body.end(), anchor); it != std::sregex_iterator(); ++it) {
-    std::string attrs = (*it)[1], text = html_unescape((*it)[2]);
-    std::smatch m;
-    if (!std::regex_search(attrs, m, href)) continue;
-    std::string url = html_unescape(m[1]);
+  // PEP 503 HTML: <a href="URL#sha256=..." data-requires-python="..." data-core-metadata="sha256=...">FILENAME</a>
+  std::string_view b = body;
+  for (size_t p = 0; (p = b.find('<', p)) != std::string_view::npos;) {
+    ++p;
+    if (p + 1 >= b.size() || (b[p] != 'a' && b[p] != 'A') || !(b[p + 1] == ' ' || b[p + 1] == '\t' || b[p + 1] == '\n' || b[p + 1] == '\r')) continue;
+    ++p;
+    auto attrs = tag_attributes(b, p);
+    size_t end = b.find('<', p);
+    std::string text = std::string(trim(html_unescape(b.substr(p, (end == std::string_view::npos ? b.size() : end) - p))));
+    auto href = attrs.find("href");
+    if (href == attrs.end()) continue;
     IndexLink l;
-    l.url = resolve_url(url.substr(0, url.find('#')), page_url);
+    l.sha256 = fragment_sha256(href->second);
+    l.url = resolve_url(href->second.substr(0, href->second.find('#')), page_url);
     l.filename = text.empty() ? target_basename(l.url) : text;
-    links.push_back(l);
+    for (const char* key : {"data-core-metadata", "data-dist-info-metadata"}) {
+      auto m = attrs.find(key);
+      if (m == attrs.end() || m->second == "false") continue;
+      l.metadata = true;
+      if (m->second.rfind("sha256=", 0) == 0) l.metadata_sha256 = to_lower(m->second.substr(7));
+      break;
+    }
+    links.push_back(std::move(l));
   }
   return links;
 }
@@ -126,7 +217,7 @@ std::string target_basename(const std::string& target) {
     for (size_t i = 0; i < path.size(); ++i) {
       if (path[i] == '%' && i + 2 < path.size() && std::isxdigit(static_cast<unsigned char>(path[i + 1])) &&
           std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
-        decoded += static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16));
+        decoded += static_cast<char>(*parse_hex(std::string_view(path).substr(i + 1, 2), 255));
         i += 2;
       } else {
         decoded += path[i];

@@ -7,6 +7,9 @@ namespace wc {
 
 struct IndexLink {
   std::string filename, url;  // url absolute, fragment (#sha256=...) removed
+  std::string sha256;         // from the #sha256= fragment or PEP 691 "hashes" (lower-case hex), or ""
+  bool metadata = false;      // PEP 658/714: the core metadata is served at url + ".metadata"
+  std::string metadata_sha256;
 };
 
 // Expands command-line targets: directories (recursively, *.whl, sorted), files and wheel URLs as

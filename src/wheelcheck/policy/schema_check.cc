@@ -1,12 +1,25 @@
 #include "policy/schema_check.h"
 
 #include <algorithm>
-#include <regex>
+#include <map>
+#include <mutex>
 
 #include "policy/json_locate.h"
+#include "util/pattern.h"
+#include "util/strings.h"
 
 namespace wc {
 namespace {
+
+// The schema's patterns, compiled once (RE2: policy values are user input, matched in linear time).
+bool matches(const std::string& pattern, const std::string& text) {
+  static std::mutex mu;
+  static std::map<std::string, std::optional<Pattern>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(pattern);
+  if (it == cache.end()) it = cache.emplace(pattern, Pattern::compile(pattern, false, nullptr)).first;
+  return it->second && it->second->search(text);
+}
 
 using nlohmann::json;
 
@@ -59,9 +72,8 @@ class Validator {
       return;
     }
     if (v.is_string() && s.contains("pattern")) {
-      std::regex re(s["pattern"].get<std::string>());
-      if (!std::regex_search(v.get<std::string>(), re))
-        add(ptr, "'" + v.get<std::string>() + "' does not match " + s["pattern"].get<std::string>());
+      if (!matches(s["pattern"].get<std::string>(), v.get<std::string>()))
+        add(ptr, "'" + escape_for_display(v.get<std::string>()) + "' does not match " + s["pattern"].get<std::string>());
     }
     if (v.is_number()) numbers(v, s, ptr);
     if (v.is_array()) array(v, s, ptr);
@@ -133,7 +145,7 @@ class Validator {
       }
       if (s.contains("patternProperties")) {
         for (const auto& [pat, sub] : s["patternProperties"].items()) {
-          if (std::regex_search(k, std::regex(pat))) {
+          if (matches(pat, k)) {
             check(val, sub, child);
             matched = true;
           }

@@ -4,6 +4,7 @@
 
 #include "binary/binary_facts.h"
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -35,7 +36,9 @@ json level_symbols(const Policy& p, const PlatformTag& tag, std::vector<std::str
   std::string best;
   for (const auto& [key, val] : levels.items()) {
     auto us = key.find('_');
-    int ma = std::stoi(key.substr(0, us)), mi = std::stoi(key.substr(us + 1));
+    auto pma = parse_small(std::string_view(key).substr(0, us), 99), pmi = us == std::string::npos ? std::nullopt : parse_small(std::string_view(key).substr(us + 1), 999);
+    if (!pma || !pmi) continue;
+    int ma = *pma, mi = *pmi;
     if (ma < tag.major || (ma == tag.major && mi <= tag.minor))
       if (best.empty() || compare_dotted(best.substr(0, best.find('_')) + "." + best.substr(best.find('_') + 1),
                                          std::to_string(ma) + "." + std::to_string(mi)) < 0)

@@ -1,18 +1,12 @@
 // WC105 (contents): what the wheel holds against what its tags promise, without binary analysis:
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
 // another interpreter version or ABI than the tags.
-#include <regex>
-
 #include "rules/rules.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 
 namespace wc {
 namespace {
-
-bool native_name(const std::string& n) {
-  static const std::regex re("\\.(so(\\.[0-9]+)*|pyd|dylib|dll)$", std::regex::icase);
-  return std::regex_search(n, re);
-}
 
 bool is_pure(const WheelFacts& f) {
   if (f.wheel_file)
@@ -26,7 +20,7 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
   if (!any_platform && !pure) return;
   int reported = 0;
   for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !native_name(e.name))) continue;
+    if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !is_native_library_name(e.name))) continue;
     if (++reported > 20) break;  // the point is made; do not flood the report
     std::string what = e.magic.empty() ? "native library" : e.magic == "elf" ? "ELF binary" : e.magic == "macho" ? "Mach-O binary" : "PE binary";
     if (any_platform) {
@@ -43,9 +37,6 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
 
 void extension_suffixes(const WheelFacts& f, FindingSink& s) {
   if (!f.filename.valid) return;
-  // foo.cpython-312-x86_64-linux-gnu.so, foo.cpython-313t-darwin.so, foo.cp312-win_amd64.pyd
-  static const std::regex posix("\\.cpython-(\\d)(\\d+)(t?)(d?)(m?)(-[^./]+)?\\.so$");
-  static const std::regex windows("\\.cp(\\d)(\\d+)(t?)-[^./]+\\.pyd$", std::regex::icase);
   bool abi3 = false;
   std::vector<std::string> cp_abis;
   for (const auto& a : f.filename.abi_tags) {
@@ -54,11 +45,10 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
     else if (l.starts_with("cp")) cp_abis.push_back(l);
   }
   for (const auto& e : f.entries) {
-    std::smatch m;
-    if (!std::regex_search(e.name, m, posix) && !std::regex_search(e.name, m, windows)) continue;
-    std::string ver = std::string(m[1]) + std::string(m[2]);
-    bool ft = m[3].length() > 0;
-    std::string abi = "cp" + ver + (ft ? "t" : "");
+    // foo.cpython-312-x86_64-linux-gnu.so, foo.cpython-313t-darwin.so, foo.cp312-win_amd64.pyd
+    auto suffix = extension_suffix(e.name);
+    if (!suffix || !suffix->abi.starts_with("cp")) continue;
+    std::string abi = to_lower(suffix->abi);
     if (abi3 && cp_abis.empty()) {
       s.add("WC105", "abi3 wheel contains an extension built for one CPython version (" + abi + ")", e.name);
       continue;

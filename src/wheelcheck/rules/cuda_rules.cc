@@ -4,6 +4,7 @@
 #include "binary/binary_facts.h"
 #include "facts/cuda_facts.h"
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -43,7 +44,9 @@ void variant_consistency(const CudaFacts& c, FindingSink& s) {
   for (const auto& t : c.toolkits) {
     auto parts = split(t.version, '.');
     if (parts.size() < 2) continue;
-    int ma = std::atoi(std::string(parts[0]).c_str()), mi = std::atoi(std::string(parts[1]).c_str());
+    auto pma = parse_small(parts[0], 999), pmi = parse_small(parts[1], 999);
+    if (!pma || !pmi) continue;
+    int ma = *pma, mi = *pmi;
     if (ma != v.major || mi > v.minor)
       s.add("WC601", "GPU code built by CUDA " + t.version + " (the toolkit note in its cubins/PTX), but the variant " + v.name + " (" + v.source +
                          ") is CUDA " + v.version(),

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -161,7 +162,7 @@ std::vector<Version> versions_for_tag(const std::string& tag) {
   std::string t = to_lower(tag);
   std::string digits;
   if (t.starts_with("cp") || t.starts_with("py") || t.starts_with("pp")) digits = t.substr(2);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return {};
+  if (!all_digits(digits) || digits.size() > 4) return {};
   std::vector<Version> out;
   int major = digits[0] - '0';
   auto add = [&](int mi, int micro) {
@@ -174,7 +175,7 @@ std::vector<Version> versions_for_tag(const std::string& tag) {
     for (int mi = 0; mi <= 30; ++mi)
       for (int micro : {0, 99}) add(mi, micro);
   } else {
-    int mi = std::stoi(digits.substr(1));
+    int mi = *parse_small(std::string_view(digits).substr(1));
     for (int micro = 0; micro <= 50; ++micro) add(mi, micro);
   }
   return out;

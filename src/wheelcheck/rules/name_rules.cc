@@ -1,8 +1,7 @@
 // WC101 filename grammar, WC105 tag consistency (python/abi), WC106 platform tags, WC107 style,
 // WC108 local versions.
-#include <regex>
-
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -14,21 +13,36 @@ struct CpTag {
 };
 
 // "cp312" -> 3.12; "cp27" -> 2.7 (one major digit, the rest is the minor).
-CpTag parse_cp(std::string_view t, std::string_view prefix = "cp") {
+CpTag parse_cp(std::string_view t) {
   CpTag c;
-  if (t.size() < prefix.size() + 2 || t.substr(0, prefix.size()) != prefix) return c;
-  std::string_view digits = t.substr(prefix.size());
-  size_t n = 0;
-  while (n < digits.size() && std::isdigit(static_cast<unsigned char>(digits[n]))) ++n;
+  if (!consume(t, "cp")) return c;
+  size_t n = digit_prefix(t);
   if (n < 2) return c;
-  c.major = digits[0] - '0';
-  c.minor = std::stoi(std::string(digits.substr(1, n - 1)));
+  auto minor = parse_small(t.substr(1, n - 1), 9999);
+  if (!minor) return c;
+  c.major = t[0] - '0';
+  c.minor = *minor;
   c.valid = true;
   return c;
 }
 
+// CPython ABI tags: cp{X}{Y}[t][d][m][u] (e.g. cp312, cp313t, cp37m, cp27mu).
+struct CpAbi {
+  int major = 0, minor = 0;
+  bool free_threaded = false;
+};
+std::optional<CpAbi> parse_cp_abi(std::string_view a) {
+  CpTag c = parse_cp(a);
+  if (!c.valid) return std::nullopt;
+  std::string_view flags = a.substr(2 + digit_prefix(a.substr(2)));
+  CpAbi out{c.major, c.minor, consume(flags, "t")};
+  for (char f : {'d', 'm', 'u'})
+    if (!flags.empty() && flags.front() == f) flags.remove_prefix(1);
+  if (!flags.empty()) return std::nullopt;
+  return out;
+}
+
 void abi_rules(const WheelFilename& w, FindingSink& s) {
-  static const std::regex cp_abi("^cp(\\d)(\\d+)(t?)(d?)(m?)(u?)$");
   for (const auto& abi : w.abi_tags) {
     std::string a = to_lower(abi);
     if (a == "abi3") {
@@ -39,10 +53,10 @@ void abi_rules(const WheelFilename& w, FindingSink& s) {
       }
       continue;
     }
-    std::smatch m;
-    if (!std::regex_match(a, m, cp_abi)) continue;
-    int major = std::stoi(m[1]), minor = std::stoi(m[2]);
-    bool free_threaded = m[3].length() > 0;
+    auto cp = parse_cp_abi(a);
+    if (!cp) continue;
+    int major = cp->major, minor = cp->minor;
+    bool free_threaded = cp->free_threaded;
     if (free_threaded && (major != 3 || minor < 13))
       s.add("WC105", "free-threaded ABI '" + abi + "' needs CPython 3.13 or later");
     for (const auto& py : w.python_tags) {

@@ -2,17 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
 namespace {
-
-bool is_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
@@ -61,9 +57,12 @@ std::string escape_name(std::string_view name) {
   return c;
 }
 
+// ^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$ (case-insensitive), as a scan.
 bool is_valid_project_name(std::string_view name) {
-  static const std::regex re("^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", std::regex::icase);
-  return std::regex_match(name.begin(), name.end(), re);
+  if (name.empty() || !is_alnum(name.front()) || !is_alnum(name.back())) return false;
+  for (char c : name)
+    if (!is_alnum(c) && c != '.' && c != '_' && c != '-') return false;
+  return true;
 }
 
 // Follows packaging.utils.parse_wheel_filename (the reference every installer shares), made
@@ -159,10 +158,10 @@ bool split_version_arch(std::string_view rest, int& major, int& minor, std::stri
   if (p1 == std::string_view::npos) return false;
   auto p2 = rest.find('_', p1 + 1);
   if (p2 == std::string_view::npos) return false;
-  auto a = rest.substr(0, p1), b = rest.substr(p1 + 1, p2 - p1 - 1);
-  if (!is_digits(a) || !is_digits(b) || a.size() > 4 || b.size() > 4) return false;
-  major = std::stoi(std::string(a));
-  minor = std::stoi(std::string(b));
+  auto a = parse_small(rest.substr(0, p1), 9999), b = parse_small(rest.substr(p1 + 1, p2 - p1 - 1), 9999);
+  if (!a || !b) return false;
+  major = *a;
+  minor = *b;
   arch = std::string(rest.substr(p2 + 1));
   return !arch.empty();
 }
@@ -221,6 +220,32 @@ void classify_macos(std::string_view tag, PlatformTag& p) {
   p.pypi_accepted = p.problem.empty();
 }
 
+// "17_0_arm64_iphoneos" (after "ios_").
+bool parse_ios(std::string_view rest, PlatformTag& p) {
+  uint64_t major = 0, minor = 0;
+  if (!consume_number(rest, 9999, major) || !consume(rest, "_") || !consume_number(rest, 9999, minor) || !consume(rest, "_"))
+    return false;
+  for (std::string_view arch : {"arm64", "x86_64"}) {
+    std::string_view r = rest;
+    if (!consume(r, arch) || !consume(r, "_")) continue;
+    if (r != "iphoneos" && r != "iphonesimulator") return false;
+    p.major = static_cast<int>(major), p.minor = static_cast<int>(minor), p.arch = std::string(arch);
+    p.pypi_accepted = true;
+    return true;
+  }
+  return false;
+}
+
+// "24_arm64_v8a" (after "android_").
+bool parse_android(std::string_view rest, PlatformTag& p) {
+  uint64_t api = 0;
+  if (!consume_number(rest, 9999, api) || !consume(rest, "_")) return false;
+  if (rest != "arm64_v8a" && rest != "armeabi_v7a" && rest != "x86_64" && rest != "x86") return false;
+  p.major = static_cast<int>(api), p.arch = std::string(rest);
+  p.pypi_accepted = true;
+  return true;
+}
+
 }  // namespace
 
 PlatformTag classify_platform(std::string_view tag) {
@@ -241,29 +266,13 @@ PlatformTag classify_platform(std::string_view tag) {
     p.arch = tag == "win32" ? "x86" : std::string(tag.substr(4));
     p.pypi_accepted = true;
   } else if (tag.starts_with("ios_")) {
-    // PEP 730: ios_{min}_{arch}_{iphoneos|iphonesimulator}
+    // PEP 730: ios_{major}_{minor}_{arch}_{iphoneos|iphonesimulator}
     p.family = PlatformFamily::ios;
-    static const std::regex re("^ios_(\\d+)_(\\d+)_(arm64|x86_64)_(iphoneos|iphonesimulator)$");
-    std::smatch m;
-    std::string t(tag);
-    if (std::regex_match(t, m, re)) {
-      p.major = std::stoi(m[1]), p.minor = std::stoi(m[2]), p.arch = m[3];
-      p.pypi_accepted = true;
-    } else {
-      p.problem = "expected ios_MAJOR_MINOR_ARCH_SDK (PEP 730)";
-    }
+    if (!parse_ios(tag.substr(4), p)) p.problem = "expected ios_MAJOR_MINOR_ARCH_SDK (PEP 730)";
   } else if (tag.starts_with("android_")) {
     // PEP 738: android_{api}_{abi}
     p.family = PlatformFamily::android;
-    static const std::regex re("^android_(\\d+)_(arm64_v8a|armeabi_v7a|x86_64|x86)$");
-    std::smatch m;
-    std::string t(tag);
-    if (std::regex_match(t, m, re)) {
-      p.major = std::stoi(m[1]), p.arch = m[2];
-      p.pypi_accepted = true;
-    } else {
-      p.problem = "expected android_APILEVEL_ABI (PEP 738)";
-    }
+    if (!parse_android(tag.substr(8), p)) p.problem = "expected android_APILEVEL_ABI (PEP 738)";
   } else {
     p.problem = "unknown platform tag";
   }

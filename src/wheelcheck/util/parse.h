@@ -1,0 +1,36 @@
+// Numbers and fixed shapes in untrusted text (file names, METADATA, RECORD, HTTP headers, policy
+// values). One range-checked number parser that returns an error instead of throwing, and small
+// linear scanners for the prefix/digits/suffix shapes the formats use. Nothing here recurses or
+// allocates per input character; std::regex is never applied to input (GCC's recurses once per
+// character and overflows the stack on long lines).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wc {
+
+// Decimal digits only (no sign, no spaces, no "0x"), value <= max. On failure returns nullopt and
+// sets *why ("empty", "not a number", "over the maximum of N").
+std::optional<uint64_t> parse_decimal(std::string_view s, uint64_t max, std::string* why = nullptr);
+// Hex digits, optional "0x"/"0X" prefix, value <= max.
+std::optional<uint64_t> parse_hex(std::string_view s, uint64_t max, std::string* why = nullptr);
+// "0x..." as hex, anything else as decimal.
+std::optional<uint64_t> parse_integer(std::string_view s, uint64_t max, std::string* why = nullptr);
+// An int-sized decimal (for versions, API levels, SM numbers): parse_decimal with max INT_MAX.
+std::optional<int> parse_small(std::string_view s, int max = 0x7fffffff);
+
+bool is_digit(char c);
+bool is_alnum(char c);
+bool all_digits(std::string_view s);  // non-empty and only 0-9
+// Number of leading decimal digits.
+size_t digit_prefix(std::string_view s);
+// Removes `prefix` from the front of `s` when it is there (ASCII case-insensitive when `ci`).
+bool consume(std::string_view& s, std::string_view prefix, bool ci = false);
+// Takes leading digits off `s` as a number <= max; false (s unchanged) when there are none or too big.
+bool consume_number(std::string_view& s, uint64_t max, uint64_t& out);
+bool ends_with_ci(std::string_view s, std::string_view suffix);
+
+}  // namespace wc

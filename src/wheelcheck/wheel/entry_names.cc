@@ -1,0 +1,56 @@
+#include "wheel/entry_names.h"
+
+#include "util/parse.h"
+
+namespace wc {
+namespace {
+
+// "cpython-312[t][d][m][-platform]" (POSIX, after the last dot) or "cp312[t]-platform" (Windows).
+std::optional<std::string> cpython_tag(std::string_view seg, bool windows) {
+  if (!consume(seg, windows ? "cp" : "cpython-", true)) return std::nullopt;
+  size_t n = digit_prefix(seg);
+  if (n < 2) return std::nullopt;
+  std::string abi = "cp" + std::string(seg.substr(0, n));
+  seg.remove_prefix(n);
+  if (consume(seg, "t", windows)) abi += "t";
+  if (!windows) {
+    consume(seg, "d");
+    consume(seg, "m");
+  }
+  if (seg.empty()) return windows ? std::nullopt : std::optional(abi);
+  if (seg.front() != '-' || seg.size() < 2 || seg.find('/') != std::string_view::npos) return std::nullopt;
+  return abi;
+}
+
+std::string_view last_component(std::string_view name) {
+  auto slash = name.rfind('/');
+  return slash == std::string_view::npos ? name : name.substr(slash + 1);
+}
+
+}  // namespace
+
+bool is_native_library_name(std::string_view name) {
+  name = last_component(name);
+  if (ends_with_ci(name, ".pyd") || ends_with_ci(name, ".dylib") || ends_with_ci(name, ".dll")) return true;
+  for (;;) {  // strip ".1.2.3" version suffixes
+    auto dot = name.rfind('.');
+    if (dot == std::string_view::npos || !all_digits(name.substr(dot + 1))) break;
+    name = name.substr(0, dot);
+  }
+  return ends_with_ci(name, ".so");
+}
+
+std::optional<ExtensionSuffix> extension_suffix(std::string_view name) {
+  name = last_component(name);
+  bool so = ends_with_ci(name, ".so"), pyd = ends_with_ci(name, ".pyd");
+  if (!so && !pyd) return std::nullopt;
+  std::string_view stem = name.substr(0, name.size() - (so ? 3 : 4));
+  auto dot = stem.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return ExtensionSuffix{"", true};  // foo.so / foo.pyd
+  std::string_view seg = stem.substr(dot + 1);
+  if (so && seg == "abi3") return ExtensionSuffix{"abi3", true};
+  if (auto abi = cpython_tag(seg, pyd)) return ExtensionSuffix{*abi, true};
+  return ExtensionSuffix{"", true};
+}
+
+}  // namespace wc
