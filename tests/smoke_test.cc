@@ -13,6 +13,7 @@
 #include "rng_graph/backend.h"
 #include "rng_graph/checks.h"
 #include "smoke/compat.h"
+#include "smoke/smoke_rules.h"
 #include "smoke/gpu_catalog.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
@@ -80,7 +81,7 @@ std::vector<Finding> compat_of(const std::vector<FatbinEntry>& entries, const Ta
   b.fatbin.containers = 1;
   f.binaries.push_back(b);
   static Policy p;
-  FindingSink s(p);
+  FindingSink s(p, smoke::smoke_rules());
   compat_findings(f, t, s);
   return s.take();
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "policy/policy.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -17,22 +18,10 @@ std::string squash(const std::string& s) {
   return out;
 }
 
-const std::vector<std::pair<std::string, std::pair<int, int>>>& gpu_table() {
-  static const std::vector<std::pair<std::string, std::pair<int, int>>> t = {
-      {"V100", {7, 0}}, {"T4", {7, 5}},   {"A100", {8, 0}},     {"A10", {8, 6}},     {"A40", {8, 6}},
-      {"RTX 3090", {8, 6}}, {"L4", {8, 9}}, {"L40S", {8, 9}},   {"RTX 4090", {8, 9}}, {"H100", {9, 0}},
-      {"H200", {9, 0}}, {"GH200", {9, 0}}, {"B200", {10, 0}},   {"GB200", {10, 0}},  {"B300", {10, 3}},
-      {"RTX 5090", {12, 0}}, {"RTX PRO 6000", {12, 0}}, {"DGX Spark", {12, 1}}};
-  return t;
-}
-
-// CUDA version -> first Linux driver that supports it (GA releases).
-const std::vector<std::pair<std::string, std::string>>& ga_drivers() {
-  static const std::vector<std::pair<std::string, std::string>> t = {
-      {"11.8", "520.61.05"}, {"12.0", "525.60.13"}, {"12.1", "530.30.02"}, {"12.2", "535.54.03"},
-      {"12.3", "545.23.06"}, {"12.4", "550.54.14"}, {"12.5", "555.42.02"}, {"12.6", "560.28.03"},
-      {"12.8", "570.26"},    {"12.9", "575.51.03"}, {"13.0", "580.65.06"}};
-  return t;
+// The tables live in policies/cuda.json (one home, shared with wheelcheck's CUDA rules).
+const CudaPolicy& tables() {
+  static const Policy p = load_policy("default");
+  return p.cuda;
 }
 
 bool suffix_ok(const FatbinEntry& e, const Target& t) {
@@ -46,14 +35,14 @@ bool suffix_ok(const FatbinEntry& e, const Target& t) {
 
 std::optional<std::pair<int, int>> gpu_compute_capability(const std::string& name) {
   std::string want = squash(name);
-  for (const auto& [n, cc] : gpu_table())
-    if (squash(n) == want) return cc;
+  for (const auto& [n, cc] : tables().gpus)
+    if (squash(n) == want) return parse_sm(cc);
   return std::nullopt;
 }
 
 std::vector<std::string> known_gpus() {
   std::vector<std::string> v;
-  for (const auto& [n, cc] : gpu_table()) v.push_back(n + " (" + std::to_string(cc.first) + "." + std::to_string(cc.second) + ")");
+  for (const auto& [n, cc] : tables().gpus) v.push_back(n + " (" + cc + ")");
   return v;
 }
 
@@ -80,15 +69,13 @@ std::optional<std::string> driver_cuda_version(const std::string& driver) {
   for (auto p : parts)
     if (!all_digits(p) || p.size() > 6) return std::nullopt;
   std::optional<std::string> best;
-  for (const auto& [cuda, ga] : ga_drivers())
+  for (const auto& [cuda, ga] : tables().ga_drivers)
     if (compare_dotted(driver, ga) >= 0) best = cuda;
   return best;
 }
 
 std::optional<std::string> ptx_isa_min_cuda(const std::string& isa) {
-  static const std::map<std::string, std::string> t = {{"7.8", "11.8"}, {"8.0", "12.0"}, {"8.1", "12.1"}, {"8.2", "12.2"},
-                                                       {"8.3", "12.3"}, {"8.4", "12.4"}, {"8.5", "12.5"}, {"8.6", "12.7"},
-                                                       {"8.7", "12.8"}, {"8.8", "12.9"}, {"9.0", "13.0"}, {"9.1", "13.1"}};
+  const auto& t = tables().ptx_isa_min_cuda;
   auto it = t.find(isa);
   if (it != t.end()) return it->second;
   if (compare_dotted(isa, "7.8") < 0) return std::string("11.0");  // older PTX: any CUDA 11+ driver
@@ -96,12 +83,9 @@ std::optional<std::string> ptx_isa_min_cuda(const std::string& isa) {
 }
 
 std::optional<std::string> runtime_driver_floor(int cuda_major) {
-  switch (cuda_major) {
-    case 11: return std::string("450.80.02");
-    case 12: return std::string("525.60.13");
-    case 13: return std::string("580");
-    default: return std::nullopt;
-  }
+  const auto& t = tables().runtime_driver_floor;
+  auto it = t.find(cuda_major);
+  return it == t.end() ? std::nullopt : std::optional(it->second);
 }
 
 std::optional<int> cudart_major(const std::string& soname) {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli/cli_common.h"
+#include "cli_support/cli_support.h"
 #include "facts/analyze.h"
 #include "io/targets.h"
 #include "philox.h"
@@ -17,6 +17,7 @@
 #include "smoke/compat.h"
 #include "smoke/driver.h"
 #include "smoke/gpu_catalog.h"
+#include "smoke/smoke_rules.h"
 #include "smoke/suite.h"
 #include "util/strings.h"
 
@@ -34,7 +35,7 @@ Policy& empty_policy() {
 ItemResult gpu_required_item(const std::string& why) {
   ItemResult item;
   item.path = "gpu";
-  FindingSink s(empty_policy());
+  FindingSink s(empty_policy(), smoke_rules());
   s.add("WS001", "--require-gpu: " + why);
   item.findings = s.take();
   return item;
@@ -107,6 +108,7 @@ int run_compat(const CompatArgs& a) {
   report.tool = "wheelsmoke";
   report.version = WHEELCHECK_VERSION;
   report.items_key = "artifacts";
+  report.rules = smoke_rules();
   std::optional<Target> device_target;
   std::unique_ptr<Driver> drv;
   std::string no_device;
@@ -126,7 +128,7 @@ int run_compat(const CompatArgs& a) {
     WheelFacts f = analyze_target(path, opt);
     ItemResult item;
     item.path = path;
-    FindingSink sink(empty_policy());
+    FindingSink sink(empty_policy(), smoke_rules());
     for (const auto& p : f.unreadable) sink.add("WC404", p.message, p.entry, p.offset);
     const Target* t = declared ? &*declared : device_target ? &*device_target : nullptr;
     if (!t) {
@@ -198,6 +200,7 @@ int run_suites(const RunArgs& a) {
   report.tool = "wheelsmoke";
   report.version = WHEELCHECK_VERSION;
   report.items_key = "suites";
+  report.rules = smoke_rules();
   report.item_label = "cases";
   bool gpu_missing = false;
   std::string gpu_why;
@@ -211,7 +214,7 @@ int run_suites(const RunArgs& a) {
         item.skip_reason = o.message;
         if (o.backend == "cuda") gpu_missing = true, gpu_why = o.message;
       } else if (!o.passed) {
-        FindingSink sink(empty_policy());
+        FindingSink sink(empty_policy(), smoke_rules());
         sink.add(o.error ? "WS202" : "WS201", o.message);
         item.findings = sink.take();
       }

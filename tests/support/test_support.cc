@@ -72,7 +72,7 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
   if (shipped && !cache.count(policy)) cache.emplace(policy, load_policy(policy));
   Policy p = shipped ? cache.at(policy) : load_policy(policy);
   MemorySource src(filename, zip);
-  return check_wheel(analyze_wheel(src, analyze_options_for(p)), p);
+  return check_wheel(analyze_wheel(src, analyze_options_for(p)), p).findings;
 }
 
 std::vector<std::string> rule_ids(const std::vector<Finding>& fs) {

@@ -11,14 +11,14 @@
 #include <thread>
 
 #include "binary/binary_facts.h"
-#include "cli/cli_common.h"
+#include "catalog/catalog.h"
+#include "cli_support/cli_support.h"
 #include "facts/analyze.h"
 #include "facts/cuda_facts.h"
 #include "io/targets.h"
+#include "pipeline/check.h"
 #include "policy/policy.h"
 #include "report/report.h"
-#include "rules/catalog.h"
-#include "rules/rules.h"
 #include "util/strings.h"
 
 #ifndef WHEELCHECK_VERSION
@@ -32,59 +32,32 @@ using cli::kExitFail;
 using cli::kExitPass;
 using cli::kExitUsage;
 
-// Checks wheels in parallel (-j); results keep input order. Progress goes to a terminal's stderr.
-std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
-                                    bool progress) {
-  std::vector<WheelFacts> facts(paths.size());
-  std::atomic<size_t> next{0}, done{0};
-  std::mutex mu;
-  auto worker = [&] {
-    for (size_t i; (i = next++) < paths.size();) {
-      facts[i] = analyze_target(paths[i], opt);
-      size_t d = ++done;
-      if (progress) {
-        std::lock_guard<std::mutex> lock(mu);
-        std::cerr << "\r\033[K[" << d << "/" << paths.size() << "] " << escape_for_display(target_basename(paths[i])) << std::flush;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, jobs); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (progress) std::cerr << "\r\033[K" << std::flush;
-  return facts;
-}
-
 struct CheckArgs {
   std::vector<std::string> targets;
   std::string policy = "default";
   cli::ReportOptions out;
-  unsigned jobs = 1;
+  unsigned jobs = 0;
   bool quiet = false, facts = false, no_binaries = false;
   std::string match;
 };
 
 int run_check(const CheckArgs& a) {
   Policy policy = load_policy(a.policy);
-  cli::report_specs(a.out);  // a bad --format is exit 2 before any wheel is read
-  auto paths = expand_targets(a.targets, a.match);
-  AnalyzeOptions opt = analyze_options_for(policy);
-  opt.binaries = !a.no_binaries;
-  bool progress = !a.quiet && paths.size() > 1 && ::isatty(STDERR_FILENO);
-  auto facts = analyze_all(paths, opt, a.jobs, progress);
-  InstallSet set;
-  for (const auto& f : facts) set.wheels.push_back(&f);
-  RunReport report;
+  cli::report_targets(a.out);  // a bad --format is exit 2 before any wheel is read
+  CheckRequest req;
+  req.targets = a.targets;
+  req.match = a.match;
+  req.jobs = a.jobs;
+  req.binaries = !a.no_binaries;
+  req.include_facts = a.facts;
+  if (!a.quiet && ::isatty(STDERR_FILENO))
+    req.progress = [](size_t done, size_t total, const std::string& path) {
+      if (total < 2) return;
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << escape_for_display(target_basename(path)) << std::flush;
+      if (done == total) std::cerr << "\r\033[K" << std::flush;
+    };
+  RunReport report = wc::run_check(req, policy);
   report.version = WHEELCHECK_VERSION;
-  report.policy = policy.name;
-  for (const auto& f : facts) {
-    ItemResult item;
-    item.path = f.path;
-    item.findings = check_wheel(f, policy, set);
-    if (a.facts) item.facts = facts_to_json(f);
-    report.items.push_back(std::move(item));
-  }
   return cli::emit_reports(report, a.out);
 }
 
@@ -176,11 +149,10 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
   std::ostream& out = output.empty() ? std::cout : file;
   Policy policy = load_policy(policy_spec);
   AnalyzeOptions opt = analyze_options_for(policy);
-  const nlohmann::json cuda_section = policy.merged.value("cuda", nlohmann::json::object());
   nlohmann::json all = nlohmann::json::array();
   for (const auto& p : paths) {
     WheelFacts f = analyze_target(p, opt);
-    CudaFacts cuda = derive_cuda_facts(f, cuda_section);
+    CudaFacts cuda = derive_cuda_facts(f, policy.cuda);
     if (format == "json") {
       auto j = facts_to_json(f);
       j["cuda"] = cuda_facts_to_json(cuda);
@@ -236,11 +208,11 @@ int run_merge(const std::vector<std::string>& files, const cli::ReportOptions& o
 int run_rules(const std::string& format) {
   if (format == "json") {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& r : rule_catalog())
-      a.push_back({{"id", r.id}, {"severity", severity_name(r.default_severity)}, {"title", r.title}, {"area", r.issue}});
+    for (const auto& r : wheelcheck_rules())
+      a.push_back({{"id", r.id}, {"severity", severity_name(r.default_severity)}, {"title", r.title}, {"area", r.area}});
     std::cout << a.dump(2) << "\n";
   } else {
-    for (const auto& r : rule_catalog())
+    for (const auto& r : wheelcheck_rules())
       std::cout << r.id << "  " << severity_name(r.default_severity) << std::string(8 - std::string(severity_name(r.default_severity)).size(), ' ')
                 << r.title << "\n";
   }
@@ -290,7 +262,7 @@ int main(int argc, char** argv) {
   c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
   cli::add_report_options(c, check.out);
   c->add_option("--match", check.match, "With an index URL: only wheels whose file name matches this glob");
-  c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel")->check(CLI::Range(1u, 256u));
+  c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel (default: the number of cores)")->check(CLI::Range(1u, 256u));
   c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
   c->add_flag("--no-binaries", check.no_binaries, "Skip ELF/Mach-O/PE/fatbin analysis (archive and metadata checks only)");
@@ -332,7 +304,7 @@ int main(int argc, char** argv) {
     if (*m) return run_merge(merge_files, merge_out);
     if (*pv) return run_policy_validate(validate_files);
     if (*ps) {
-      std::cout << load_policy(show_spec).merged.dump(2) << "\n";
+      std::cout << load_policy(show_spec).document.dump(2) << "\n";
       return kExitPass;
     }
     if (*pl) {

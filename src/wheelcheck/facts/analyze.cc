@@ -6,6 +6,7 @@
 #include <set>
 
 #include "binary/binary_facts.h"
+#include "facts/binary_collector.h"
 #include "io/targets.h"
 #include "io/zip_stream.h"
 #include "util/digest.h"
@@ -240,8 +241,7 @@ WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt) {
 AnalyzeOptions analyze_options_for(const Policy& p) {
   AnalyzeOptions opt;
   opt.limits = p.limits;
-  if (p.merged.contains("cuda") && p.merged["cuda"].contains("version_file"))
-    opt.capture_files.push_back(p.merged["cuda"]["version_file"]["path"]);
+  if (p.cuda.version_file) opt.capture_files.push_back(p.cuda.version_file->path);
   return opt;
 }
 

@@ -4,7 +4,6 @@
 
 #include "binary/binary_facts.h"
 #include "util/parse.h"
-#include "util/pattern.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -31,7 +30,7 @@ static std::optional<CudaVariant> from_version_string(const std::string& v) {
 
 // nvidia-cudnn-cu12 -> 12; nvidia-cuda-runtime==13.0.48 -> 13 (CUDA 13 names drop the suffix,
 // and only the toolkit's own packages version with CUDA).
-static std::optional<CudaPin> parse_pin(const std::string& req, const json& cuda) {
+static std::optional<CudaPin> parse_pin(const std::string& req, const CudaPolicy& cuda) {
   // PEP 508: the name comes first ([A-Za-z0-9][A-Za-z0-9._-]*), after optional blanks.
   std::string_view r = req;
   while (!r.empty() && (r.front() == ' ' || r.front() == '\t')) r.remove_prefix(1);
@@ -45,9 +44,7 @@ static std::optional<CudaPin> parse_pin(const std::string& req, const json& cuda
     auto major = parse_small(std::string_view(name).substr(dash + 3), 999);
     return major ? std::optional(CudaPin{req, name, *major}) : std::nullopt;
   }
-  bool versioned = false;
-  for (const auto& p : cuda.value("toolkit_versioned_packages", json::array())) versioned |= p.get<std::string>() == name;
-  if (!versioned) return std::nullopt;
+  if (!cuda.toolkit_versioned_packages.count(name)) return std::nullopt;
   // The first ==, ~= or >= clause before any marker names the CUDA major: "==13.0.48" -> 13.
   std::string_view rest = r.substr(n);
   rest = rest.substr(0, rest.find(';'));
@@ -62,10 +59,10 @@ static std::optional<CudaPin> parse_pin(const std::string& req, const json& cuda
   return std::nullopt;
 }
 
-CudaFacts derive_cuda_facts(const WheelFacts& f, const json& cuda) {
+CudaFacts derive_cuda_facts(const WheelFacts& f, const CudaPolicy& cuda) {
   CudaFacts c;
-  if (cuda.contains("variant")) {
-    c.variant = parse_cuda_variant(cuda["variant"]);
+  if (cuda.variant) {
+    c.variant = parse_cuda_variant(*cuda.variant);
     if (c.variant) c.variant->source = "policy";
   }
   if (!c.variant && f.filename.version)
@@ -74,25 +71,18 @@ CudaFacts derive_cuda_facts(const WheelFacts& f, const json& cuda) {
         c.variant = v;
         c.variant->source = "local version +" + seg;
       }
-  if (cuda.contains("version_file")) {
-    std::string path = cuda["version_file"]["path"];
-    auto it = f.captured.find(path);
-    if (it != f.captured.end()) {
-      auto re = Pattern::compile(cuda["version_file"]["regex"].get<std::string>(), /*multiline=*/true, nullptr);
-      std::string value;
-      if (re && re->search(it->second, &value) && !value.empty()) c.version_file_value = value;
-    }
+  if (cuda.version_file && cuda.version_file->regex) {
+    auto it = f.captured.find(cuda.version_file->path);
+    std::string value;
+    if (it != f.captured.end() && cuda.version_file->regex->search(it->second, &value) && !value.empty())
+      c.version_file_value = value;
   }
   if (!c.variant && c.version_file_value) c.variant = from_version_string(*c.version_file_value);
-  std::map<std::string, int> soname_major;
-  const json sonames = cuda.value("runtime_sonames", json::object());
-  for (const auto& [major, names] : sonames.items())
-    if (auto m = parse_small(major, 999))
-      for (const auto& n : names) soname_major[n] = *m;
+  const auto& soname_major = cuda.runtime_sonames;
   std::set<std::string> sass, ptx;
   for (const auto& b : f.binaries) {
     for (const auto& n : b.needed)
-      if (soname_major.count(n)) c.links.push_back({b.path, n, soname_major[n]});
+      if (auto it = soname_major.find(n); it != soname_major.end()) c.links.push_back({b.path, n, it->second});
     if (!b.cuda_toolkit.empty()) c.toolkits.push_back({b.path, b.cuda_toolkit});
     for (const auto& s : b.fatbin.sass()) sass.insert(s);
     for (const auto& p : b.fatbin.ptx()) ptx.insert(p);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "facts/wheel_facts.h"
+#include "policy/policy.h"
 
 namespace wc {
 
@@ -46,8 +47,7 @@ struct CudaFacts {
 };
 
 std::optional<CudaVariant> parse_cuda_variant(const std::string& label);  // "cu128" -> 12.8
-// `cuda` is the policy's merged "cuda" section (may be empty).
-CudaFacts derive_cuda_facts(const WheelFacts& f, const nlohmann::json& cuda);
+CudaFacts derive_cuda_facts(const WheelFacts& f, const CudaPolicy& cuda);
 nlohmann::json cuda_facts_to_json(const CudaFacts& c);
 
 }  // namespace wc

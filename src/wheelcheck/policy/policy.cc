@@ -7,7 +7,9 @@
 
 #include "policy/json_locate.h"
 #include "policy/schema_check.h"
-#include "rules/catalog.h"
+#include "catalog/catalog.h"
+#include "util/parse.h"
+#include "util/strings.h"
 
 namespace wc {
 
@@ -22,22 +24,6 @@ struct EmbeddedPolicy {
 extern const EmbeddedPolicy kEmbeddedPolicies[];
 extern const size_t kEmbeddedPolicyCount;
 extern const char* const kPolicySchema;
-
-const char* severity_name(Severity s) {
-  switch (s) {
-    case Severity::off: return "off";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
-  }
-  return "off";
-}
-
-std::optional<Severity> parse_severity(std::string_view s) {
-  if (s == "off") return Severity::off;
-  if (s == "warning") return Severity::warning;
-  if (s == "error") return Severity::error;
-  return std::nullopt;
-}
 
 static std::string format_issues(const std::string& file, const std::vector<PolicyIssue>& issues) {
   std::string s;
@@ -111,6 +97,16 @@ std::optional<json> parse_checked(const std::string& text, std::vector<PolicyIss
         issues.push_back({ptr, line(ptr), "unknown rule ID '" + id + "' (see `wheelcheck rules`)"});
       }
   }
+  // What the schema cannot say: patterns RE2 must compile.
+  if (doc.is_object() && doc.contains("cuda") && doc["cuda"].is_object() && doc["cuda"].contains("version_file") &&
+      doc["cuda"]["version_file"].is_object() && doc["cuda"]["version_file"].contains("regex") &&
+      doc["cuda"]["version_file"]["regex"].is_string()) {
+    std::string err;
+    if (!Pattern::compile(doc["cuda"]["version_file"]["regex"].get<std::string>(), true, &err)) {
+      std::string ptr = "/cuda/version_file/regex";
+      issues.push_back({ptr, line(ptr), "not a regular expression RE2 accepts: " + err});
+    }
+  }
   if (!issues.empty()) return std::nullopt;
   return doc;
 }
@@ -183,6 +179,17 @@ void take(const json& obj, const char* key, T& out) {
   if (obj.contains(key)) out = obj[key].get<T>();
 }
 
+// Dotted numbers ("12.10" > "12.9"); the policy tables are ours, so no error path is needed.
+int compare_dotted_text(const std::string& a, const std::string& b) {
+  auto pa = split(a, '.'), pb = split(b, '.');
+  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
+    uint64_t x = i < pa.size() ? parse_decimal(pa[i], UINT32_MAX).value_or(0) : 0;
+    uint64_t y = i < pb.size() ? parse_decimal(pb[i], UINT32_MAX).value_or(0) : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std::string& file) {
@@ -203,14 +210,121 @@ std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std
   return issues;
 }
 
-Policy load_policy(const std::string& spec) {
-  json merged = json::object();
-  std::vector<std::string> chain;
-  Policy p;
-  // Every policy sits on `default` (the standards), unless it is default itself.
-  if (spec != "default") load_into("default", {}, merged, chain, p.sources);
-  load_into(spec, {}, merged, chain, p.sources);
-  p.merged = merged;
+namespace {
+
+std::vector<std::string> strings(const json& obj, const char* key) {
+  std::vector<std::string> out;
+  if (obj.contains(key))
+    for (const auto& v : obj[key]) out.push_back(v.get<std::string>());
+  return out;
+}
+
+std::set<int> ints(const json& obj, const char* key) {
+  std::set<int> out;
+  if (obj.contains(key))
+    for (const auto& v : obj[key]) out.insert(v.get<int>());
+  return out;
+}
+
+// "2_17" -> (2, 17); the schema guarantees the shape.
+std::pair<int, int> level_key(const std::string& key) {
+  auto us = key.find('_');
+  return {parse_small(std::string_view(key).substr(0, us)).value_or(0), parse_small(std::string_view(key).substr(us + 1)).value_or(0)};
+}
+
+std::vector<LinuxLevel> linux_levels(const json& levels, std::vector<std::string> libraries) {
+  std::vector<LinuxLevel> out;
+  for (const auto& [key, v] : levels.items()) {
+    LinuxLevel l;
+    std::tie(l.major, l.minor) = level_key(key);
+    for (const auto& a : strings(v, "arches")) l.arches.insert(a);
+    take(v, "symbols", l.symbols);
+    take(v, "arch_symbols", l.arch_symbols);
+    l.libraries = strings(v, "extra_libraries");
+    out.push_back(std::move(l));
+  }
+  std::sort(out.begin(), out.end(), [](const LinuxLevel& a, const LinuxLevel& b) { return std::tie(a.major, a.minor) < std::tie(b.major, b.minor); });
+  for (auto& l : out) {  // whitelists grow level by level (PEP 600 levels only ever add libraries)
+    libraries.insert(libraries.end(), l.libraries.begin(), l.libraries.end());
+    l.libraries = libraries;
+  }
+  return out;
+}
+
+void parse_linux(const json& lx, LinuxPolicy& out) {
+  out.allowed_libraries = strings(lx, "allowed_libraries");
+  take(lx, "x86_64_isa_baseline", out.x86_64_isa_baseline);
+  if (lx.contains("manylinux_levels")) out.manylinux = linux_levels(lx["manylinux_levels"], strings(lx, "manylinux_libraries"));
+  if (lx.contains("musllinux_levels")) out.musllinux = linux_levels(lx["musllinux_levels"], strings(lx, "musllinux_libraries"));
+}
+
+void parse_cuda(const json& c, CudaPolicy& out) {
+  if (c.contains("variant")) out.variant = c["variant"].get<std::string>();
+  if (c.contains("variants"))
+    for (const auto& [name, v] : c["variants"].items()) {
+      CudaVariantInfo info;
+      info.name = name;
+      std::string tk = v["toolkit"];
+      auto dot = tk.find('.');
+      info.major = parse_small(std::string_view(tk).substr(0, dot)).value_or(0);
+      info.minor = parse_small(std::string_view(tk).substr(dot + 1)).value_or(0);
+      info.sm = ints(v, "sm");
+      info.arch_specific = ints(v, "arch_specific");
+      info.family = ints(v, "family");
+      take(v, "max_ptx_isa", info.max_ptx_isa);
+      out.variants[name] = std::move(info);
+    }
+  if (c.contains("runtime_sonames"))
+    for (const auto& [major, names] : c["runtime_sonames"].items())
+      for (const auto& n : names) out.runtime_sonames[n.get<std::string>()] = parse_small(major).value_or(0);
+  for (const auto& p : strings(c, "toolkit_versioned_packages")) out.toolkit_versioned_packages.insert(p);
+  out.driver_libraries = strings(c, "driver_libraries");
+  take(c, "allow_arch_specific", out.allow_arch_specific);
+  std::string scope = c.value("require_scope", "wheel");
+  out.require_scope = scope == "binary" ? RequireScope::binary : scope == "container" ? RequireScope::container : RequireScope::wheel;
+  if (c.contains("require"))
+    for (const auto& [key, r] : c["require"].items()) out.require[key] = {strings(r, "sass"), strings(r, "ptx")};
+  out.expect_from_dependencies = strings(c, "expect_from_dependencies");
+  if (c.contains("version_file")) {
+    CudaPolicy::VersionFile vf;
+    vf.path = c["version_file"]["path"];
+    vf.regex_text = c["version_file"]["regex"];
+    if (auto re = Pattern::compile(vf.regex_text, true, nullptr)) vf.regex = std::make_shared<const Pattern>(std::move(*re));
+    out.version_file = std::move(vf);
+  }
+  take(c, "providers", out.providers);
+  take(c, "ptx_isa_min_cuda", out.ptx_isa_min_cuda);
+  if (c.contains("ga_drivers"))
+    for (const auto& [cuda, driver] : c["ga_drivers"].items()) out.ga_drivers.emplace_back(cuda, driver.get<std::string>());
+  std::sort(out.ga_drivers.begin(), out.ga_drivers.end(), [](const auto& a, const auto& b) { return compare_dotted_text(a.first, b.first) < 0; });
+  if (c.contains("runtime_driver_floor"))
+    for (const auto& [major, driver] : c["runtime_driver_floor"].items()) out.runtime_driver_floor[parse_small(major).value_or(0)] = driver;
+  take(c, "gpus", out.gpus);
+}
+
+void parse_release(const json& r, ReleasePolicy& out) {
+  out.defined = true;
+  take(r, "project", out.project);
+  take(r, "version", out.version);
+  out.python = strings(r, "python");
+  out.platforms = strings(r, "platforms");
+  out.variants = strings(r, "variants");
+  if (r.contains("exceptions"))
+    for (const auto& e : r["exceptions"]) {
+      MatrixException x;
+      take(e, "python", x.python);
+      take(e, "platform", x.platform);
+      take(e, "variant", x.variant);
+      take(e, "reason", x.reason);
+      out.exceptions.push_back(std::move(x));
+    }
+  take(r, "max_growth_ratio", out.max_growth_ratio);
+  take(r, "min_entry_bytes_reported", out.min_entry_bytes_reported);
+  if (r.contains("consistent_fields")) out.consistent_fields = strings(r, "consistent_fields");
+}
+
+// The merged document (already checked against the schema) into the typed sections.
+void parse_typed(const json& merged, Policy& p) {
   take(merged, "name", p.name);
   take(merged, "description", p.description);
   if (merged.contains("rules"))
@@ -225,7 +339,7 @@ Policy load_policy(const std::string& spec) {
     take(l, "max_path_length", p.limits.max_path_length);
     take(l, "max_metadata_bytes", p.limits.max_metadata_bytes);
   }
-  if (merged.contains("forbid")) {
+  if (merged.contains("forbid"))
     for (const auto& f : merged["forbid"]) {
       ForbidRule r;
       if (f.is_string()) {
@@ -237,7 +351,35 @@ Policy load_policy(const std::string& spec) {
       }
       p.forbid.push_back(std::move(r));
     }
+  if (merged.contains("waive"))
+    for (const auto& w : merged["waive"]) p.waivers.push_back({w["rule"], w.value("path", ""), w.value("reason", "")});
+  if (merged.contains("linux")) parse_linux(merged["linux"], p.linux);
+  if (merged.contains("macos")) p.macos.system_prefixes = strings(merged["macos"], "system_prefixes");
+  if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
+  if (merged.contains("release")) parse_release(merged["release"], p.release);
+}
+
+}  // namespace
+
+std::string LinuxLevel::ceiling(const std::string& arch, const std::string& prefix) const {
+  auto a = arch_symbols.find(arch);
+  if (a != arch_symbols.end()) {
+    auto it = a->second.find(prefix);
+    if (it != a->second.end()) return it->second;
   }
+  auto it = symbols.find(prefix);
+  return it == symbols.end() ? "" : it->second;
+}
+
+Policy load_policy(const std::string& spec) {
+  json merged = json::object();
+  std::vector<std::string> chain;
+  Policy p;
+  // Every policy sits on `default` (the standards), unless it is default itself.
+  if (spec != "default") load_into("default", {}, merged, chain, p.sources);
+  load_into(spec, {}, merged, chain, p.sources);
+  parse_typed(merged, p);
+  p.document = std::move(merged);
   return p;
 }
 

@@ -1,25 +1,30 @@
-// Policies: which rules apply at which severity, limits, forbidden paths, platform and CUDA
-// expectations. Loaded from JSON (shipped ones are embedded in the binary), merged along `extends`.
+// Policies: which rules apply at which severity, limits, forbidden paths, waivers, and the platform,
+// CUDA and release-set tables the rules read. Loaded from JSON (the shipped ones are embedded in
+// the binary), merged along `extends`, validated against policies/policy.schema.json, and parsed
+// once into the typed sections below. No other module reads the JSON.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/finding.h"
+#include "util/pattern.h"
+
 namespace wc {
 
-enum class Severity { off, warning, error };
-const char* severity_name(Severity s);
-std::optional<Severity> parse_severity(std::string_view s);
-
 struct Limits {
-  double max_compression_ratio = 100.0;        // per entry, uncompressed / compressed
-  uint64_t ratio_min_entry_bytes = 1u << 20;    // ratio applies to entries at least this large
+  // PyPI's upload check (warehouse): refused when the uncompressed size is over 64 MiB and the
+  // ratio over 50. Applied per archive and per entry; smaller entries are not bombs worth refusing.
+  double max_compression_ratio = 50.0;
+  uint64_t ratio_min_entry_bytes = 64ull << 20;
   uint64_t max_total_uncompressed_bytes = 16ull << 30;
   uint64_t max_entries = 100000;
   uint64_t max_wheel_bytes = 0;                 // 0: no limit (WC701)
@@ -31,6 +36,90 @@ struct ForbidRule {
   std::string glob;
   Severity severity = Severity::error;
   std::string reason;
+};
+
+// A finding the project accepts: by rule, optionally only for entries matching a glob.
+struct Waiver {
+  std::string rule;
+  std::string path;  // glob on the finding's entry; empty: every entry
+  std::string reason;
+};
+
+// One manylinux_X_Y or musllinux_X_Y level (auditwheel's policy model): which architectures it
+// defines, the newest symbol version per prefix it allows (per architecture where they differ),
+// and the system libraries a wheel may rely on (cumulative from the oldest level).
+struct LinuxLevel {
+  int major = 0, minor = 0;
+  std::set<std::string> arches;
+  std::map<std::string, std::string> symbols;                              // prefix -> newest version ("0": none)
+  std::map<std::string, std::map<std::string, std::string>> arch_symbols;  // arch -> prefix -> version
+  std::vector<std::string> libraries;
+  std::string ceiling(const std::string& arch, const std::string& prefix) const;  // "" when unconstrained
+};
+
+struct LinuxPolicy {
+  std::vector<LinuxLevel> manylinux, musllinux;  // oldest first
+  std::vector<std::string> allowed_libraries;    // globs, any Linux tag
+  unsigned x86_64_isa_baseline = 1;
+};
+
+struct MacosPolicy {
+  std::vector<std::string> system_prefixes;
+};
+
+struct CudaVariantInfo {
+  std::string name;  // cu130
+  int major = 0, minor = 0;
+  std::set<int> sm, arch_specific, family;
+  std::string max_ptx_isa;
+};
+
+struct CudaRequirement {
+  std::vector<std::string> sass, ptx;
+};
+
+enum class RequireScope { wheel, binary, container };
+
+struct CudaPolicy {
+  std::optional<std::string> variant;  // forced instead of the +cuXYZ local version
+  std::map<std::string, CudaVariantInfo> variants;
+  std::map<std::string, int> runtime_sonames;  // soname -> CUDA major
+  std::set<std::string> toolkit_versioned_packages;
+  std::vector<std::string> driver_libraries;
+  bool allow_arch_specific = true;
+  RequireScope require_scope = RequireScope::wheel;
+  std::map<std::string, CudaRequirement> require;  // "cu130" or "cu130-aarch64"
+  std::vector<std::string> expect_from_dependencies;
+  struct VersionFile {
+    std::string path;
+    std::string regex_text;
+    std::shared_ptr<const Pattern> regex;
+  };
+  std::optional<VersionFile> version_file;
+  // Dependency (canonical name, optionally with one [extra]) -> the sonames its wheel installs.
+  std::map<std::string, std::vector<std::string>> providers;
+  // Facts wheelsmoke needs too; one home (policies/cuda.json).
+  std::map<std::string, std::string> ptx_isa_min_cuda;  // "8.7" -> "12.8"
+  std::vector<std::pair<std::string, std::string>> ga_drivers;  // ("12.8", "570.26"), oldest first
+  std::map<int, std::string> runtime_driver_floor;       // 12 -> "525.60.13"
+  std::map<std::string, std::string> gpus;               // "H100" -> "9.0"
+};
+
+// The release set a nightly gate expects (WC702-WC705, WC707).
+struct MatrixException {
+  std::string python, platform, variant;  // globs; empty matches anything
+  std::string reason;
+};
+
+struct ReleasePolicy {
+  bool defined = false;
+  std::string project;  // canonical-name glob the matrix applies to
+  std::string version;  // version glob
+  std::vector<std::string> python, platforms, variants;
+  std::vector<MatrixException> exceptions;
+  double max_growth_ratio = 1.25;  // WC702 against --baseline
+  uint64_t min_entry_bytes_reported = 1u << 20;
+  std::vector<std::string> consistent_fields = {"Version", "Requires-Python", "Classifier", "Requires-Dist"};
 };
 
 struct PolicyIssue {
@@ -53,13 +142,19 @@ class PolicyError : public std::runtime_error {
 struct Policy {
   std::string name = "default";
   std::string description;
-  std::vector<std::string> sources;  // the files / embedded names merged, base first
+  std::vector<std::string> sources;          // the files / embedded names merged, base first
   std::map<std::string, Severity> severity;  // overrides of the catalogue's defaults
   Limits limits;
   std::vector<ForbidRule> forbid;
-  nlohmann::json merged;  // the whole resolved document (for sections other modules read)
+  std::vector<Waiver> waivers;
+  LinuxPolicy linux;
+  MacosPolicy macos;
+  CudaPolicy cuda;
+  ReleasePolicy release;
 
   Severity severity_of(const std::string& rule, Severity fallback) const;
+  // The resolved document, for `wheelcheck policy show`; rules read the typed sections above.
+  nlohmann::json document;
 };
 
 // `spec` is a file path or the name of a shipped policy. Throws PolicyError.

@@ -1,8 +1,14 @@
 #include "report/report.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
 #include <map>
 
-#include "rules/catalog.h"
+#include "catalog/catalog.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -202,7 +208,7 @@ std::string github_summary_markdown(const RunReport& r) {
 void write_sarif(const RunReport& r, std::ostream& out) {
   json rules = json::array();
   std::map<std::string, size_t> index;
-  for (const auto& info : rule_catalog()) {
+  for (const auto& info : r.rules) {
     index[info.id] = rules.size();
     rules.push_back({{"id", info.id}, {"shortDescription", {{"text", info.title}}},
                      {"defaultConfiguration", {{"level", info.default_severity == Severity::error ? "error" : "warning"}}}});
@@ -222,6 +228,27 @@ void write_sarif(const RunReport& r, std::ostream& out) {
               {"runs", json::array({{{"tool", {{"driver", {{"name", r.tool}, {"version", r.version}, {"rules", rules}}}}},
                                      {"results", results}}})}};
   out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+static bool color_wanted(const std::string& path) {
+  const char* term = std::getenv("TERM");
+  return path.empty() && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") && !(term && std::string(term) == "dumb");
+}
+
+void write_reports(const RunReport& r, const std::vector<ReportTarget>& targets) {
+  for (const auto& t : targets) {
+    TextOptions topt{color_wanted(t.path), true};
+    if (t.path.empty()) {
+      write_report(r, t.format, std::cout, topt);
+      continue;
+    }
+    std::ofstream out(t.path, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write report " + t.path);
+    write_report(r, t.format, out, topt);
+  }
+  const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+  bool github = std::any_of(targets.begin(), targets.end(), [](const ReportTarget& t) { return t.format == Format::github; });
+  if (summary && *summary && github) std::ofstream(summary, std::ios::app) << github_summary_markdown(r) << "\n";
 }
 
 void write_report(const RunReport& r, Format f, std::ostream& out, const TextOptions& opt) {

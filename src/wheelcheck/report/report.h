@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace wc {
 struct ItemResult {
   std::string path;  // wheel path/URL, or suite/case name for wheelsmoke
   std::vector<Finding> findings;
+  std::vector<WaivedFinding> waived;  // covered by a policy waiver: listed, never failing
   nlohmann::json facts;  // optional extra data
   bool skipped = false;  // wheelsmoke: nothing ran (e.g. no GPU)
   std::string skip_reason;
@@ -28,6 +30,7 @@ struct RunReport {
   std::string items_key = "wheels";  // "suites" / "artifacts" for wheelsmoke
   std::string item_label;            // what the text summary counts ("cases"); items_key if empty
   std::vector<ItemResult> items;
+  std::span<const RuleInfo> rules = wheelcheck_rules();  // the catalogue the findings come from (SARIF)
   bool all_pass() const;
 };
 
@@ -49,6 +52,16 @@ void write_sarif(const RunReport& r, std::ostream& out);
 // Markdown table for $GITHUB_STEP_SUMMARY.
 std::string github_summary_markdown(const RunReport& r);
 void write_report(const RunReport& r, Format f, std::ostream& out, const TextOptions& opt);
+
+// Where one report goes: a file, or stdout when `path` is empty.
+struct ReportTarget {
+  Format format = Format::text;
+  std::string path;
+};
+// Writes every target (text is coloured only on a terminal without NO_COLOR), and appends the
+// Markdown summary to $GITHUB_STEP_SUMMARY when a github report is among them. Throws
+// std::runtime_error naming a file that cannot be written.
+void write_reports(const RunReport& r, const std::vector<ReportTarget>& targets);
 
 std::string xml_escape(const std::string& s);
 

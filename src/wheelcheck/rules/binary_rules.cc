@@ -10,49 +10,21 @@
 namespace wc {
 namespace {
 
-using nlohmann::json;
-
 // Expected ELF arch for a Linux tag's arch part (they use the same spelling except armv7l).
 bool elf_arch_matches(const std::string& tag_arch, const std::string& elf_arch) { return tag_arch == elf_arch; }
 
-bool glob_any(const json& globs, const std::string& name) {
-  if (!globs.is_array()) return false;
-  for (const auto& g : globs)
-    if (glob_match(g.get<std::string>(), name)) return true;
-  return false;
+bool glob_any(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
 }
 
-const json& section(const Policy& p, const char* a, const char* b = nullptr) {
-  static const json empty = json::object();
-  if (!p.merged.contains(a)) return empty;
-  const json& x = p.merged[a];
-  if (!b) return x;
-  return x.contains(b) ? x[b] : empty;
-}
-
-// The symbol ceilings of the highest level at or below the tag's glibc version.
-json level_symbols(const Policy& p, const PlatformTag& tag, std::vector<std::string>& libs) {
-  const json& levels = section(p, "linux", "manylinux_levels");
-  std::string best;
-  for (const auto& [key, val] : levels.items()) {
-    auto us = key.find('_');
-    auto pma = parse_small(std::string_view(key).substr(0, us), 99), pmi = us == std::string::npos ? std::nullopt : parse_small(std::string_view(key).substr(us + 1), 999);
-    if (!pma || !pmi) continue;
-    int ma = *pma, mi = *pmi;
-    if (ma < tag.major || (ma == tag.major && mi <= tag.minor))
-      if (best.empty() || compare_dotted(best.substr(0, best.find('_')) + "." + best.substr(best.find('_') + 1),
-                                         std::to_string(ma) + "." + std::to_string(mi)) < 0)
-        best = key;
-  }
-  json symbols = json::object();
-  if (!best.empty()) {
-    symbols = levels[best]["symbols"];
-    if (levels[best].contains("extra_libraries"))
-      for (const auto& l : levels[best]["extra_libraries"]) libs.push_back(l);
-  }
-  // PEP 600: manylinux_X_Y promises glibc X.Y, whatever the nearest table row says.
-  symbols["GLIBC"] = std::to_string(tag.major) + "." + std::to_string(tag.minor);
-  return symbols;
+// The level a tag promises: the newest table row at or below its glibc version (PEP 600 allows
+// levels between rows, e.g. manylinux_2_18). Symbol ceilings come from that row, except GLIBC,
+// which is the tag's own version.
+const LinuxLevel* level_for(const std::vector<LinuxLevel>& levels, const PlatformTag& tag) {
+  const LinuxLevel* best = nullptr;
+  for (const auto& l : levels)
+    if (l.major < tag.major || (l.major == tag.major && l.minor <= tag.minor)) best = &l;
+  return best;
 }
 
 // Where a wheel entry lands in the install tree: {name}.data/{purelib,platlib}/x -> x.
@@ -111,8 +83,13 @@ struct LibraryIndex {
 
 struct LinuxContext {
   PlatformTag tag;
-  json symbols;
+  const LinuxLevel* level = nullptr;
   std::vector<std::string> libs;
+  std::string ceiling(const std::string& arch, const std::string& prefix) const {
+    if (prefix == "GLIBC" && tag.family == PlatformFamily::manylinux)
+      return std::to_string(tag.major) + "." + std::to_string(tag.minor);
+    return level ? level->ceiling(arch, prefix) : "";
+  }
 };
 
 void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx, const LibraryIndex& index, FindingSink& s) {
@@ -133,8 +110,8 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
     s.add("WC505", "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family), b.path);
   if (!musl_tag) {
     for (const auto& [prefix, have] : b.max_symbol_versions()) {
-      if (!lx->symbols.contains(prefix)) continue;
-      std::string ceiling = lx->symbols[prefix];
+      std::string ceiling = lx->ceiling(lx->tag.arch, prefix);
+      if (ceiling.empty()) continue;
       if (compare_dotted(have, ceiling) > 0) {
         std::vector<std::string> offenders;
         for (const auto& [lib, vers] : b.version_needs)
@@ -159,12 +136,10 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
       else search.push_back(*resolved);
     }
   }
-  const json& lin = section(pol, "linux");
-  const json& cuda = section(pol, "cuda");
   for (const auto& need : b.needed) {
     if (std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
-    if (glob_any(lin.value("allowed_libraries", json::array()), need)) continue;
-    if (glob_any(cuda.value("driver_libraries", json::array()), need)) continue;
+    if (glob_any(pol.linux.allowed_libraries, need)) continue;
+    if (glob_any(pol.cuda.driver_libraries, need)) continue;
     bool found = std::any_of(search.begin(), search.end(), [&](const std::string& dir) {
       return index.paths.count(dir.empty() ? need : dir + "/" + need) > 0;
     });
@@ -179,7 +154,7 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
             b.path);
   }
   if (lx->tag.arch == "x86_64" && b.x86_isa_level) {
-    unsigned baseline = lin.value("x86_64_isa_baseline", 1u);
+    unsigned baseline = pol.linux.x86_64_isa_baseline;
     if (*b.x86_isa_level > baseline)
       s.add("WC510", "needs x86-64-v" + std::to_string(*b.x86_isa_level) + " instructions; manylinux x86_64 promises only the baseline", b.path);
   }
@@ -191,10 +166,9 @@ void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx
 void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const LibraryIndex& index, FindingSink& s) {
   std::string dir = dir_of(install_path(b.path));
   auto loader_relative = [&](const std::string& rest) { return normalise(dir + "/" + rest); };
-  const json prefixes = section(s.policy(), "macos").value("system_prefixes", json::array());
+  const auto& prefixes = s.policy().macos.system_prefixes;
   for (const auto& d : sl.dylibs) {
-    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const json& p) { return d.rfind(p.get<std::string>(), 0) == 0; }))
-      continue;
+    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; })) continue;
     bool found = false;
     if (d.rfind("@loader_path/", 0) == 0) {
       auto p = loader_relative(d.substr(13));
@@ -265,10 +239,10 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
     PlatformTag p = classify_platform(to_lower(t));
     if (p.family != PlatformFamily::manylinux && p.family != PlatformFamily::musllinux) continue;
     if (!p.problem.empty()) continue;
-    LinuxContext lx{p, json::object(), {}};
-    const char* list = p.family == PlatformFamily::musllinux ? "musllinux_libraries" : "manylinux_libraries";
-    for (const auto& l : section(s.policy(), "linux").value(list, json::array())) lx.libs.push_back(l);
-    if (p.family == PlatformFamily::manylinux) lx.symbols = level_symbols(s.policy(), p, lx.libs);
+    const auto& levels = p.family == PlatformFamily::musllinux ? s.policy().linux.musllinux : s.policy().linux.manylinux;
+    LinuxContext lx{p, level_for(levels, p), {}};
+    if (lx.level) lx.libs = lx.level->libraries;
+    else if (!levels.empty()) lx.libs = levels.front().libraries;
     linux_tags.push_back(std::move(lx));
   }
   // linux_* tags (already WC106) still get ELF checks other than symbol ceilings.

@@ -10,15 +10,6 @@
 namespace wc {
 namespace {
 
-using nlohmann::json;
-
-bool contains_int(const json& arr, int v) {
-  if (!arr.is_array()) return false;
-  for (const auto& x : arr)
-    if (x.get<int>() == v) return true;
-  return false;
-}
-
 std::string wheel_arch(const WheelFacts& f) {
   for (const auto& t : f.filename.platform_tags) {
     PlatformTag p = classify_platform(to_lower(t));
@@ -59,9 +50,9 @@ void variant_consistency(const CudaFacts& c, FindingSink& s) {
   }
 }
 
-void ptx_isa_check(const WheelFacts& f, const CudaVariant& v, const json& variants, FindingSink& s) {
-  if (!variants.contains(v.name) || !variants[v.name].contains("max_ptx_isa")) return;
-  std::string max_isa = variants[v.name]["max_ptx_isa"];
+void ptx_isa_check(const WheelFacts& f, const CudaVariant& v, const CudaVariantInfo& info, FindingSink& s) {
+  if (info.max_ptx_isa.empty()) return;
+  const std::string& max_isa = info.max_ptx_isa;
   for (const auto& b : f.binaries) {
     std::set<std::string> reported;
     for (const auto& e : b.fatbin.entries) {
@@ -75,10 +66,8 @@ void ptx_isa_check(const WheelFacts& f, const CudaVariant& v, const json& varian
   }
 }
 
-void targetable(const WheelFacts& f, const CudaVariant& v, const json& cuda, FindingSink& s) {
-  const json& variants = cuda.value("variants", json::object());
-  bool allow_specific = cuda.value("allow_arch_specific", true);
-  const json* var = variants.contains(v.name) ? &variants[v.name] : nullptr;
+void targetable(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cuda, const CudaVariantInfo* var, FindingSink& s) {
+  bool allow_specific = cuda.allow_arch_specific;
   for (const auto& b : f.binaries) {
     std::set<std::string> seen;
     for (const auto& e : b.fatbin.entries) {
@@ -89,22 +78,23 @@ void targetable(const WheelFacts& f, const CudaVariant& v, const json& cuda, Fin
                            " target; the policy forbids them (they run on one GPU generation only)",
               b.path);
       if (!var) continue;
-      if (!contains_int((*var)["sm"], static_cast<int>(e.sm)))
+      int sm = static_cast<int>(e.sm);
+      if (!var->sm.count(sm))
         s.add("WC604", name + " is not a target the CUDA " + v.version() + " toolkit of variant " + v.name + " can build", b.path);
-      else if (e.suffix == "a" && !contains_int(var->value("arch_specific", json::array()), static_cast<int>(e.sm)))
+      else if (e.suffix == "a" && !var->arch_specific.count(sm))
         s.add("WC604", name + ": CUDA " + v.version() + " has no architecture-specific target for sm_" + std::to_string(e.sm), b.path);
-      else if (e.suffix == "f" && !contains_int(var->value("family", json::array()), static_cast<int>(e.sm)))
+      else if (e.suffix == "f" && !var->family.count(sm))
         s.add("WC604", name + ": CUDA " + v.version() + " has no family target for sm_" + std::to_string(e.sm), b.path);
     }
   }
 }
 
 // Required SASS / PTX for the variant (policy "require"), per wheel or per GPU-carrying binary.
-void required_arches(const WheelFacts& f, const CudaVariant& v, const json& cuda, FindingSink& s) {
-  const json& req = cuda.value("require", json::object());
-  std::string key = v.name + "-" + wheel_arch(f);
-  const json* r = req.contains(key) ? &req[key] : req.contains(v.name) ? &req[v.name] : nullptr;
-  if (!r) return;
+void required_arches(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cuda, FindingSink& s) {
+  auto it = cuda.require.find(v.name + "-" + wheel_arch(f));
+  if (it == cuda.require.end()) it = cuda.require.find(v.name);
+  if (it == cuda.require.end()) return;
+  const CudaRequirement* r = &it->second;
   auto check = [&](const std::vector<std::string>& sass, const std::vector<std::string>& ptx, const std::string& entry) {
     auto has = [](const std::vector<std::string>& have, const std::string& want) {
       // sm_90a / sm_100f code also runs on the SM it names, so it satisfies that requirement.
@@ -112,13 +102,12 @@ void required_arches(const WheelFacts& f, const CudaVariant& v, const json& cuda
         return h == want || (h.size() == want.size() + 1 && h.compare(0, want.size(), want) == 0);
       });
     };
-    for (const auto& want : r->value("sass", json::array()))
-      if (!has(sass, want)) s.add("WC602", "no SASS for " + want.get<std::string>() + " (variant " + v.name + " requires it)", entry);
-    for (const auto& want : r->value("ptx", json::array()))
-      if (!has(ptx, want))
-        s.add("WC603", "no PTX " + want.get<std::string>() + " for forward compatibility (variant " + v.name + " requires it)", entry);
+    for (const auto& want : r->sass)
+      if (!has(sass, want)) s.add("WC602", "no SASS for " + want + " (variant " + v.name + " requires it)", entry);
+    for (const auto& want : r->ptx)
+      if (!has(ptx, want)) s.add("WC603", "no PTX " + want + " for forward compatibility (variant " + v.name + " requires it)", entry);
   };
-  if (cuda.value("require_scope", std::string("wheel")) == "binary") {
+  if (cuda.require_scope != RequireScope::wheel) {
     for (const auto& b : f.binaries)
       if (!b.fatbin.empty()) check(b.fatbin.sass(), b.fatbin.ptx(), b.path);
     return;
@@ -131,13 +120,13 @@ void required_arches(const WheelFacts& f, const CudaVariant& v, const json& cuda
   check({sass.begin(), sass.end()}, {ptx.begin(), ptx.end()}, "");
 }
 
-void bundled_libraries(const WheelFacts& f, const json& cuda, FindingSink& s) {
-  const json& globs = cuda.value("expect_from_dependencies", json::array());
+void bundled_libraries(const WheelFacts& f, const CudaPolicy& cuda, FindingSink& s) {
+  const auto& globs = cuda.expect_from_dependencies;
   if (globs.empty()) return;
   for (const auto& e : f.entries) {
     std::string base = e.name.substr(e.name.rfind('/') == std::string::npos ? 0 : e.name.rfind('/') + 1);
     for (const auto& g : globs)
-      if (glob_match(g.get<std::string>(), base)) {
+      if (glob_match(g, base)) {
         s.add("WC605", "bundles " + base + ", which the policy expects from an nvidia-* dependency wheel", e.name);
         break;
       }
@@ -147,11 +136,10 @@ void bundled_libraries(const WheelFacts& f, const json& cuda, FindingSink& s) {
 }  // namespace
 
 void cuda_rules(const WheelFacts& f, FindingSink& s) {
-  const json& cuda = s.policy().merged.contains("cuda") ? s.policy().merged["cuda"] : json::object();
+  const CudaPolicy& cuda = s.policy().cuda;
   CudaFacts c = derive_cuda_facts(f, cuda);
   bundled_libraries(f, cuda, s);
   if (!c.variant) return;
-  const json& variants = cuda.value("variants", json::object());
   variant_consistency(c, s);
   for (const auto& p : c.pins)
     if (!c.variant->cpu() && p.major != c.variant->major)
@@ -159,8 +147,10 @@ void cuda_rules(const WheelFacts& f, FindingSink& s) {
                          c.variant->name + " is CUDA " + c.variant->version(),
             f.dist_info + "/METADATA");
   if (c.variant->cpu()) return;
-  ptx_isa_check(f, *c.variant, variants, s);
-  targetable(f, *c.variant, cuda, s);
+  auto info = cuda.variants.find(c.variant->name);
+  const CudaVariantInfo* var = info == cuda.variants.end() ? nullptr : &info->second;
+  if (var) ptx_isa_check(f, *c.variant, *var, s);
+  targetable(f, *c.variant, cuda, var, s);
   required_arches(f, *c.variant, cuda, s);
 }
 

@@ -2,20 +2,26 @@
 
 #include <algorithm>
 
-#include "rules/catalog.h"
+#include "util/strings.h"
 
 namespace wc {
 
 void FindingSink::add(const std::string& rule, std::string message, std::string entry, std::optional<uint64_t> offset,
                       std::optional<Severity> natural) {
-  const RuleInfo* info = find_rule(rule);
+  const RuleInfo* info = find_rule(rule, catalogue_);
   Severity fallback = natural.value_or(info ? info->default_severity : Severity::error);
   Severity sev = policy_.severity_of(rule, fallback);
   if (sev == Severity::off) return;
-  out_.push_back({rule, sev, std::move(message), std::move(entry), offset});
+  Finding f{rule, sev, std::move(message), std::move(entry), offset};
+  for (const auto& w : policy_.waivers) {
+    if (w.rule != rule || (!w.path.empty() && !glob_match(w.path, f.entry))) continue;
+    waived_.push_back({std::move(f), w.reason});
+    return;
+  }
+  out_.push_back(std::move(f));
 }
 
-std::vector<Finding> check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set) {
+WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set) {
   FindingSink s(p);
   name_rules(f, s);
   archive_rules(f, s);
@@ -27,9 +33,9 @@ std::vector<Finding> check_wheel(const WheelFacts& f, const Policy& p, const Ins
     binary_rules(f, set, s);
     cuda_rules(f, s);
   }
-  auto out = s.take();
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
-  return out;
+  WheelVerdict v{s.take(), s.take_waived()};
+  std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+  return v;
 }
 
 bool has_errors(const std::vector<Finding>& fs) {

@@ -5,31 +5,37 @@
 #include <string>
 #include <vector>
 
+#include <span>
+
+#include "catalog/catalog.h"
 #include "facts/wheel_facts.h"
 #include "policy/policy.h"
 
 namespace wc {
 
-struct Finding {
-  std::string rule;
-  Severity severity = Severity::error;
-  std::string message;
-  std::string entry;               // archive entry concerned, if any
-  std::optional<uint64_t> offset;  // byte offset (in the archive or the binary), if known
+// A finding the policy waived, with the waiver's reason (reported, never failing).
+struct WaivedFinding {
+  Finding finding;
+  std::string reason;
 };
 
-// Applies the policy's severity to what rules report; drops findings whose rule is off.
+// Applies the policy's severity to what rules report; drops findings whose rule is off and sets
+// aside those a waiver covers. `catalogue` gives the default severities (wheelsmoke passes its own).
 class FindingSink {
  public:
-  explicit FindingSink(const Policy& p) : policy_(p) {}
+  explicit FindingSink(const Policy& p, std::span<const RuleInfo> catalogue = wheelcheck_rules())
+      : policy_(p), catalogue_(catalogue) {}
   void add(const std::string& rule, std::string message, std::string entry = "",
            std::optional<uint64_t> offset = std::nullopt, std::optional<Severity> natural = std::nullopt);
   std::vector<Finding> take() { return std::move(out_); }
+  std::vector<WaivedFinding> take_waived() { return std::move(waived_); }
   const Policy& policy() const { return policy_; }
 
  private:
   const Policy& policy_;
+  std::span<const RuleInfo> catalogue_;
   std::vector<Finding> out_;
+  std::vector<WaivedFinding> waived_;
 };
 
 // Per-family entry points (rules/*_rules.cc).
@@ -46,7 +52,11 @@ struct InstallSet {
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC501-WC510
 void cuda_rules(const WheelFacts& f, FindingSink& s);                            // WC204, WC601-WC605
 
-std::vector<Finding> check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set = {});
+struct WheelVerdict {
+  std::vector<Finding> findings;
+  std::vector<WaivedFinding> waived;
+};
+WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set = {});
 bool has_errors(const std::vector<Finding>& fs);
 
 }  // namespace wc

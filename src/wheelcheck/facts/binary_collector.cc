@@ -1,3 +1,5 @@
+#include "facts/binary_collector.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -6,7 +8,6 @@
 #include "binary/fatbin.h"
 #include "binary/macho_reader.h"
 #include "binary/pe_reader.h"
-#include "facts/wheel_facts.h"
 #include "io/zip_stream.h"
 
 namespace wc {

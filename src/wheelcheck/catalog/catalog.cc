@@ -1,9 +1,27 @@
-#include "rules/catalog.h"
+#include "catalog/catalog.h"
+
+#include <vector>
 
 namespace wc {
 
 // A table, not logic: one row per rule. IDs are stable; retired IDs are never reused.
-const std::vector<RuleInfo>& rule_catalog() {
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::off: return "off";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "off";
+}
+
+std::optional<Severity> parse_severity(std::string_view s) {
+  if (s == "off") return Severity::off;
+  if (s == "warning") return Severity::warning;
+  if (s == "error") return Severity::error;
+  return std::nullopt;
+}
+
+std::span<const RuleInfo> wheelcheck_rules() {
   using S = Severity;
   static const std::vector<RuleInfo> rules = {
       {"WC101", S::error, "filename does not follow {name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl (PEP 427/491, PEP 440 version, escaped name)", "core"},
@@ -47,21 +65,12 @@ const std::vector<RuleInfo>& rule_catalog() {
       {"WC605", S::warning, "CUDA library bundled in the wheel that the policy expects from a dependency wheel", "binaries"},
       {"WC701", S::error, "wheel over the policy's size limit", "core"},
       {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
-      // wheelsmoke: artifacts on (declared or real) hardware, and the kernel suites.
-      {"WS001", S::error, "no usable GPU or NVIDIA driver where one was required (--require-gpu)", "wheelsmoke"},
-      {"WS101", S::error, "no SASS that runs on the target and no PTX the target can JIT", "wheelsmoke"},
-      {"WS102", S::error, "the only usable PTX has an ISA newer than the driver can JIT (error 222 at load)", "wheelsmoke"},
-      {"WS103", S::error, "the CUDA runtime the binary links needs a newer driver than the target's", "wheelsmoke"},
-      {"WS104", S::error, "a fatbin container failed to load through the driver on the device (209/222/218 ...)", "wheelsmoke"},
-      {"WS105", S::warning, "GPU code runs on the target only through PTX JIT (slow first load, no tuned SASS)", "wheelsmoke"},
-      {"WS201", S::error, "a suite case's result differs from its reference", "wheelsmoke"},
-      {"WS202", S::error, "a suite case could not run (error raised)", "wheelsmoke"},
   };
   return rules;
 }
 
-const RuleInfo* find_rule(const std::string& id) {
-  for (const auto& r : rule_catalog())
+const RuleInfo* find_rule(std::string_view id, std::span<const RuleInfo> catalogue) {
+  for (const auto& r : catalogue)
     if (id == r.id) return &r;
   return nullptr;
 }

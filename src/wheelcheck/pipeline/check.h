@@ -1,0 +1,40 @@
+// The check pipeline as a library: targets -> analysis (threads) -> rules -> report. The CLI's
+// `check` is a thin wrapper; tests and other front ends call this directly.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "facts/analyze.h"
+#include "policy/policy.h"
+#include "report/report.h"
+
+namespace wc {
+
+struct CheckRequest {
+  std::vector<std::string> targets;  // files, directories, wheel URLs, index pages
+  std::string match;                 // glob on index links' file names
+  unsigned jobs = 0;                 // wheels analysed at once; 0: the number of cores
+  bool binaries = true;              // ELF / Mach-O / PE / fatbin analysis
+  bool include_facts = false;        // facts in the report items (JSON)
+  // Called after each wheel is analysed (from worker threads, serialised).
+  std::function<void(size_t done, size_t total, const std::string& path)> progress;
+};
+
+// Expands the targets (throws std::runtime_error for a target that does not exist or lists no
+// wheels: a usage error), analyses every wheel and judges it. Never throws for a bad wheel.
+RunReport run_check(const CheckRequest& req, const Policy& policy);
+
+// Analyses `paths` with `jobs` threads; results keep input order. Each wheel is its own error
+// boundary: an unexpected exception becomes a WC404 fact on that wheel and the rest goes on.
+std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
+                                    const std::function<void(size_t, size_t, const std::string&)>& progress = {});
+
+// One wheel's verdict against the others checked with it; an exception while judging becomes a
+// WC404 finding naming what failed.
+WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy);
+
+unsigned default_jobs();
+
+}  // namespace wc
