@@ -36,7 +36,7 @@ TEST(Policy, ExtendsOverridesAndConcatenates) {
   EXPECT_EQ(p.severity_of("WC304", Severity::error), Severity::off);
   EXPECT_EQ(p.severity_of("WC107", Severity::warning), Severity::error);  // from strict
   EXPECT_EQ(p.limits.max_entries, 10u);
-  EXPECT_EQ(p.limits.max_compression_ratio, 100.0);  // from default
+  EXPECT_EQ(p.limits.max_compression_ratio, 50.0);  // from default (PyPI's limit)
   ASSERT_FALSE(p.forbid.empty());
   EXPECT_EQ(p.forbid.back().glob, "**/*.exe");
   size_t pycache = std::count_if(p.forbid.begin(), p.forbid.end(), [](const ForbidRule& r) { return r.glob == "**/__pycache__/**"; });

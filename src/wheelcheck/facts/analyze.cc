@@ -140,6 +140,7 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   }
   f.dist_info_dirs.assign(dirs.begin(), dirs.end());
   f.dist_info = choose_dist_info(f);
+  f.reindex();
 }
 
 // RECORD may use sha384 or sha512; the stream computed SHA-256 only (what nearly every wheel
@@ -150,8 +151,8 @@ void hash_other_algorithms(Source& src, const ZipIndex& idx, WheelFacts& f) {
     auto eq = row.hash.find('=');
     std::string algo = eq == std::string::npos ? "" : to_lower(row.hash.substr(0, eq));
     if (algo != "sha384" && algo != "sha512") continue;
-    for (size_t i = 0; i < f.entries.size(); ++i)
-      if (f.entries[i].name == row.path && f.entries[i].complete()) want[i] = algo;
+    const EntryFacts* e = f.find_entry(row.path);
+    if (e && e->complete()) want[static_cast<size_t>(e - f.entries.data())] = algo;
   }
   if (want.empty()) return;
   std::map<size_t, Digest> digests;
@@ -246,9 +247,19 @@ AnalyzeOptions analyze_options_for(const Policy& p) {
 }
 
 const EntryFacts* WheelFacts::find_entry(const std::string& name) const {
-  for (const auto& e : entries)
-    if (e.name == name) return &e;
-  return nullptr;
+  if (entry_index_.size() > entries.size() || (entry_index_.empty() && !entries.empty())) {  // not indexed: scan
+    for (const auto& e : entries)
+      if (e.name == name) return &e;
+    return nullptr;
+  }
+  auto it = entry_index_.find(name);
+  return it == entry_index_.end() ? nullptr : &entries[it->second];
+}
+
+void WheelFacts::reindex() {
+  entry_index_.clear();
+  entry_index_.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) entry_index_.emplace(entries[i].name, i);
 }
 
 WheelFacts::WheelFacts() = default;

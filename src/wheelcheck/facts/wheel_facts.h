@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -66,7 +67,15 @@ struct WheelFacts {
   WheelFacts& operator=(WheelFacts&&) noexcept;
 
   bool readable() const { return unreadable.empty(); }
+  // By name (the first entry of that name), through an index: rules look entries up per RECORD row
+  // and per binary, so a linear scan would make a check quadratic in the entry count.
   const EntryFacts* find_entry(const std::string& name) const;
+  // Rebuilds the name index after `entries` changed (the analyzer calls it; so do tests that
+  // assemble facts by hand).
+  void reindex();
+
+ private:
+  std::unordered_map<std::string, size_t> entry_index_;
 };
 
 nlohmann::json facts_to_json(const WheelFacts& f);

@@ -188,7 +188,7 @@ void check_local(Source& src, ZipIndex& idx, ZipEntry& z) {
   std::string_view lname = v.str(name_len);
   apply_zip64_extra(v.sub(name_len, extra_len), loc, false);
   z.data_offset = var_off + name_len + extra_len;
-  if (lname != z.name) add("local header name '" + escape_for_display(lname) + "' differs from the central directory");
+  if (lname != z.name) add("local header name '" + clip_for_display(lname) + "' differs from the central directory");
   if (method != z.method) add("local header compression method " + std::to_string(method) + " differs from the central directory's " + std::to_string(z.method));
   if ((flags & 0x0008) == 0) {
     if (loc.crc32 != z.crc32) add("local header CRC-32 differs from the central directory");
@@ -215,7 +215,7 @@ void check_overlaps(ZipIndex& idx) {
     uint64_t end = z.data_offset + z.compressed_size;
     uint64_t limit = i + 1 < order.size() ? order[i + 1]->local_offset : idx.central_directory_offset;
     if (end > limit)
-      idx.inconsistent.push_back({i + 1 < order.size() ? "entry data overlaps the entry '" + escape_for_display(order[i + 1]->name) + "'"
+      idx.inconsistent.push_back({i + 1 < order.size() ? "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'"
                                                       : "entry data overlaps the central directory",
                                   z.name, z.data_offset});
   }

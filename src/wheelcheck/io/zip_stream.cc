@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 namespace wc {
 namespace {
@@ -82,18 +83,17 @@ std::string entry_name(struct archive_entry* e) {
 class EntryMatcher {
  public:
   explicit EntryMatcher(const ZipIndex& idx) {
-    for (const auto& z : idx.entries) by_name_[z.name].push_back(z.central_index);
+    by_name_.reserve(idx.entries.size());
+    for (const auto& z : idx.entries) by_name_[z.name].first.push_back(z.central_index);
   }
   const ZipEntry* next(const ZipIndex& idx, const std::string& name) {
     auto it = by_name_.find(name);
-    if (it == by_name_.end() || it->second.empty()) return nullptr;
-    size_t i = it->second.front();
-    it->second.erase(it->second.begin());
-    return &idx.entries[i];
+    if (it == by_name_.end() || it->second.second >= it->second.first.size()) return nullptr;
+    return &idx.entries[it->second.first[it->second.second++]];  // duplicates in order, O(1) each
   }
 
  private:
-  std::map<std::string, std::vector<size_t>> by_name_;
+  std::unordered_map<std::string, std::pair<std::vector<size_t>, size_t>> by_name_;
 };
 
 std::string archive_msg(struct archive* a, const char* fallback) {

@@ -52,7 +52,7 @@ const char* paint(bool on, const char* code) { return on ? code : ""; }
 
 std::string where(const Finding& f) {
   if (f.entry.empty()) return "";
-  return escape_for_display(f.entry) + ": ";
+  return clip_for_display(f.entry, 200) + ": ";
 }
 
 }  // namespace
@@ -172,7 +172,7 @@ void write_github(const RunReport& r, std::ostream& out) {
   for (const auto& i : r.items) {
     for (const auto& f : i.findings) {
       out << "::" << (f.severity == Severity::error ? "error" : "warning") << " file=" << gh_escape(i.path, true)
-          << ",title=" << gh_escape(f.rule + (f.entry.empty() ? "" : " " + f.entry), true) << "::"
+          << ",title=" << gh_escape(f.rule + (f.entry.empty() ? "" : " " + clip_for_display(f.entry, 200)), true) << "::"
           << gh_escape(f.message, false) << "\n";
     }
   }

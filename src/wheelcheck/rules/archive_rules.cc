@@ -67,7 +67,7 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
   if (!f.entries.empty()) limits(f, s);
   for (const auto& e : f.entries) {
     std::string why = unsafe_path_reason(e.name, s.policy().limits.max_path_length);
-    if (!why.empty()) s.add("WC401", why, escape_for_display(e.name));
+    if (!why.empty()) s.add("WC401", why, e.name);
     if (e.kind == EntryKind::symlink) s.add("WC402", "symbolic link entry (installers write it as a regular file or refuse it)", e.name);
     else if (e.kind == EntryKind::other) {
       char mode[16];

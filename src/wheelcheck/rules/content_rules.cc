@@ -2,6 +2,7 @@
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
 // another interpreter version or ABI than the tags.
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 
@@ -49,6 +50,10 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
     auto suffix = extension_suffix(e.name);
     if (!suffix || !suffix->abi.starts_with("cp")) continue;
     std::string abi = to_lower(suffix->abi);
+    if (digit_prefix(std::string_view(abi).substr(2)) > 4) {
+      s.add("WC105", "extension module suffix '" + clip_for_display(abi, 40) + "' names no CPython version", e.name);
+      continue;
+    }
     if (abi3 && cp_abis.empty()) {
       s.add("WC105", "abi3 wheel contains an extension built for one CPython version (" + abi + ")", e.name);
       continue;

@@ -129,6 +129,11 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
   const HeaderFile& m = *f.metadata;
   const std::string entry = f.dist_info + "/METADATA";
   for (const auto& p : m.problems) s.add("WC202", "METADATA: " + p, entry);
+  for (const auto& [k, v] : m.fields)
+    if (std::any_of(v.begin(), v.end(), [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') || c == 0x7f; })) {
+      s.add("WC202", "field '" + clip_for_display(k, 60) + "' contains a control character", entry);
+      break;
+    }
   auto mv = m.get("Metadata-Version");
   if (!mv) s.add("WC202", "METADATA has no Metadata-Version", entry);
   else if (!metadata_versions().count(*mv)) s.add("WC202", "Metadata-Version '" + *mv + "' is not a known version (1.0-2.4)", entry);
@@ -137,9 +142,9 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
   auto name = m.get("Name");
   auto version = m.get("Version");
   if (!name) s.add("WC202", "METADATA has no Name", entry);
-  else if (!is_valid_project_name(*name)) s.add("WC202", "Name '" + escape_for_display(*name) + "' is not a valid project name", entry);
+  else if (!is_valid_project_name(*name)) s.add("WC202", "Name '" + clip_for_display(*name, 100) + "' is not a valid project name", entry);
   if (!version) s.add("WC202", "METADATA has no Version", entry);
-  else if (!parse_version(*version)) s.add("WC202", "Version '" + escape_for_display(*version) + "' is not a PEP 440 version", entry);
+  else if (!parse_version(*version)) s.add("WC202", "Version '" + clip_for_display(*version, 100) + "' is not a PEP 440 version", entry);
   if (auto summary = m.get("Summary"); summary && summary->find('\n') != std::string::npos)
     s.add("WC202", "Summary spans several lines; it must be one line", entry);
   for (const auto& d : m.get_all("Dynamic"))
@@ -151,9 +156,9 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
   }
   if (!f.filename.valid) return;
   if (name && canonicalize_name(*name) != f.filename.canonical_name)
-    s.add("WC201", "METADATA Name '" + escape_for_display(*name) + "' differs from the file name's '" + f.filename.name + "'", entry);
+    s.add("WC201", "METADATA Name '" + clip_for_display(*name, 100) + "' differs from the file name's '" + f.filename.name + "'", entry);
   if (version && !same_version(*version, f.filename.version_text))
-    s.add("WC201", "METADATA Version '" + escape_for_display(*version) + "' differs from the file name's '" + f.filename.version_text + "'", entry);
+    s.add("WC201", "METADATA Version '" + clip_for_display(*version, 100) + "' differs from the file name's '" + f.filename.version_text + "'", entry);
 }
 
 // Python versions a python tag stands for, to test against Requires-Python: cp312 -> 3.12.*,

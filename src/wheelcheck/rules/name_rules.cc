@@ -42,9 +42,22 @@ std::optional<CpAbi> parse_cp_abi(std::string_view a) {
   return out;
 }
 
+// cp/pp/py followed by digits that are not a version any interpreter has (over four digits).
+bool absurd_version_tag(std::string_view t) {
+  if (!consume(t, "cp") && !consume(t, "pp") && !consume(t, "py")) return false;
+  size_t n = digit_prefix(t);
+  return n > 4;
+}
+
 void abi_rules(const WheelFilename& w, FindingSink& s) {
+  for (const auto& py : w.python_tags)
+    if (absurd_version_tag(to_lower(py))) s.add("WC105", "python tag '" + clip_for_display(py, 40) + "' names no CPython version");
   for (const auto& abi : w.abi_tags) {
     std::string a = to_lower(abi);
+    if (absurd_version_tag(a)) {
+      s.add("WC105", "ABI tag '" + clip_for_display(abi, 40) + "' names no CPython version");
+      continue;
+    }
     if (a == "abi3") {
       for (const auto& py : w.python_tags) {
         CpTag c = parse_cp(to_lower(py));
@@ -75,7 +88,7 @@ void abi_rules(const WheelFilename& w, FindingSink& s) {
 void name_rules(const WheelFacts& f, FindingSink& s) {
   const WheelFilename& w = f.filename;
   if (!w.valid) {
-    s.add("WC101", "file name '" + escape_for_display(w.raw) + "': " + w.error);
+    s.add("WC101", "file name '" + clip_for_display(w.raw, 200) + "': " + w.error);
     return;
   }
   for (const auto& p : w.style_problems) s.add("WC107", p);

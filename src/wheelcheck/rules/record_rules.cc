@@ -20,14 +20,14 @@ void check_row(const WheelFacts& f, const RecordRow& row, FindingSink& s) {
     return;
   }
   if (!row.size.empty() && row.size.find_first_not_of("0123456789") != std::string::npos)
-    s.add("WC301", "RECORD " + where + "size '" + escape_for_display(row.size) + "' is not a number", row.path);
+    s.add("WC301", "RECORD " + where + "size '" + clip_for_display(row.size, 40) + "' is not a number", row.path);
   if (row.hash.empty()) {
     if (!is_signature_or_record(f.dist_info, row.path)) s.add("WC306", "RECORD has no hash for this file", row.path);
     return;
   }
   auto eq = row.hash.find('=');
   if (eq == std::string::npos) {
-    s.add("WC301", "RECORD " + where + "hash '" + escape_for_display(row.hash) + "' is not algorithm=digest", row.path);
+    s.add("WC301", "RECORD " + where + "hash '" + clip_for_display(row.hash, 100) + "' is not algorithm=digest", row.path);
     return;
   }
   std::string algo = to_lower(row.hash.substr(0, eq)), digest = row.hash.substr(eq + 1);
@@ -36,14 +36,14 @@ void check_row(const WheelFacts& f, const RecordRow& row, FindingSink& s) {
     return;
   }
   if (algo != "sha256" && algo != "sha384" && algo != "sha512") {
-    s.add("WC306", "RECORD uses unknown hash algorithm '" + escape_for_display(algo) + "'", row.path);
+    s.add("WC306", "RECORD uses unknown hash algorithm '" + clip_for_display(algo, 40) + "'", row.path);
     return;
   }
   const EntryFacts* e = f.find_entry(row.path);
   if (!e || e->kind != EntryKind::file || !e->complete()) return;  // WC305 / WC402 / WC404 say why
   std::string actual = algo == "sha256" ? e->sha256 : (e->other_digests.count(algo) ? e->other_digests.at(algo) : "");
   if (!actual.empty() && actual != digest)
-    s.add("WC302", algo + " is " + actual + ", RECORD says " + escape_for_display(digest), row.path);
+    s.add("WC302", algo + " is " + actual + ", RECORD says " + clip_for_display(digest, 100), row.path);
   if (!row.size.empty() && row.size.find_first_not_of("0123456789") == std::string::npos &&
       row.size != std::to_string(e->bytes_read))
     s.add("WC303", "size is " + std::to_string(e->bytes_read) + " bytes, RECORD says " + row.size, row.path);
@@ -60,7 +60,7 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
     std::string lower = to_lower(e.name);
     auto [it, fresh] = folded.emplace(lower, e.name);
     if (!fresh && it->second != e.name)
-      s.add("WC307", "differs only in case from '" + escape_for_display(it->second) +
+      s.add("WC307", "differs only in case from '" + clip_for_display(it->second) +
                          "' (they collide on case-insensitive file systems)", e.name, std::nullopt, Severity::warning);
   }
   if (!f.record) return;  // missing RECORD is reported by the layout check

@@ -90,6 +90,17 @@ std::string escape_for_display(std::string_view s) {
   return out;
 }
 
+std::string clip_for_display(std::string_view s, size_t max) {
+  if (s.size() <= max) return escape_for_display(s);
+  size_t head = max * 2 / 3, tail = max - head;
+  // Cut on UTF-8 boundaries so the escaping does not see half a character.
+  while (head > 0 && (static_cast<unsigned char>(s[head]) & 0xC0) == 0x80) --head;
+  size_t from = s.size() - tail;
+  while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+  return escape_for_display(s.substr(0, head)) + "\xe2\x80\xa6" + escape_for_display(s.substr(from)) + " (" +
+         std::to_string(s.size()) + " bytes)";
+}
+
 static bool match_class(std::string_view p, size_t& pi, char c) {
   // p[pi] == '['; on return pi is past ']'.
   size_t i = pi + 1;

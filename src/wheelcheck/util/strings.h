@@ -12,6 +12,9 @@ std::string to_lower(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 // Printable form of attacker-controlled text: control bytes and invalid UTF-8 become \xNN.
 std::string escape_for_display(std::string_view s);
+// escape_for_display, clipped to about `max` characters ("head…tail (N bytes)") so a 60 KiB name
+// does not flood a report.
+std::string clip_for_display(std::string_view s, size_t max = 160);
 bool is_valid_utf8(std::string_view s);
 // Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
 // `[...]` a class.
