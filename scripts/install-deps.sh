@@ -3,10 +3,14 @@
 # The CUDA Toolkit is optional: found at /usr/local/cuda (or nvcc on PATH) it builds the kernels too.
 set -euo pipefail
 
+# --fuzz: the libFuzzer toolchain (clang with its runtime) for `make fuzz`.
 pkgs=(build-essential cmake ninja-build pkg-config
       libarchive-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libssl-dev libre2-dev libisal-dev
       libgtest-dev libgmock-dev
-      binutils python3 python3-packaging zip unzip)
+      binutils python3 python3-packaging python3-venv zip unzip nginx-light)
+if [ "${1:-}" = "--fuzz" ]; then
+  pkgs=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -20,4 +24,11 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# Packages such as nginx start their service on install; the tests start their own servers on
+# loopback, so keep apt from starting (and failing to start) system services.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod +x "$policy"
+  trap '$SUDO rm -f "$policy"' EXIT
+fi
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

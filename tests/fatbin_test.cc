@@ -10,57 +10,19 @@
 #include "binary/binary_facts.h"
 #include "binary/fatbin.h"
 #include "policy/policy.h"
+#include "support/fixtures.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
 namespace wc {
 namespace {
 
+using namespace wc::testing;
+
 using testing::run_command;
 using testing::shell_quote;
 
 // ---- synthetic fatbins ------------------------------------------------------------------------
-
-struct SynthEntry {
-  uint16_t kind;  // 1 PTX, 2 SASS
-  uint32_t sm;
-  uint64_t flags = 0x11;
-  uint16_t major = 1, minor = 8;
-  size_t payload = 64;
-  std::string text = "";  // written at the start of the payload (e.g. a toolkit note)
-};
-
-void put(std::vector<uint8_t>& v, size_t at, const void* p, size_t n) { std::memcpy(v.data() + at, p, n); }
-
-std::vector<uint8_t> synth_container(const std::vector<SynthEntry>& entries) {
-  std::vector<uint8_t> body;
-  for (const auto& e : entries) {
-    std::vector<uint8_t> h(64 + e.payload, 0);
-    uint16_t ver = 0x0101;
-    uint32_t hs = 64;
-    uint64_t ps = e.payload;
-    put(h, 0, &e.kind, 2);
-    put(h, 2, &ver, 2);
-    put(h, 4, &hs, 4);
-    put(h, 8, &ps, 8);
-    put(h, 24, &e.minor, 2);
-    put(h, 26, &e.major, 2);
-    put(h, 28, &e.sm, 4);
-    put(h, 40, &e.flags, 8);
-    std::memcpy(h.data() + 64, e.text.data(), std::min(e.text.size(), e.payload));
-    body.insert(body.end(), h.begin(), h.end());
-  }
-  std::vector<uint8_t> c(16);
-  uint32_t magic = 0xBA55ED50;
-  uint16_t version = 1, hsize = 16;
-  uint64_t fat = body.size();
-  put(c, 0, &magic, 4);
-  put(c, 4, &version, 2);
-  put(c, 6, &hsize, 2);
-  put(c, 8, &fat, 8);
-  c.insert(c.end(), body.begin(), body.end());
-  return c;
-}
 
 // A gcc-built shared object whose .nv_fatbin section holds `containers`, optionally linking a
 // CUDA runtime soname through a stub library.

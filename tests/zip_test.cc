@@ -226,6 +226,14 @@ namespace {
 
 // Random byte flips over a wheel holding a gcc-built library: every mutant must analyse without a
 // crash or hang (findings are whatever they are). Deterministic seed, so failures reproduce.
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+// Random byte flips over a wheel holding a gcc-built library: every mutant must analyse without a
+// crash or hang (findings are whatever they are). Deterministic seed, so failures reproduce.
 TEST(Zip, MutatedWheelsNeverCrash) {
   testing::TempDir d;
   auto r = testing::run_command("echo 'int f(int x){return x*3;}' | gcc -shared -fPIC -x c - -o " + testing::shell_quote(d.file("libm3.so")));

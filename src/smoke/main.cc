@@ -19,6 +19,7 @@
 #include "smoke/gpu_catalog.h"
 #include "smoke/smoke_rules.h"
 #include "smoke/suite.h"
+#include "util/json_text.h"
 #include "util/strings.h"
 
 namespace wc::smoke {
@@ -173,14 +174,7 @@ int run_suites(const RunArgs& a) {
     if (std::none_of(suites.begin(), suites.end(), [&](const auto& s) { return s->name() == want; }))
       throw CLI::ValidationError("--suite", "unknown suite '" + want + "' (wheelsmoke run --list)");
   for (const auto& file : a.cases) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw std::runtime_error(file + ": cannot read");
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::runtime_error(file + ": not valid JSON: " + e.what());
-    }
+    nlohmann::json doc = read_json_file(file);
     std::string target = doc.is_object() && doc.contains("suite") && doc["suite"].is_string() ? doc["suite"].get<std::string>() : "";
     if (target.empty() && chosen.size() == 1) target = chosen[0]->name();
     auto it = std::find_if(chosen.begin(), chosen.end(), [&](Suite* s) { return s->name() == target; });

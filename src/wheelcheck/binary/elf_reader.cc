@@ -331,8 +331,9 @@ class ElfReader {
     if (segs_.empty())
       for (const auto& s : secs_)
         if (s.type == SHT_NOTE) notes.push_back({{s.offset, s.size}, s.align == 8 ? 8u : 4u});
-    for (const auto& [r, align] : notes) {
+    for (const auto& [r, note_align] : notes) {
       Cursor c = view(r.off, r.len);
+      const uint64_t align = note_align;  // clang 14 cannot capture a structured binding
       auto align_up = [&](uint64_t v) { return (v + align - 1) & ~(align - 1); };
       while (c.remaining() >= 12) {
         uint32_t namesz = c.u32(), descsz = c.u32(), type = c.u32();

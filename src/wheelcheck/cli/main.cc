@@ -19,6 +19,7 @@
 #include "pipeline/check.h"
 #include "policy/policy.h"
 #include "report/report.h"
+#include "util/json_text.h"
 #include "util/strings.h"
 
 #ifndef WHEELCHECK_VERSION
@@ -170,14 +171,7 @@ int run_merge(const std::vector<std::string>& files, const cli::ReportOptions& o
   RunReport report;
   report.version = WHEELCHECK_VERSION;
   for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw std::runtime_error(file + ": cannot read");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::runtime_error(file + ": not valid JSON: " + e.what());
-    }
+    nlohmann::json j = read_json_file(file);
     if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1")
       throw std::runtime_error(file + ": not a wheelcheck JSON report (schema wheelcheck-report/1)");
     report.tool = j.value("tool", "wheelcheck");

@@ -157,7 +157,8 @@ void hash_other_algorithms(Source& src, const ZipIndex& idx, WheelFacts& f) {
   if (want.empty()) return;
   std::map<size_t, Digest> digests;
   std::map<size_t, RereadSink> sinks;
-  for (const auto& [i, algo] : want) {
+  for (const auto& [index, algo] : want) {
+    size_t i = index;  // clang 14 cannot capture a structured binding
     digests.emplace(i, Digest(algo));
     sinks[i] = [&digests, i](const uint8_t* p, size_t n, uint64_t) {
       digests.at(i).update(p, n);

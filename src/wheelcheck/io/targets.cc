@@ -8,6 +8,7 @@
 
 #include "io/source.h"
 #include "util/parse.h"
+#include "util/json_text.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -103,12 +104,10 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
   std::vector<IndexLink> links;
   size_t first = body.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && body[first] == '{') {  // PEP 691 JSON
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(body);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::runtime_error(page_url + ": index reply is not valid JSON: " + e.what());
-    }
+    JsonError err;
+    auto parsed = parse_json(body, &err);
+    if (!parsed) throw std::runtime_error(page_url + ": index reply is not valid JSON: " + err.message);
+    const nlohmann::json& j = *parsed;
     if (!j.contains("files") || !j["files"].is_array()) throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");
     for (const auto& f : j["files"]) {
       if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() || !f["url"].is_string()) continue;

@@ -8,6 +8,7 @@
 #include "policy/json_locate.h"
 #include "policy/schema_check.h"
 #include "catalog/catalog.h"
+#include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -73,16 +74,13 @@ int line_of_byte(const std::string& text, size_t byte) {
 
 // Parses and checks one document; issues carry pointer and line.
 std::optional<json> parse_checked(const std::string& text, std::vector<PolicyIssue>& issues) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string msg = e.what();
-    auto p = msg.find("]: ");  // drop nlohmann's "[json.exception.parse_error.101] " prefix
-    issues.push_back({"", line_of_byte(text, e.byte ? e.byte - 1 : 0),
-                      "not valid JSON: " + (p == std::string::npos ? msg : msg.substr(p + 3))});
+  JsonError err;
+  auto parsed = parse_json(text, &err);
+  if (!parsed) {
+    issues.push_back({"", line_of_byte(text, err.byte ? err.byte - 1 : 0), "not valid JSON: " + err.message});
     return std::nullopt;
   }
+  json doc = std::move(*parsed);
   auto lines = json_pointer_lines(text);
   auto line = [&](const std::string& ptr) {
     auto it = lines.find(ptr);

@@ -1,0 +1,35 @@
+// One entry point per parser of untrusted bytes or text. libFuzzer drives them (fuzz_main.cc, one
+// executable per target, `make fuzz`); the regression corpus in fuzz/corpus/ is replayed through
+// the same functions by a CTest in every build, sanitizers or not.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wc::fuzz {
+
+using Target = void (*)(const uint8_t* data, size_t size);
+
+struct NamedTarget {
+  const char* name;
+  Target fn;
+};
+
+void zip(const uint8_t* d, size_t n);        // a whole wheel: zip index, streaming, dist-info, binaries, rules
+void filename(const uint8_t* d, size_t n);   // wheel file names, tags, platform classification, name rules
+void metadata(const uint8_t* d, size_t n);   // METADATA as a header file, the METADATA rules
+void record(const uint8_t* d, size_t n);     // RECORD as CSV
+void wheel(const uint8_t* d, size_t n);      // WHEEL as a header file, the WHEEL rules
+void version(const uint8_t* d, size_t n);    // PEP 440 versions and specifier sets
+void elf(const uint8_t* d, size_t n);        // ELF images
+void macho(const uint8_t* d, size_t n);      // Mach-O (thin and fat)
+void pe(const uint8_t* d, size_t n);         // PE
+void fatbin(const uint8_t* d, size_t n);     // fatbin containers, fed in chunks of varying size
+void policy(const uint8_t* d, size_t n);     // policy JSON (schema validation and loading)
+void index(const uint8_t* d, size_t n);      // PEP 503 HTML / PEP 691 JSON index pages
+
+const std::vector<NamedTarget>& all_targets();
+
+}  // namespace wc::fuzz

@@ -1,0 +1,82 @@
+// The fuzz targets outside libFuzzer: the checked-in regression corpus (fuzz/corpus/TARGET/*, every
+// crash ever found plus a few hand-made hostile files) is replayed through the same entry points in
+// every build; and the seed corpora for `make fuzz` are written from the tests' own builders.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fuzz_targets.h"
+#include "support/fixtures.h"
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::WheelBuilder;
+
+TEST(FuzzCorpus, RegressionCorpusReplays) {
+  fs::path root = fs::path(WC_SOURCE_DIR) / "fuzz" / "corpus";
+  size_t files = 0;
+  for (const auto& t : fuzz::all_targets()) {
+    fs::path dir = root / t.name;
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      auto bytes = testing::read_file(e.path().string());
+      SCOPED_TRACE(e.path().string());
+      EXPECT_NO_THROW(t.fn(bytes.data(), bytes.size()));
+      ++files;
+    }
+  }
+  EXPECT_GT(files, 0u) << "no regression corpus under " << root;
+}
+
+// Seeds: valid inputs of every format (mutation starts from structure, not noise). Written when
+// WHEELCHECK_FUZZ_SEEDS names a directory (`make fuzz` sets it); otherwise they are still built and
+// pushed through the targets once, so the seeds themselves never crash a target.
+TEST(FuzzCorpus, Seeds) {
+  std::map<std::string, std::vector<std::vector<uint8_t>>> seeds;
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  auto wheel = WheelBuilder("demo", "1.0+cu128", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
+                   .add("demo/__init__.py", "x = 1\n").requires_dist("nvidia-cudnn-cu12==9.1; platform_system == 'Linux'");
+  auto elf = testing::tiny_elf(true, false, 62);
+  seeds["zip"] = {wheel.build(), WheelBuilder("pure", "2.0").add("pure/a.py", std::string(5000, 'a')).build(),
+                  WheelBuilder("bin", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
+                      .add("bin/_x.cpython-312-x86_64-linux-gnu.so", std::string(elf.begin(), elf.end())).build()};
+  seeds["filename"] = {text("torch-2.15.0+cu132-cp312-cp312-manylinux_2_28_x86_64.whl"),
+                       text("numpy-2.1.3-1build-cp313-cp313t-macosx_14_0_arm64.whl"),
+                       text("spam-0.1.0-cp313-cp313-android_24_arm64_v8a.whl"),
+                       text("x-1.0-py2.py3-none-ios_17_0_arm64_iphoneos.musllinux_1_2_x86_64.whl")};
+  seeds["metadata"] = {text("Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nRequires-Python: >=3.9,!=3.10.*\n"
+                            "Requires-Dist: nvidia-cublas==13.0.1; platform_system == 'Linux'\nSummary: x\n\nbody\n")};
+  seeds["wheel"] = {text("Wheel-Version: 1.0\nGenerator: bdist_wheel\nRoot-Is-Purelib: false\nTag: cp312-cp312-manylinux_2_17_x86_64\nBuild: 1\n")};
+  seeds["record"] = {text("demo/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,6\n\"a,b\",,\ndemo-1.0.dist-info/RECORD,,\n")};
+  seeds["version"] = {text("1!2.0.post3.dev4+cu128.local"), text(">=3.9,!=3.10.*,<4"), text("~=2.2")};
+  seeds["elf"] = {elf, testing::tiny_elf(false, true, 20)};
+  seeds["macho"] = {testing::macho_thin(0x0100000c, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libx.dylib"}, "@loader_path/../lib"),
+                    testing::macho_fat({{0x01000007, testing::macho_thin(0x01000007, 0x000A0D00, {}, "")},
+                                        {0x0100000c, testing::macho_thin(0x0100000c, 0x000B0000, {}, "")}})};
+  seeds["pe"] = {testing::pe_image(0x8664, {"KERNEL32.dll", "python312.dll"})};
+  auto fat = testing::synth_container({{2, 90}, {1, 90, 0x11, 8, 5}, {2, 100, 0x100011}});
+  fat.insert(fat.begin(), 7);  // the fatbin target's first byte picks the chunk size
+  seeds["fatbin"] = {fat};
+  seeds["policy"] = {text(*shipped_policy_text("pytorch")), text(*shipped_policy_text("strict"))};
+  seeds["index"] = {text("<html><a href=\"../../f/demo-1.0-py3-none-any.whl#sha256=ab\" data-core-metadata=\"sha256=cd\">demo-1.0-py3-none-any.whl</a></html>"),
+                    text("{\"meta\": {\"api-version\": \"1.1\"}, \"files\": [{\"filename\": \"demo-1.0-py3-none-any.whl\", "
+                         "\"url\": \"demo-1.0-py3-none-any.whl\", \"hashes\": {\"sha256\": \"ab\"}, \"core-metadata\": true}]}")};
+  const char* out = std::getenv("WHEELCHECK_FUZZ_SEEDS");
+  for (const auto& t : fuzz::all_targets()) {
+    ASSERT_TRUE(seeds.count(t.name)) << "no seeds for fuzz target " << t.name;
+    size_t k = 0;
+    for (const auto& s : seeds[t.name]) {
+      t.fn(s.data(), s.size());
+      if (!out) continue;
+      fs::create_directories(fs::path(out) / t.name);
+      testing::write_file((fs::path(out) / t.name / ("seed" + std::to_string(k++))).string(), s);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wc

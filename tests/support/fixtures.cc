@@ -1,0 +1,182 @@
+#include "support/fixtures.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace wc::testing {
+namespace {
+
+struct Bytes {
+  std::vector<uint8_t> v;
+  bool big = false;
+  Bytes& u32(uint32_t x) {
+    for (int i = 0; i < 4; ++i) v.push_back(static_cast<uint8_t>(big ? x >> (24 - 8 * i) : x >> (8 * i)));
+    return *this;
+  }
+  Bytes& u16(uint16_t x) {
+    for (int i = 0; i < 2; ++i) v.push_back(static_cast<uint8_t>(big ? x >> (8 - 8 * i) : x >> (8 * i)));
+    return *this;
+  }
+  Bytes& u64(uint64_t x) { return big ? u32(uint32_t(x >> 32)).u32(uint32_t(x)) : u32(uint32_t(x)).u32(uint32_t(x >> 32)); }
+  Bytes& str(const std::string& s, size_t pad_to) {
+    v.insert(v.end(), s.begin(), s.end());
+    v.resize(v.size() + (pad_to - s.size()), 0);
+    return *this;
+  }
+  Bytes& zeros(size_t n) { return v.resize(v.size() + n, 0), *this; }
+};
+
+void put(std::vector<uint8_t>& v, size_t at, const void* p, size_t n) { std::memcpy(v.data() + at, p, n); }
+
+}  // namespace
+
+// Thin 64-bit Mach-O (mach_header_64, then load commands): LC_BUILD_VERSION (platform 1 = macOS,
+// minos/sdk as xxxx.yy.zz nibbles), LC_LOAD_DYLIB (dylib_command, name at offset 24), LC_RPATH.
+std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vector<std::string>& dylibs,
+                                const std::string& rpath) {
+  Bytes cmds;
+  cmds.u32(0x32).u32(24).u32(1).u32(minos).u32(0x000E0000).u32(0);  // LC_BUILD_VERSION, ntools 0
+  for (const auto& d : dylibs) {
+    uint32_t size = static_cast<uint32_t>((24 + d.size() + 1 + 7) & ~size_t(7));
+    cmds.u32(0xc).u32(size).u32(24).u32(0).u32(0x10000).u32(0x10000).str(d, size - 24);
+  }
+  uint32_t rsize = static_cast<uint32_t>((12 + rpath.size() + 1 + 7) & ~size_t(7));
+  cmds.u32(0x8000001c).u32(rsize).u32(12).str(rpath, rsize - 12);
+  Bytes h;
+  h.u32(0xfeedfacf).u32(cputype).u32(0).u32(6 /* MH_DYLIB */).u32(static_cast<uint32_t>(dylibs.size() + 2))
+      .u32(static_cast<uint32_t>(cmds.v.size())).u32(0).u32(0);
+  h.v.insert(h.v.end(), cmds.v.begin(), cmds.v.end());
+  return h.v;
+}
+
+// Fat (universal) header: big-endian fat_header + fat_arch {cputype, subtype, offset, size, align}.
+std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices) {
+  Bytes f;
+  f.big = true;
+  f.u32(0xcafebabe).u32(static_cast<uint32_t>(slices.size()));
+  uint32_t off = 4096;
+  std::vector<uint32_t> offs;
+  for (const auto& [cpu, data] : slices) {
+    f.u32(cpu).u32(0).u32(off).u32(static_cast<uint32_t>(data.size())).u32(12);
+    offs.push_back(off);
+    off += static_cast<uint32_t>((data.size() + 4095) & ~size_t(4095));
+  }
+  f.v.resize(off, 0);
+  for (size_t i = 0; i < slices.size(); ++i) std::memcpy(f.v.data() + offs[i], slices[i].second.data(), slices[i].second.size());
+  return f.v;
+}
+
+// PE32+: DOS header (e_lfanew at 0x3c), "PE\0\0", COFF header, optional header (magic 0x20b,
+// 16 data directories, import directory = #1), one section ".idata" holding the import
+// descriptors (20 bytes each, zero-terminated) and the DLL names.
+std::vector<uint8_t> pe_image(uint16_t machine, const std::vector<std::string>& dlls) {
+  const uint32_t sect_rva = 0x1000, sect_raw = 0x200;
+  Bytes idata;
+  uint32_t names_at = static_cast<uint32_t>(20 * (dlls.size() + 1));
+  std::vector<uint32_t> name_rvas;
+  uint32_t cur = names_at;
+  for (const auto& d : dlls) {
+    name_rvas.push_back(sect_rva + cur);
+    cur += static_cast<uint32_t>(d.size() + 1);
+  }
+  for (size_t i = 0; i < dlls.size(); ++i) idata.u32(sect_rva + 0x800).u32(0).u32(0).u32(name_rvas[i]).u32(sect_rva + 0x800);
+  idata.zeros(20);
+  for (const auto& d : dlls) idata.str(d, d.size() + 1);
+  idata.v.resize(0x900, 0);
+  Bytes p;
+  p.str("MZ", 2).zeros(0x3c - 2).u32(0x80).zeros(0x80 - 0x40);
+  p.str("PE", 2).u16(0).u16(machine).u16(1).u32(0).u32(0).u32(0).u16(240).u16(0x2022);
+  size_t opt = p.v.size();
+  p.u16(0x20b).zeros(106).u32(16);  // NumberOfRvaAndSizes at optional+108
+  p.u32(0).u32(0).u32(sect_rva).u32(static_cast<uint32_t>(20 * (dlls.size() + 1)));
+  p.zeros(240 - (p.v.size() - opt));
+  p.str(".idata", 8).u32(0x900).u32(sect_rva).u32(0x900).u32(sect_raw).zeros(16);
+  p.v.resize(sect_raw, 0);
+  p.v.insert(p.v.end(), idata.v.begin(), idata.v.end());
+  return p.v;
+}
+
+// A minimal shared object of any class and byte order, for what gcc here cannot produce (32-bit,
+// big-endian). Layout: ELF header, two program headers (PT_LOAD over the file, PT_DYNAMIC),
+// .dynstr, .dynamic, .gnu.version_r (one Verneed with two Vernaux), .shstrtab, section headers.
+std::vector<uint8_t> tiny_elf(bool is64, bool big, uint16_t machine) {
+  std::vector<uint8_t> f;
+  auto put = [&](uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) f.push_back(static_cast<uint8_t>(big ? v >> (8 * (n - 1 - i)) : v >> (8 * i)));
+  };
+  auto word = [&](uint64_t v) { put(v, is64 ? 8 : 4); };
+  static const char kDynstr[] = "\0libc.so.6\0libfoo.so.1\0libtiny.so.2\0$ORIGIN/../lib\0GLIBC_2.4\0GLIBC_2.0";
+  static const char kShstr[] = "\0.dynstr\0.dynamic\0.gnu.version_r\0.shstrtab";
+  const std::string dynstr(kDynstr, sizeof kDynstr), shstr(kShstr, sizeof kShstr);
+  auto str = [&](const char* x) { return dynstr.find(x); };
+  size_t ehsize = is64 ? 64 : 52, phsize = is64 ? 56 : 32, shsize = is64 ? 64 : 40, dynent = is64 ? 16 : 8;
+  size_t ph_off = ehsize, dynstr_off = ph_off + 2 * phsize, dyn_off = (dynstr_off + dynstr.size() + 7) & ~size_t(7);
+  size_t ndyn = 9, vn_off = dyn_off + ndyn * dynent, shstr_off = vn_off + 16 + 32, sh_off = (shstr_off + shstr.size() + 7) & ~size_t(7);
+  size_t total = sh_off + 5 * shsize;
+  // ELF header
+  f = {0x7f, 'E', 'L', 'F', static_cast<uint8_t>(is64 ? 2 : 1), static_cast<uint8_t>(big ? 2 : 1), 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  put(3, 2), put(machine, 2), put(1, 4), word(0), word(ph_off), word(sh_off), put(0, 4);
+  put(ehsize, 2), put(phsize, 2), put(2, 2), put(shsize, 2), put(5, 2), put(4, 2);
+  auto phdr = [&](uint32_t type, uint64_t off, uint64_t size, uint32_t flags) {
+    put(type, 4);
+    if (is64) put(flags, 4);
+    word(off), word(off), word(off), word(size), word(size);
+    if (!is64) put(flags, 4);
+    word(is64 ? 8 : 4);
+  };
+  phdr(1, 0, total, 4);
+  phdr(2, dyn_off, ndyn * dynent, 6);
+  f.insert(f.end(), dynstr.begin(), dynstr.end());
+  f.resize(dyn_off, 0);
+  auto dyn = [&](uint64_t tag, uint64_t val) { word(tag), word(val); };
+  dyn(1, str("libc.so.6")), dyn(1, str("libfoo.so.1")), dyn(14, str("libtiny.so.2")), dyn(29, str("$ORIGIN/../lib"));
+  dyn(5, dynstr_off), dyn(10, dynstr.size()), dyn(0x6ffffffe, vn_off), dyn(0x6fffffff, 1), dyn(0, 0);
+  put(1, 2), put(2, 2), put(str("libc.so.6"), 4), put(16, 4), put(0, 4);                 // Verneed
+  put(0x0d696914, 4), put(0, 2), put(2, 2), put(str("GLIBC_2.4"), 4), put(16, 4);        // Vernaux 1
+  put(0x0d696910, 4), put(0, 2), put(3, 2), put(str("GLIBC_2.0"), 4), put(0, 4);         // Vernaux 2
+  f.insert(f.end(), shstr.begin(), shstr.end());
+  f.resize(sh_off, 0);
+  auto shdr = [&](uint32_t name, uint32_t type, uint64_t off, uint64_t size, uint32_t link, uint32_t info, uint64_t entsize) {
+    put(name, 4), put(type, 4), word(type ? 2 : 0), word(off), word(off), word(size), put(link, 4), put(info, 4);
+    word(type ? 8 : 0), word(entsize);
+  };
+  shdr(0, 0, 0, 0, 0, 0, 0);
+  shdr(static_cast<uint32_t>(shstr.find(".dynstr")), 3, dynstr_off, dynstr.size(), 0, 0, 0);
+  shdr(static_cast<uint32_t>(shstr.find(".dynamic")), 6, dyn_off, ndyn * dynent, 1, 0, dynent);
+  shdr(static_cast<uint32_t>(shstr.find(".gnu.version_r")), 0x6ffffffe, vn_off, 48, 1, 1, 0);
+  shdr(static_cast<uint32_t>(shstr.find(".shstrtab")), 3, shstr_off, shstr.size(), 0, 0, 0);
+  if (f.size() != total) throw std::logic_error("tiny_elf: layout arithmetic is off");
+  return f;
+}
+
+std::vector<uint8_t> synth_container(const std::vector<SynthEntry>& entries) {
+  std::vector<uint8_t> body;
+  for (const auto& e : entries) {
+    std::vector<uint8_t> h(64 + e.payload, 0);
+    uint16_t ver = 0x0101;
+    uint32_t hs = 64;
+    uint64_t ps = e.payload;
+    put(h, 0, &e.kind, 2);
+    put(h, 2, &ver, 2);
+    put(h, 4, &hs, 4);
+    put(h, 8, &ps, 8);
+    put(h, 24, &e.minor, 2);
+    put(h, 26, &e.major, 2);
+    put(h, 28, &e.sm, 4);
+    put(h, 40, &e.flags, 8);
+    std::memcpy(h.data() + 64, e.text.data(), std::min(e.text.size(), e.payload));
+    body.insert(body.end(), h.begin(), h.end());
+  }
+  std::vector<uint8_t> c(16);
+  uint32_t magic = 0xBA55ED50;
+  uint16_t version = 1, hsize = 16;
+  uint64_t fat = body.size();
+  put(c, 0, &magic, 4);
+  put(c, 4, &version, 2);
+  put(c, 6, &hsize, 2);
+  put(c, 8, &fat, 8);
+  c.insert(c.end(), body.begin(), body.end());
+  return c;
+}
+
+}  // namespace wc::testing

@@ -1,0 +1,34 @@
+// Binary fixtures written by small builders (no Apple or Microsoft toolchain, no cross compiler
+// here): thin and fat Mach-O, PE32+ with imports, minimal ELF of any class and byte order, and
+// fatbin containers laid out per REFERENCE.md section 3. Used by the tests and by the fuzz seeds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wc::testing {
+
+// Thin 64-bit Mach-O: LC_BUILD_VERSION (minos as xxxx.yy.zz nibbles), LC_LOAD_DYLIB per dylib, one LC_RPATH.
+std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vector<std::string>& dylibs,
+                                const std::string& rpath);
+// Fat (universal) file from (cputype, thin image) pairs.
+std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices);
+// PE32+ with one .idata section importing `dlls`.
+std::vector<uint8_t> pe_image(uint16_t machine, const std::vector<std::string>& dlls);
+// A shared object needing libc.so.6 (GLIBC_2.0, GLIBC_2.4) and libfoo.so.1, soname libtiny.so.2,
+// RUNPATH $ORIGIN/../lib.
+std::vector<uint8_t> tiny_elf(bool is64, bool big, uint16_t machine);
+
+struct SynthEntry {
+  uint16_t kind;  // 1 PTX, 2 SASS
+  uint32_t sm;
+  uint64_t flags = 0x11;
+  uint16_t major = 1, minor = 8;
+  size_t payload = 64;
+  std::string text = "";  // written at the start of the payload (e.g. a toolkit note)
+};
+// One fatbin container (16-byte header, 64-byte entry headers).
+std::vector<uint8_t> synth_container(const std::vector<SynthEntry>& entries);
+
+}  // namespace wc::testing
