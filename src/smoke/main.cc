@@ -10,6 +10,7 @@
 #include "cli_support/cli_support.h"
 #include "facts/analyze.h"
 #include "io/targets.h"
+#include "pipeline/check.h"
 #include "philox.h"
 #include "policy/policy.h"
 #include "report/report.h"
@@ -126,7 +127,7 @@ int run_compat(const CompatArgs& a) {
   Policy policy = load_policy("default");
   AnalyzeOptions opt = analyze_options_for(policy);
   for (const auto& path : paths) {
-    WheelFacts f = analyze_target(path, opt);
+    WheelFacts f = std::move(analyze_all({path}, opt, 1).front());  // the pipeline's per-wheel error boundary
     ItemResult item;
     item.path = path;
     FindingSink sink(empty_policy(), smoke_rules());
@@ -136,8 +137,12 @@ int run_compat(const CompatArgs& a) {
       item.skipped = true;
       item.skip_reason = "no target: " + no_device + " (declare one with --target sm_XY or --gpu NAME, and --driver)";
     } else {
-      compat_findings(f, *t, sink);
-      if (drv) load_containers(path, f, *drv, a.device, sink);
+      try {
+        compat_findings(f, *t, sink);
+        if (drv) load_containers(path, f, *drv, a.device, sink);
+      } catch (const std::exception& e) {  // one artifact's failure never stops the batch
+        sink.add("WC404", std::string("compat stopped by an internal error: ") + e.what());
+      }
     }
     item.findings = sink.take();
     nlohmann::json bins = nlohmann::json::array();

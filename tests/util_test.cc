@@ -1,0 +1,167 @@
+// The concepts the readers rest on, one by one: the checked cursor, the number and text scanners,
+// the sparse capture a streamed binary is parsed through, JSON from outside, and the RFC 822 /
+// CSV readers behind METADATA, WHEEL and RECORD.
+#include <gtest/gtest.h>
+
+#include "binary/sparse_file.h"
+#include "util/cursor.h"
+#include "util/json_text.h"
+#include "util/parse.h"
+#include "util/strings.h"
+#include "wheel/entry_names.h"
+#include "wheel/metadata.h"
+
+namespace wc {
+namespace {
+
+TEST(Cursor, ChecksEveryReadAndOffset) {
+  const std::vector<uint8_t> bytes = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'a', 'b', 0, 'c'};
+  const uint8_t* data = bytes.data();
+  Cursor c(data, bytes.size(), 100);
+  EXPECT_EQ(c.u32(), 1u);
+  EXPECT_EQ(c.u32(), 0xffffffffu);
+  EXPECT_EQ(c.offset(), 108u);
+  EXPECT_EQ(c.cstr_at(8), "ab");
+  EXPECT_THROW(c.cstr_at(11), ParseError);  // "c" never terminates
+  EXPECT_THROW(c.cstr_at(12), ParseError);
+  EXPECT_THROW(c.u64(), ParseError);        // 4 bytes left
+  EXPECT_EQ(c.pos(), 8u);                   // a failed read consumes nothing
+  try {
+    c.u64();
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.offset(), 108u);
+    EXPECT_NE(std::string(e.what()).find("need 8 bytes, 4 left"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(c.sub(8, 5), ParseError);
+  EXPECT_THROW(c.sub(UINT64_MAX - 1, 4), ParseError);  // offset + size overflows
+  EXPECT_THROW(c.skip(UINT64_MAX), ParseError);
+  Cursor be(data, bytes.size());
+  be.set_endian(Endian::big);
+  EXPECT_EQ(be.u32(), 0x01000000u);
+  EXPECT_THROW(checked_mul(UINT64_MAX / 2, 3), ParseError);
+  EXPECT_EQ(checked_add(1, 2), 3u);
+}
+
+TEST(Numbers, RangeCheckedAndNeverThrowing) {
+  std::string why;
+  EXPECT_EQ(parse_decimal("0", 10), 0u);
+  EXPECT_EQ(parse_decimal("18446744073709551615", UINT64_MAX), UINT64_MAX);
+  EXPECT_FALSE(parse_decimal("18446744073709551616", UINT64_MAX, &why));
+  EXPECT_NE(why.find("over the maximum"), std::string::npos);
+  EXPECT_FALSE(parse_decimal("11", 10, &why));
+  EXPECT_EQ(why, "over the maximum of 10");
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1e3", "0x10", "١"}) EXPECT_FALSE(parse_decimal(bad, 1000)) << bad;
+  EXPECT_EQ(parse_hex("0xFFffFFff", UINT32_MAX), 0xffffffffu);
+  EXPECT_EQ(parse_hex("6627e8d5", UINT32_MAX), 0x6627e8d5u);
+  EXPECT_FALSE(parse_hex("1ffffffff", UINT32_MAX));
+  EXPECT_FALSE(parse_hex("0x", UINT32_MAX));
+  EXPECT_FALSE(parse_hex("g", UINT32_MAX));
+  EXPECT_EQ(parse_integer("0x10", 100), 16u);
+  EXPECT_EQ(parse_integer("010", 100), 10u);
+  EXPECT_EQ(parse_small("2147483647"), 2147483647);
+  EXPECT_FALSE(parse_small("2147483648"));
+}
+
+TEST(Scanners, PrefixDigitsSuffix) {
+  std::string_view s = "cp312t";
+  EXPECT_TRUE(consume(s, "CP", /*ci=*/true));
+  uint64_t n = 0;
+  EXPECT_TRUE(consume_number(s, 9999, n));
+  EXPECT_EQ(n, 312u);
+  EXPECT_EQ(s, "t");
+  std::string_view big = "99999999999999999999x";
+  EXPECT_FALSE(consume_number(big, UINT64_MAX, n));
+  EXPECT_EQ(big.size(), 21u);  // unchanged on failure
+  EXPECT_TRUE(ends_with_ci("X.PYD", ".pyd"));
+  EXPECT_EQ(digit_prefix("123abc"), 3u);
+  EXPECT_FALSE(all_digits(""));
+}
+
+TEST(Scanners, EntryNames) {
+  EXPECT_TRUE(is_native_library_name("a/libfoo.so.1.2.3"));
+  EXPECT_TRUE(is_native_library_name("x.DLL"));
+  EXPECT_FALSE(is_native_library_name("a/so.py"));
+  EXPECT_FALSE(is_native_library_name("libfoo.so.1a"));
+  EXPECT_EQ(extension_suffix("p/m.cpython-312-x86_64-linux-gnu.so")->abi, "cp312");
+  EXPECT_EQ(extension_suffix("p/m.cpython-313t-darwin.so")->abi, "cp313t");
+  EXPECT_EQ(extension_suffix("p/m.cpython-37m-x86_64-linux-gnu.so")->abi, "cp37");
+  EXPECT_EQ(extension_suffix("p/m.cp312-win_amd64.pyd")->abi, "cp312");
+  EXPECT_EQ(extension_suffix("p/m.abi3.so")->abi, "abi3");
+  EXPECT_EQ(extension_suffix("p/m.so")->abi, "");
+  EXPECT_FALSE(extension_suffix("p/m.py"));
+  std::string huge = "m.cpython-" + std::string(100000, '3') + "-x.so";  // linear, no recursion
+  EXPECT_EQ(extension_suffix(huge)->abi.size(), 100002u);
+}
+
+TEST(Scanners, ClipForDisplay) {
+  EXPECT_EQ(clip_for_display("short"), "short");
+  std::string clipped = clip_for_display(std::string(10000, 'a'), 30);
+  EXPECT_LT(clipped.size(), 60u);
+  EXPECT_NE(clipped.find("(10000 bytes)"), std::string::npos);
+  EXPECT_EQ(clip_for_display("a\x1b" "b"), "a\\x1bb");
+}
+
+TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {
+  SparseFile f(1000);
+  std::vector<uint8_t> head(100, 1), tail(50, 2), mid(10, 3);
+  f.add(0, head.data(), head.size());
+  f.add(950, tail.data(), tail.size());
+  EXPECT_EQ(f.view(10, 20).u8(), 1);
+  EXPECT_THROW(f.view(990, 20), ParseError);  // past the end of the file: structure error
+  try {
+    f.view(500, 10);
+    FAIL() << "a range not captured must ask for it";
+  } catch (const NeedRanges& n) {
+    ASSERT_EQ(n.ranges.size(), 1u);
+    EXPECT_EQ(n.ranges[0].off, 500u);
+  }
+  f.add(100, mid.data(), mid.size());  // adjacent chunks merge
+  EXPECT_EQ(f.view(95, 10).bytes(10)[9], 3);
+  try {
+    f.require({{0, 10}, {200, 5}, {300, 5}, {2000, 5}});
+    FAIL();
+  } catch (const NeedRanges& n) {
+    EXPECT_EQ(n.ranges.size(), 2u);  // the missing ones inside the file, together
+  }
+}
+
+TEST(Json, OutsideInputNeverThrows) {
+  JsonError e;
+  EXPECT_FALSE(parse_json(std::string(100000, '['), &e));
+  EXPECT_NE(e.message.find("nested more than 64"), std::string::npos);
+  EXPECT_FALSE(parse_json("[1e999999]", &e));  // number overflow is out_of_range in nlohmann
+  EXPECT_FALSE(parse_json("{\"a\": \"\xff\"}", &e));
+  EXPECT_FALSE(parse_json("{\"a\": 1,}", &e));
+  EXPECT_GT(e.byte, 0u);
+  EXPECT_TRUE(parse_json("{\"a\": [\"[[[[\"]}"));  // brackets inside strings do not count
+}
+
+TEST(HeaderFile, EmailParserSemantics) {
+  auto h = parse_header_file("Name: demo\r\nSummary:  one line  \nDescription: first\n  second\n\tthird\nRequires-Dist: a\n"
+                             "requires-dist: b\n\nbody: not a field\n");
+  EXPECT_EQ(h.get("name"), "demo");
+  EXPECT_EQ(h.get("Summary"), "one line");
+  EXPECT_EQ(h.get("Description"), "first\n  second\n\tthird");
+  EXPECT_EQ(h.get_all("Requires-Dist"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(h.body, "body: not a field\n");
+  EXPECT_TRUE(h.problems.empty());
+  auto bad = parse_header_file(" leading continuation\nno colon here\nOk: 1\n\xff: x\n");
+  EXPECT_EQ(bad.problems.size(), 4u);  // continuation first, no colon, invalid UTF-8 twice (file + name)
+  EXPECT_EQ(bad.get("Ok"), "1");
+}
+
+TEST(RecordCsv, AsPythonCsvReadsIt) {
+  auto r = parse_record("a.py,sha256=x,1\r\n\"b,c.py\",sha256=y,2\n\n\"q\"\"uote\",,\nshort,row\n\"open");
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_EQ(r.rows[1].path, "b,c.py");
+  EXPECT_EQ(r.rows[2].path, "q\"uote");
+  EXPECT_EQ(r.rows[2].line, 4u);
+  // Python's csv yields ['short', 'row'] and ['open'] silently; both are malformed RECORD rows.
+  ASSERT_EQ(r.problems.size(), 3u);
+  EXPECT_NE(r.problems[0].find("line 5: expected 3 fields"), std::string::npos) << r.problems[0];
+  EXPECT_NE(r.problems[1].find("inside a quoted field"), std::string::npos) << r.problems[1];
+  EXPECT_NE(r.problems[2].find("line 6: expected 3 fields"), std::string::npos) << r.problems[2];
+}
+
+}  // namespace
+}  // namespace wc
