@@ -110,6 +110,7 @@ json binary_to_json(const BinaryFacts& b) {
     j["fatbin"] = {{"containers", b.fatbin.containers}, {"entries", entries}};
   }
   if (!b.errors.empty()) j["errors"] = b.errors;
+  if (!b.warnings.empty()) j["warnings"] = b.warnings;
   return j;
 }
 

@@ -59,6 +59,8 @@ struct BinaryFacts {
   std::vector<std::string> needed, rpath, runpath;
   std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
   std::vector<std::string> version_defs;
+  std::vector<std::string> undefined_symbols;  // from .dynsym, when it is at most 1 MiB
+  bool undefined_symbols_read = false;
   std::optional<unsigned> x86_isa_level;  // 1 = baseline, 2..4 = x86-64-vN
   bool exec_stack = false;
   std::string libc;  // glibc, musl or ""
@@ -69,7 +71,8 @@ struct BinaryFacts {
   // GPU code
   FatbinFacts fatbin;
   std::string cuda_toolkit;  // "13.0": newest CUDA release named in its uncompressed cubins/PTX
-  std::vector<std::string> errors;  // WC508
+  std::vector<std::string> errors;    // WC508 error: a structure the loader (or the CUDA driver) uses is broken
+  std::vector<std::string> warnings;  // WC508 warning: a structure the loader ignores (notes, section headers)
 
   // Newest needed version per prefix (GLIBC, GLIBCXX, CXXABI, GCC), e.g. {"GLIBC": "2.28"}.
   std::map<std::string, std::string> max_symbol_versions() const;

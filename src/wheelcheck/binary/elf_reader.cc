@@ -12,7 +12,11 @@ constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_G
 constexpr uint32_t SHT_NOTE = 7;
 constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_SONAME = 14, DT_RPATH = 15,
                   DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
-                  DT_VERNEEDNUM = 0x6fffffff;
+                  DT_VERNEEDNUM = 0x6fffffff, DT_HASH = 4, DT_SYMTAB = 6;
+constexpr uint32_t SHT_DYNSYM = 11;
+// Undefined dynamic symbols are read when the table is at most this large (every extension module
+// and ordinary library; not libtorch-sized ones, whose names nothing checks).
+constexpr uint64_t kMaxDynsymBytes = 1u << 20;
 constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
 constexpr uint64_t kMaxEntries = 1u << 20;
 constexpr uint16_t kEmCuda = 190;  // sanity cap on counts taken from the file
@@ -50,19 +54,33 @@ class ElfReader {
     header();
     program_headers();
     f_.require(first_wave());
-    section_headers();
+    loader_ignored("section header table", h_.shoff, [&] { section_headers(); });
     interp_and_stack();
     dynamic();
     ElfLayout layout;
-    layout.nv_fatbin = find_section(".nv_fatbin");
+    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff, [&] { layout.nv_fatbin = find_section(".nv_fatbin"); });
     if (h_.machine == kEmCuda) cubin_entry();
-    isa_level();
+    loader_ignored("note segment", 0, [&] { isa_level(); });
     out_.libc = libc_flavour();
     return layout;
   }
 
  private:
   Cursor view(uint64_t off, uint64_t len) const { return f_.view(off, len, h_.endian); }
+
+  // Runs a parse step over a structure the dynamic loader never reads for a shared object or
+  // executable (section headers, notes): a fault there is reported as a warning that says so, and
+  // the rest of the facts still stand. Faults in headers, segments and dynamic tables stay errors.
+  template <typename F>
+  void loader_ignored(const char* what, uint64_t at, F&& step) {
+    try {
+      step();
+    } catch (const ParseError& e) {
+      if (h_.type == 1 /* ET_REL: object files have nothing but sections */) throw;
+      out_.warnings.push_back(std::string(what) + (at ? " at file offset " + std::to_string(at) : "") + ": " + e.what() +
+                              " (offset " + std::to_string(e.offset()) + "); the dynamic loader does not read it, so loading is unaffected");
+    }
+  }
   uint64_t word(Cursor& c) const { return h_.is64 ? c.u64() : c.u32(); }
 
   void header() {
@@ -254,6 +272,8 @@ class ElfReader {
     auto window = [&](uint64_t off) { return ByteRange{off, std::min<uint64_t>(64 * 1024, f_.size() - off)}; };
     if (tags.count(DT_VERNEED)) need.push_back(window(*(verneed = vaddr_to_offset(tags[DT_VERNEED].front()))));
     if (tags.count(DT_VERDEF)) need.push_back(window(*(verdef = vaddr_to_offset(tags[DT_VERDEF].front()))));
+    std::optional<ByteRange> dynsym = dynsym_range(tags);
+    if (dynsym) need.push_back(*dynsym);
     f_.require(need);
     Cursor strtab = view(stroff, strsz);
     auto str = [&](uint64_t off) { return std::string(strtab.cstr_at(off)); };
@@ -271,6 +291,51 @@ class ElfReader {
     paths(DT_RUNPATH, out_.runpath);
     if (verneed) read_verneed(*verneed, tags.count(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM].front() : 0, str);
     if (verdef) read_verdef(*verdef, tags.count(DT_VERDEFNUM) ? tags[DT_VERDEFNUM].front() : 0, str);
+    if (dynsym) read_undefined(*dynsym, strtab);
+  }
+
+  // Where .dynsym is and how long: its section header (sh_size), else DT_HASH's nchain. nullopt when
+  // neither says, or when the table is over kMaxDynsymBytes.
+  std::optional<ByteRange> dynsym_range(std::map<int64_t, std::vector<uint64_t>>& tags) const {
+    if (!tags.count(DT_SYMTAB)) return std::nullopt;
+    uint64_t entsize = h_.is64 ? 24 : 16, size = 0;
+    uint64_t off = vaddr_to_offset(tags[DT_SYMTAB].front());
+    for (const auto& sec : secs_)
+      if (sec.type == SHT_DYNSYM && sec.offset == off) size = sec.size;
+    if (!size && tags.count(DT_HASH)) {
+      Cursor h = view(vaddr_to_offset(tags[DT_HASH].front()), 8);
+      h.u32();
+      size = checked_mul(h.u32(), entsize);
+    }
+    if (!size || size > kMaxDynsymBytes || size > f_.size() || off > f_.size() - size) return std::nullopt;
+    return ByteRange{off, size};
+  }
+
+  // Undefined global/weak symbols (st_shndx == SHN_UNDEF): what the binary expects the loader to
+  // bind from its needed libraries. Symbol 0 is the reserved null entry.
+  void read_undefined(ByteRange r, const Cursor& strtab) {
+    uint64_t entsize = h_.is64 ? 24 : 16;
+    Cursor c = view(r.off, r.len);
+    for (uint64_t i = 1; i < r.len / entsize; ++i) {
+      Cursor e = c.sub(i * entsize, entsize);
+      uint32_t name = e.u32();
+      uint8_t info;
+      uint16_t shndx;
+      if (h_.is64) {
+        info = e.u8();
+        e.u8();
+        shndx = e.u16();
+      } else {
+        e.skip(8);
+        info = e.u8();
+        e.u8();
+        shndx = e.u16();
+      }
+      uint8_t bind = info >> 4;
+      if (shndx != 0 || (bind != 1 && bind != 2) || name == 0 || name >= strtab.size()) continue;
+      out_.undefined_symbols.emplace_back(strtab.cstr_at(name));
+    }
+    out_.undefined_symbols_read = true;
   }
 
   // Elf_Verneed / Elf_Vernaux chains (same layout for both classes). The records may sit anywhere

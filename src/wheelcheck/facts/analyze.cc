@@ -11,6 +11,7 @@
 #include "io/zip_stream.h"
 #include "util/digest.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 
 namespace wc {
 namespace {
@@ -43,7 +44,8 @@ class WheelVisitor : public EntryVisitor {
       cur_->skipped = "reading stopped at the total uncompressed size limit";
       return false;
     }
-    if (z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes && ratio(z) > opt_.limits.max_compression_ratio) {
+    if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes &&
+        ratio(z) > opt_.limits.max_compression_ratio) {
       cur_->skipped = "compression ratio over the limit; not inflated";
       return false;
     }
@@ -186,7 +188,7 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
   }
   index_to_facts(idx, f);
   if (!idx.ok()) return f;
-  if (idx.entries.size() > opt.limits.max_entries) {
+  if (opt.refuse_over_limits && idx.entries.size() > opt.limits.max_entries) {
     // WC403 reports the count from the central directory; nothing is inflated.
     for (auto& e : f.entries) e.skipped = "entry count over the limit";
     return f;
@@ -244,6 +246,7 @@ AnalyzeOptions analyze_options_for(const Policy& p) {
   AnalyzeOptions opt;
   opt.limits = p.limits;
   if (p.cuda.version_file) opt.capture_files.push_back(p.cuda.version_file->path);
+  opt.refuse_over_limits = p.severity_of("WC403", Severity::error) != Severity::off;
   return opt;
 }
 
@@ -259,8 +262,14 @@ const EntryFacts* WheelFacts::find_entry(const std::string& name) const {
 
 void WheelFacts::reindex() {
   entry_index_.clear();
+  install_paths_.clear();
   entry_index_.reserve(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) entry_index_.emplace(entries[i].name, i);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    entry_index_.emplace(entries[i].name, i);
+    if (entries[i].kind == EntryKind::directory) continue;
+    std::string p = install_path(entries[i].name);
+    if (!p.empty()) install_paths_.insert(std::move(p));
+  }
 }
 
 WheelFacts::WheelFacts() = default;

@@ -11,6 +11,9 @@ namespace wc {
 struct AnalyzeOptions {
   Limits limits;
   bool binaries = true;  // parse ELF / Mach-O / PE / fatbin entries
+  // Leave entries over the ratio limit, and wheels over the entry-count limit, uninflated (WC403
+  // reports them). Off when the policy turns WC403 off: then they are read and checked like any other.
+  bool refuse_over_limits = true;
   std::vector<std::string> capture_files;  // entries kept as text (e.g. a version file the policy reads)
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -73,9 +74,12 @@ struct WheelFacts {
   // Rebuilds the name index after `entries` changed (the analyzer calls it; so do tests that
   // assemble facts by hand).
   void reindex();
+  // Whether the wheel installs a file at `path` (relative to site-packages; see install_path()).
+  bool installs(const std::string& path) const { return install_paths_.count(path) > 0; }
 
  private:
   std::unordered_map<std::string, size_t> entry_index_;
+  std::unordered_set<std::string> install_paths_;
 };
 
 nlohmann::json facts_to_json(const WheelFacts& f);

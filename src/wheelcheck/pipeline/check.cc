@@ -56,9 +56,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const
 
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy) {
   try {
-    InstallSet set;
-    for (const auto& w : all) set.wheels.push_back(&w);
-    return check_wheel(f, policy, set);
+    return check_wheel(f, policy, install_set_for(f, all));
   } catch (const std::exception& e) {
     FindingSink s(policy);
     s.add("WC404", std::string("checking stopped by an internal error: ") + e.what());

@@ -239,6 +239,7 @@ std::vector<LinuxLevel> linux_levels(const json& levels, std::vector<std::string
     take(v, "symbols", l.symbols);
     take(v, "arch_symbols", l.arch_symbols);
     l.libraries = strings(v, "extra_libraries");
+    take(v, "blacklist", l.blacklist);
     out.push_back(std::move(l));
   }
   std::sort(out.begin(), out.end(), [](const LinuxLevel& a, const LinuxLevel& b) { return std::tie(a.major, a.minor) < std::tie(b.major, b.minor); });

@@ -54,6 +54,7 @@ struct LinuxLevel {
   std::map<std::string, std::string> symbols;                              // prefix -> newest version ("0": none)
   std::map<std::string, std::map<std::string, std::string>> arch_symbols;  // arch -> prefix -> version
   std::vector<std::string> libraries;
+  std::map<std::string, std::set<std::string>> blacklist;  // library -> symbols not to take from it
   std::string ceiling(const std::string& arch, const std::string& prefix) const;  // "" when unconstrained
 };
 

@@ -50,6 +50,13 @@ Counts count(const RunReport& r) {
 
 const char* paint(bool on, const char* code) { return on ? code : ""; }
 
+// "1 wheel", "3 wheels", "1 case": the plural words are the report's item keys.
+std::string count_of(const RunReport& r) {
+  std::string word = r.item_label.empty() ? r.items_key : r.item_label;
+  if (r.items.size() == 1 && word.size() > 1 && word.back() == 's') word.pop_back();
+  return std::to_string(r.items.size()) + " " + word;
+}
+
 std::string where(const Finding& f) {
   if (f.entry.empty()) return "";
   return clip_for_display(f.entry, 200) + ": ";
@@ -75,7 +82,7 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     }
   }
   Counts n = count(r);
-  out << "\n" << r.items.size() << " " << (r.item_label.empty() ? r.items_key : r.item_label) << ": " << green << n.passed << " passed" << reset << ", "
+  out << "\n" << count_of(r) << ": " << green << n.passed << " passed" << reset << ", "
       << (n.failed ? red : "") << n.failed << " failed" << reset;
   if (n.skipped) out << ", " << yellow << n.skipped << " skipped" << reset;
   out << "; " << n.errors << " errors, " << n.warnings << " warnings";
@@ -177,13 +184,13 @@ void write_github(const RunReport& r, std::ostream& out) {
     }
   }
   Counts n = count(r);
-  out << r.items.size() << " " << r.items_key << ": " << n.passed << " passed, " << n.failed << " failed\n";
+  out << count_of(r) << ": " << n.passed << " passed, " << n.failed << " failed\n";
 }
 
 std::string github_summary_markdown(const RunReport& r) {
   Counts n = count(r);
   std::string md = "## " + r.tool + ": " + (r.all_pass() ? "pass" : "fail") + "\n\n";
-  md += std::to_string(r.items.size()) + " " + r.items_key + ": " + std::to_string(n.passed) + " passed, " +
+  md += count_of(r) + ": " + std::to_string(n.passed) + " passed, " +
         std::to_string(n.failed) + " failed; " + std::to_string(n.errors) + " errors, " + std::to_string(n.warnings) +
         " warnings" + (r.policy.empty() ? "" : " (policy `" + r.policy + "`)") + "\n\n";
   md += "| verdict | " + std::string(r.items_key == "wheels" ? "wheel" : "item") + " | errors | warnings | rules |\n|---|---|---|---|---|\n";

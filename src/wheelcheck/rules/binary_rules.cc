@@ -1,25 +1,34 @@
-// WC501-WC510: native binaries against the platform tag and the policy's platform tables.
-#include <filesystem>
+// WC501-WC510: native binaries against the platform tag, the policy's platform tables and the
+// wheels installed with them. Calibrated on real releases (torch, jaxlib, scipy, numpy, lxml):
+//  - a needed library resolves through RPATH/RUNPATH across the install set (one platform, one
+//    Python); one a declared dependency provides is a warning naming the dependency; an unmet need
+//    of a library nothing loads is a warning that says so;
+//  - RPATH entries that leave the install tree are reported once per binary: an error when the
+//    binary still misses a library, a warning when they are dead;
+//  - platform-independent wheels get no architecture or library verdicts (content_rules says what
+//    their native files are).
+#include <map>
 #include <set>
 
 #include "binary/binary_facts.h"
+#include "rules/platform_tag.h"
+#include "rules/resolution.h"
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
+#include "wheel/requirement.h"
 
 namespace wc {
 namespace {
-
-// Expected ELF arch for a Linux tag's arch part (they use the same spelling except armv7l).
-bool elf_arch_matches(const std::string& tag_arch, const std::string& elf_arch) { return tag_arch == elf_arch; }
 
 bool glob_any(const std::vector<std::string>& globs, const std::string& name) {
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
 }
 
-// The level a tag promises: the newest table row at or below its glibc version (PEP 600 allows
-// levels between rows, e.g. manylinux_2_18). Symbol ceilings come from that row, except GLIBC,
-// which is the tag's own version.
+// The level a tag promises: the newest table row at or below its version (PEP 600 allows levels
+// between rows, e.g. manylinux_2_18). Symbol ceilings come from that row, except GLIBC, which is
+// the tag's own version.
 const LinuxLevel* level_for(const std::vector<LinuxLevel>& levels, const PlatformTag& tag) {
   const LinuxLevel* best = nullptr;
   for (const auto& l : levels)
@@ -27,191 +36,265 @@ const LinuxLevel* level_for(const std::vector<LinuxLevel>& levels, const Platfor
   return best;
 }
 
-// Where a wheel entry lands in the install tree: {name}.data/{purelib,platlib}/x -> x.
-std::string install_path(const std::string& entry) {
-  auto slash = entry.find('/');
-  if (slash == std::string::npos) return entry;
-  std::string top = entry.substr(0, slash);
-  if (!top.ends_with(".data")) return entry;
-  for (const char* scheme : {"/purelib/", "/platlib/"})
-    if (entry.compare(slash, std::strlen(scheme), scheme) == 0) return entry.substr(slash + std::strlen(scheme));
-  return "";  // scripts, headers, data: not on the library search path we model
-}
-
-// Normalises "a/b/../c" inside the install tree; nullopt when it climbs out.
-std::optional<std::string> normalise(const std::string& path) {
-  std::vector<std::string> out;
-  for (auto part : split(path, '/')) {
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (out.empty()) return std::nullopt;
-      out.pop_back();
-    } else {
-      out.emplace_back(part);
-    }
-  }
-  return join(out, "/");
-}
-
-std::string dir_of(const std::string& install_path) {
-  auto slash = install_path.rfind('/');
-  return slash == std::string::npos ? "" : install_path.substr(0, slash);
-}
-
-// Resolves "$ORIGIN/../x" from the directory of `binary` (an install path). Returns nullopt when
-// the path leaves the install tree; absolute paths return "" (caller reports them).
-std::optional<std::string> resolve_rpath(const std::string& rpath, const std::string& binary) {
-  for (const char* origin : {"${ORIGIN}", "$ORIGIN"})
-    if (rpath.rfind(origin, 0) == 0) return normalise(dir_of(binary) + rpath.substr(std::strlen(origin)));
-  return std::string();
-}
-
-struct LibraryIndex {
-  std::set<std::string> paths;  // install paths of every file in the wheel and the install set
-  explicit LibraryIndex(const WheelFacts& f, const InstallSet& set) {
-    add(f);
-    for (const auto* w : set.wheels)
-      if (w != &f) add(*w);
-  }
-  void add(const WheelFacts& w) {
-    for (const auto& e : w.entries) {
-      std::string p = install_path(e.name);
-      if (!p.empty()) paths.insert(p);
-    }
-  }
-};
-
 struct LinuxContext {
   PlatformTag tag;
   const LinuxLevel* level = nullptr;
   std::vector<std::string> libs;
   std::string ceiling(const std::string& arch, const std::string& prefix) const {
-    if (prefix == "GLIBC" && tag.family == PlatformFamily::manylinux)
-      return std::to_string(tag.major) + "." + std::to_string(tag.minor);
+    if (prefix == "GLIBC" && tag.family == PlatformFamily::manylinux) return std::to_string(tag.major) + "." + std::to_string(tag.minor);
     return level ? level->ceiling(arch, prefix) : "";
+  }
+  std::string name() const {
+    return std::string(family_name(tag.family)) + "_" + std::to_string(tag.major) + "_" + std::to_string(tag.minor);
   }
 };
 
-void elf_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* lx, const LibraryIndex& index, FindingSink& s) {
+// ELF machine names for the architectures PEP 738 (Android) and the Linux tags spell differently.
+std::string elf_arch_for_tag(const PlatformTag& t) {
+  if (t.family == PlatformFamily::android) {
+    if (t.arch == "arm64_v8a") return "aarch64";
+    if (t.arch == "armeabi_v7a") return "armv7l";
+    if (t.arch == "x86") return "i686";
+  }
+  return t.arch;
+}
+
+std::string justified_note(const JustifiedTag& j) {
+  if (!j.applies) return "";
+  return j.tag ? "; the binaries justify " + *j.tag : "; no portable tag fits (" + j.why + ")";
+}
+
+// A Requires-Dist dependency that installs a library, as the policy's providers table says.
+struct Provider {
+  std::string key;          // "nvidia-cublas" or "cuda-toolkit[cublas]"
+  std::string requirement;  // the Requires-Dist line
+  std::string name;         // canonical name of the dependency
+};
+
+std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const WheelFacts& f, const CudaPolicy& cuda) {
+  std::vector<std::pair<Provider, std::vector<std::string>>> out;
+  if (!f.metadata || cuda.providers.empty()) return out;
+  MarkerEnvironment env = environment_for(f.filename);
+  for (const auto& line : f.metadata->get_all("Requires-Dist")) {
+    auto r = parse_requirement(line);
+    if (!r || evaluate(*r, env) == Truth::no) continue;
+    std::vector<std::string> keys{r->canonical_name};
+    for (const auto& e : r->extras) keys.push_back(r->canonical_name + "[" + e + "]");
+    for (const auto& k : keys) {
+      auto it = cuda.providers.find(k);
+      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name}, it->second});
+    }
+  }
+  return out;
+}
+
+// Everything the ELF checks of one wheel share.
+struct ElfContext {
+  const WheelFacts& f;
+  const InstallSet& set;
+  const LoadGraph& graph;
+  const JustifiedTag& justified;
+  std::vector<std::pair<Provider, std::vector<std::string>>> providers;
+  // dependency key -> (sonames, binaries needing them), reported once per dependency
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> from_dependencies;
+  std::map<std::string, std::string> dependency_lines;
+};
+
+std::string describe_dirs(const std::vector<SearchDir>& dirs) {
+  std::vector<std::string> parts;
+  for (const auto& d : dirs)
+    parts.push_back(d.written + (d.resolved ? " (-> " + (d.resolved->empty() ? "site-packages" : *d.resolved) + ")"
+                                            : d.absolute && !d.written.empty() && d.written[0] == '/' ? " (absolute)" : " (outside site-packages)"));
+  return join(parts, ", ");
+}
+
+// WC503 for one binary's needed libraries; returns whether one is missing for good.
+bool needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
+  const Policy& pol = s.policy();
+  auto dirs = search_dirs(b);
+  bool missing = false;
+  for (const auto& need : b.needed) {
+    if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
+    if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
+    if (resolve_needed(b, need, cx.set.wheels)) continue;
+    // A declared dependency provides it: expected from outside the wheel, unless that dependency's
+    // wheel is in the set, where the library must then resolve for real.
+    const Provider* by = nullptr;
+    for (const auto& [prov, globs] : cx.providers)
+      if (glob_any(globs, need)) by = &prov;
+    bool dependency_present = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* w) {
+                                return w != &cx.f && w->filename.valid && w->filename.canonical_name == by->name;
+                              });
+    if (by && !dependency_present) {
+      auto& slot = cx.from_dependencies[by->key];
+      slot.first.insert(need);
+      slot.second.insert(b.path);
+      cx.dependency_lines[by->key] = by->requirement;
+      continue;
+    }
+    std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
+    std::string system = lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
+    if (!cx.graph.loaded(cx.f, b)) {
+      s.add("WC503", "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
+                         "); nothing in them loads " + install_path(b.path) + ", so this only matters if something outside loads it",
+            b.path, std::nullopt, Severity::warning);
+      continue;
+    }
+    missing = true;
+    s.add("WC503", "needs " + need + ", which is not found: " + where + "; " + system +
+                       (dependency_present ? "; its provider " + by->key + " is in the set but not where the search path looks" : "") +
+                       justified_note(cx.justified),
+          b.path);
+  }
+  return missing;
+}
+
+// WC504, once per binary: entries that leave the install tree or name the build machine.
+void search_path_safety(const BinaryFacts& b, bool missing, FindingSink& s) {
+  std::vector<SearchDir> bad;
+  for (const auto& d : search_dirs(b))
+    if (!d.resolved) bad.push_back(d);
+  if (bad.empty()) return;
+  std::string list = describe_dirs(bad);
+  if (missing)
+    s.add("WC504", "RPATH/RUNPATH entries outside the install tree: " + list +
+                       "; the binary misses a library (WC503), so it may come from there on a machine that has it",
+          b.path);
+  else
+    s.add("WC504", "dead RPATH/RUNPATH entries outside the install tree: " + list +
+                       "; every library it needs resolves without them, but a directory there would be searched first",
+          b.path, std::nullopt, Severity::warning);
+}
+
+void symbol_ceilings(const BinaryFacts& b, const LinuxContext& lx, const JustifiedTag& j, FindingSink& s) {
+  for (const auto& [prefix, have] : b.max_symbol_versions()) {
+    std::string ceiling = lx.ceiling(lx.tag.arch, prefix);
+    if (ceiling.empty() || compare_dotted(have, ceiling) <= 0) continue;
+    std::vector<std::string> offenders;
+    for (const auto& [lib, vers] : b.version_needs)
+      for (const auto& v : vers)
+        if (v.rfind(prefix + "_", 0) == 0 && compare_dotted(v.substr(prefix.size() + 1), ceiling) > 0) offenders.push_back(v);
+    std::sort(offenders.begin(), offenders.end());
+    offenders.erase(std::unique(offenders.begin(), offenders.end()), offenders.end());
+    std::string allows = ceiling == "0" ? "allows no " + prefix + " symbols" : "allows " + prefix + " up to " + ceiling;
+    s.add("WC502", "needs " + prefix + "_" + have + ": tag says " + lx.name() + ", which " + allows + " (" + join(offenders, ", ") + ")" +
+                       (j.tag ? "; the binaries need " + *j.tag : justified_note(j)),
+          b.path);
+  }
+}
+
+void elf_rules(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
   const Policy& pol = s.policy();
   if (b.exec_stack) s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it", b.path);
-  if (!lx) {
-    bool any = f.filename.platform_tags.size() == 1 && f.filename.platform_tags[0] == "any";  // WC105 says it
-    if (!any && (b.elf_type == "dyn" || b.elf_type == "exec")) {
-      std::string tags = join(f.filename.platform_tags, ".");
-      s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + tags + "'", b.path);
-    }
-    return;
-  }
-  if (!elf_arch_matches(lx->tag.arch, b.arch))
-    s.add("WC501", "ELF machine is " + b.arch + ", the platform tag says " + lx->tag.arch, b.path);
+  if (!lx) return;
+  std::string want_arch = elf_arch_for_tag(lx->tag);
+  if (want_arch != b.arch) s.add("WC501", "ELF machine is " + b.arch + ", the platform tag says " + lx->tag.arch, b.path);
+  if (lx->tag.family == PlatformFamily::android) return;  // no system-library tables for Android here
   bool musl_tag = lx->tag.family == PlatformFamily::musllinux;
   if (!b.libc.empty() && (b.libc == "musl") != musl_tag)
-    s.add("WC505", "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family), b.path);
-  if (!musl_tag) {
-    for (const auto& [prefix, have] : b.max_symbol_versions()) {
-      std::string ceiling = lx->ceiling(lx->tag.arch, prefix);
-      if (ceiling.empty()) continue;
-      if (compare_dotted(have, ceiling) > 0) {
-        std::vector<std::string> offenders;
-        for (const auto& [lib, vers] : b.version_needs)
-          for (const auto& v : vers)
-            if (v.rfind(prefix + "_", 0) == 0 && compare_dotted(v.substr(prefix.size() + 1), ceiling) > 0) offenders.push_back(v);
-        std::sort(offenders.begin(), offenders.end());
-        offenders.erase(std::unique(offenders.begin(), offenders.end()), offenders.end());
-        s.add("WC502", "needs " + prefix + "_" + have + ", newer than manylinux_" + std::to_string(lx->tag.major) + "_" +
-                           std::to_string(lx->tag.minor) + " allows (" + prefix + " " + ceiling + "): " + join(offenders, ", "),
-              b.path);
-      }
-    }
-  }
-  std::string here = install_path(b.path);
-  std::vector<std::string> search;
-  for (const auto* list : {&b.rpath, &b.runpath}) {
-    for (const auto& r : *list) {
-      if (r.empty()) continue;
-      auto resolved = resolve_rpath(r, here);
-      if (!resolved) s.add("WC504", "RPATH/RUNPATH '" + r + "' points outside the install tree", b.path);
-      else if (resolved->empty()) s.add("WC504", "RPATH/RUNPATH '" + r + "' is absolute: the wheel depends on the build machine's layout", b.path);
-      else search.push_back(*resolved);
-    }
-  }
-  for (const auto& need : b.needed) {
-    if (std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
-    if (glob_any(pol.linux.allowed_libraries, need)) continue;
-    if (glob_any(pol.cuda.driver_libraries, need)) continue;
-    bool found = std::any_of(search.begin(), search.end(), [&](const std::string& dir) {
-      return index.paths.count(dir.empty() ? need : dir + "/" + need) > 0;
-    });
-    // auditwheel's layout: bundled libraries sit together in <pkg>.libs/ and are loaded as
-    // dependencies of an extension whose RPATH points there; the loader then finds a sibling's
-    // soname among the objects already loaded.
-    std::string dir = dir_of(here);
-    found = found || (!here.empty() && index.paths.count(dir.empty() ? need : dir + "/" + need) > 0);
-    if (!found)
-      s.add("WC503", "needs " + need + ", which is neither a system library the tag allows nor reachable through its RPATH/RUNPATH" +
-                         (search.empty() ? " (it has none)" : " (" + join(search, ":") + ")"),
-            b.path);
-  }
-  if (lx->tag.arch == "x86_64" && b.x86_isa_level) {
-    unsigned baseline = pol.linux.x86_64_isa_baseline;
-    if (*b.x86_isa_level > baseline)
-      s.add("WC510", "needs x86-64-v" + std::to_string(*b.x86_isa_level) + " instructions; manylinux x86_64 promises only the baseline", b.path);
+    s.add("WC505", "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family) + justified_note(cx.justified), b.path);
+  if (!musl_tag) symbol_ceilings(b, *lx, cx.justified, s);
+  bool missing = needed_libraries(cx, b, lx, s);
+  search_path_safety(b, missing, s);
+  if (lx->tag.arch == "x86_64" && b.x86_isa_level && *b.x86_isa_level > pol.linux.x86_64_isa_baseline)
+    s.add("WC510", "needs x86-64-v" + std::to_string(*b.x86_isa_level) + " instructions; manylinux x86_64 promises only the baseline", b.path);
+}
+
+// One warning per dependency the wheel expects libraries from (not in the checked set).
+void report_dependencies(const ElfContext& cx, FindingSink& s) {
+  for (const auto& [key, slot] : cx.from_dependencies) {
+    const auto& [sonames, binaries] = slot;
+    s.add("WC503", std::to_string(sonames.size()) + " needed librar" + (sonames.size() == 1 ? "y" : "ies") + " (" +
+                       join({sonames.begin(), sonames.end()}, ", ") + ", needed by " + std::to_string(binaries.size()) + " binar" +
+                       (binaries.size() == 1 ? "y" : "ies") + ") come from the dependency " + key + " (Requires-Dist: " +
+                       clip_for_display(cx.dependency_lines.at(key), 200) + "), whose wheel is not in the checked set",
+          cx.f.dist_info + "/METADATA", std::nullopt, Severity::warning);
   }
 }
 
 // macOS install names: system libraries by prefix; @loader_path/X next to the binary; @rpath/X
 // through the slice's LC_RPATHs. Anything else (/opt/homebrew/..., /usr/local/...) exists only on
 // the build machine.
-void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const LibraryIndex& index, FindingSink& s) {
-  std::string dir = dir_of(install_path(b.path));
-  auto loader_relative = [&](const std::string& rest) { return normalise(dir + "/" + rest); };
+void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, FindingSink& s) {
+  std::string here = install_path(b.path);
+  std::string dir = here.substr(0, here.rfind('/') == std::string::npos ? 0 : here.rfind('/'));
+  auto in_set = [&](const std::string& p) {
+    return std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) { return w->installs(p); });
+  };
+  auto loader_relative = [&](const std::string& rest) -> std::optional<std::string> {
+    std::vector<std::string> out;
+    const std::string path = dir + "/" + rest;  // split() returns views into it: keep it alive
+    for (auto part : split(path, '/')) {
+      if (part.empty() || part == ".") continue;
+      if (part == "..") {
+        if (out.empty()) return std::nullopt;
+        out.pop_back();
+      } else {
+        out.emplace_back(part);
+      }
+    }
+    return join(out, "/");
+  };
   const auto& prefixes = s.policy().macos.system_prefixes;
   for (const auto& d : sl.dylibs) {
     if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; })) continue;
     bool found = false;
     if (d.rfind("@loader_path/", 0) == 0) {
       auto p = loader_relative(d.substr(13));
-      found = p && index.paths.count(*p);
+      found = p && in_set(*p);
     } else if (d.rfind("@rpath/", 0) == 0) {
       for (const auto& r : sl.rpaths) {
-        std::optional<std::string> base = r.rfind("@loader_path", 0) == 0 ? loader_relative(r.substr(std::min<size_t>(r.size(), 13)))
-                                                                          : std::nullopt;
-        if (base && index.paths.count(*base + (base->empty() ? "" : "/") + d.substr(7))) found = true;
+        std::optional<std::string> base = r.rfind("@loader_path", 0) == 0 ? loader_relative(r.substr(std::min<size_t>(r.size(), 13))) : std::nullopt;
+        if (base && in_set(*base + (base->empty() ? "" : "/") + d.substr(7))) found = true;
       }
     }
     if (!found)
-      s.add("WC503", sl.arch + " slice loads " + d + ", which is neither a system library nor shipped where its install name points",
-            b.path);
+      s.add("WC503", sl.arch + " slice loads " + d + ", which is neither a system library nor shipped where its install name points", b.path);
   }
 }
 
-void macho_rules(const WheelFacts& f, const BinaryFacts& b, const LibraryIndex& index, FindingSink& s) {
-  for (const auto& sl : b.slices) macho_dylibs(b, sl, index, s);
-  std::vector<PlatformTag> macs;
+// arm64 macOS starts at 11.0: an arm64 slice's floor is 11.0 whatever a universal2 tag says. From
+// macOS 11 on, installers treat a tag as the whole major release (macosx_12_0 matches 12.x), so a
+// slice needing 12.3 in a 12_0 wheel fails only on 12.0-12.2: a warning, not an error.
+void macho_minos(const MachOSlice& sl, const PlatformTag& tag, const BinaryFacts& b, FindingSink& s) {
+  if (sl.minos.empty()) return;
+  std::string tagv = std::to_string(tag.major) + "." + std::to_string(tag.minor);
+  std::string floor = sl.arch == "arm64" && compare_dotted(tagv, "11.0") < 0 ? "11.0" : tagv;
+  if (compare_dotted(sl.minos, floor) <= 0) return;
+  bool same_major = tag.major >= 11 && sl.minos_major == tag.major;
+  s.add("WC506", sl.arch + " slice needs macOS " + sl.minos + " (LC_BUILD_VERSION minos), the tag promises " + floor +
+                     (same_major ? "; installers treat macosx_" + std::to_string(tag.major) + "_0 as all of macOS " + std::to_string(tag.major) +
+                                       ", so it fails to load only on " + std::to_string(tag.major) + ".0 up to " + sl.minos
+                                 : ""),
+        b.path, std::nullopt, same_major ? std::optional(Severity::warning) : std::nullopt);
+}
+
+void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, FindingSink& s) {
+  for (const auto& sl : b.slices) macho_dylibs(b, sl, set, s);
+  std::vector<PlatformTag> tags;
   for (const auto& t : f.filename.platform_tags) {
     PlatformTag p = classify_platform(to_lower(t));
-    if (p.family == PlatformFamily::macos) macs.push_back(p);
+    if (p.family == PlatformFamily::macos || p.family == PlatformFamily::ios) tags.push_back(p);
   }
-  if (macs.empty()) {
-    s.add("WC501", "Mach-O binary in a wheel not tagged for macOS", b.path);
+  if (tags.empty()) {
+    s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
     return;
   }
   std::set<std::string> have;
   for (const auto& sl : b.slices) have.insert(sl.arch);
-  for (const auto& tag : macs) {
+  for (const auto& tag : tags) {
     std::vector<std::string> need;
     if (tag.arch == "universal2") need = {"x86_64", "arm64"};
     else if (tag.arch == "intel") need = {"x86_64", "i386"};
     else if (tag.arch == "x86_64" || tag.arch == "arm64" || tag.arch == "i386") need = {tag.arch};
     for (const auto& a : need)
-      if (!have.count(a)) s.add("WC506", "tag macosx_..._" + tag.arch + " needs a " + a + " slice; the binary has " + join({have.begin(), have.end()}, "+"), b.path);
-    for (const auto& sl : b.slices) {
-      if (sl.minos.empty() || (!need.empty() && std::find(need.begin(), need.end(), sl.arch) == need.end())) continue;
-      std::string tagv = std::to_string(tag.major) + "." + std::to_string(tag.minor);
-      if (compare_dotted(sl.minos, tagv) > 0)
-        s.add("WC506", sl.arch + " slice needs macOS " + sl.minos + " (LC_BUILD_VERSION minos), the tag promises " + tagv, b.path);
-    }
+      if (!have.count(a))
+        s.add("WC506", "tag " + std::string(family_name(tag.family)) + " ..._" + tag.arch + " needs a " + a + " slice; the binary has " +
+                           join({have.begin(), have.end()}, "+"),
+              b.path);
+    if (tag.family != PlatformFamily::macos) continue;  // iOS minimums live in another load command
+    for (const auto& sl : b.slices)
+      if (need.empty() || std::find(need.begin(), need.end(), sl.arch) != need.end()) macho_minos(sl, tag, b, s);
   }
 }
 
@@ -229,44 +312,53 @@ void pe_rules(const WheelFacts& f, const BinaryFacts& b, FindingSink& s) {
     if (a != b.arch) s.add("WC507", "PE machine is " + b.arch + ", the tag says " + (a == "x86" ? "win32" : "win_" + a), b.path);
 }
 
+bool platform_any(const WheelFilename& w) {
+  return w.valid && std::all_of(w.platform_tags.begin(), w.platform_tags.end(), [](const std::string& t) { return t == "any"; });
+}
+
 }  // namespace
 
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
-  if (f.binaries.empty()) return;
-  LibraryIndex index(f, set);
+  if (f.binaries.empty() || platform_any(f.filename)) return;  // content_rules judges native files of pure wheels
   std::vector<LinuxContext> linux_tags;
+  bool plain_linux = false;
   for (const auto& t : f.filename.platform_tags) {
     PlatformTag p = classify_platform(to_lower(t));
-    if (p.family != PlatformFamily::manylinux && p.family != PlatformFamily::musllinux) continue;
-    if (!p.problem.empty()) continue;
+    plain_linux |= p.family == PlatformFamily::linux;
+    if (p.family == PlatformFamily::android && p.problem.empty()) linux_tags.push_back({p, nullptr, {}});
+    if ((p.family != PlatformFamily::manylinux && p.family != PlatformFamily::musllinux) || !p.problem.empty()) continue;
     const auto& levels = p.family == PlatformFamily::musllinux ? s.policy().linux.musllinux : s.policy().linux.manylinux;
     LinuxContext lx{p, level_for(levels, p), {}};
     if (lx.level) lx.libs = lx.level->libraries;
     else if (!levels.empty()) lx.libs = levels.front().libraries;
     linux_tags.push_back(std::move(lx));
   }
-  // linux_* tags (already WC106) still get ELF checks other than symbol ceilings.
-  bool plain_linux = std::any_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(),
-                                 [](const std::string& t) { return t.rfind("linux_", 0) == 0; });
+  // The tightest tag decides: the lowest version among a compressed set is the real promise.
+  const LinuxContext* tight = nullptr;
+  for (const auto& lx : linux_tags)
+    if (!tight || lx.tag.major < tight->tag.major || (lx.tag.major == tight->tag.major && lx.tag.minor < tight->tag.minor)) tight = &lx;
+  LoadGraph graph(set);
+  JustifiedTag justified = justified_platform_tag(f, s.policy());
+  ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}};
   for (const auto& b : f.binaries) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);
+    for (const auto& w : b.warnings) s.add("WC508", w, b.path, std::nullopt, Severity::warning);
     if (b.arch.empty()) continue;  // not parsed far enough to judge; WC508 says why
     if (b.format == "elf") {
       if (b.arch == "cuda") continue;  // a standalone cubin: GPU code, checked by the CUDA rules
-      if (linux_tags.empty() && plain_linux) continue;
-      if (linux_tags.empty()) elf_rules(f, b, nullptr, index, s);
-      // The tightest tag decides: the lowest glibc among a compressed set is the real promise.
-      const LinuxContext* tight = nullptr;
-      for (const auto& lx : linux_tags)
-        if (!tight || lx.tag.major < tight->tag.major || (lx.tag.major == tight->tag.major && lx.tag.minor < tight->tag.minor))
-          tight = &lx;
-      if (tight) elf_rules(f, b, tight, index, s);
+      if (!tight && plain_linux) continue;  // linux_* tags: WC106 says they are not portable, and names the justified tag
+      if (!tight) {
+        s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + join(f.filename.platform_tags, ".") + "'", b.path);
+        continue;
+      }
+      elf_rules(cx, b, tight, s);
     } else if (b.format == "macho") {
-      macho_rules(f, b, index, s);
+      macho_rules(f, b, set, s);
     } else if (b.format == "pe") {
       pe_rules(f, b, s);
     }
   }
+  report_dependencies(cx, s);
 }
 
 }  // namespace wc

@@ -1,6 +1,7 @@
 // WC105 (contents): what the wheel holds against what its tags promise, without binary analysis:
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
 // another interpreter version or ABI than the tags.
+#include "rules/resolution.h"
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -15,25 +16,43 @@ bool is_pure(const WheelFacts& f) {
   return false;
 }
 
+std::string kind_of(const EntryFacts& e) {
+  return e.magic.empty() ? "native library" : e.magic == "elf" ? "ELF" : e.magic == "macho" ? "Mach-O" : "PE";
+}
+
+// "a, b, c and 4 more" for a once-per-wheel note.
+std::string some_of(const std::vector<std::string>& names, size_t show = 4) {
+  std::vector<std::string> head;
+  for (size_t i = 0; i < names.size() && i < show; ++i) head.push_back(clip_for_display(names[i], 80));
+  return join(head, ", ") + (names.size() > show ? " and " + std::to_string(names.size() - show) + " more" : "");
+}
+
+// Native files where the tags promise none. In a platform-'any' wheel an extension module Python
+// would import is a real defect (installers put it on every platform); any other native file is
+// data Python never imports (pip's Windows launcher templates, delocate's Mach-O test fixtures):
+// one note per wheel. Binaries in a platform-tagged wheel with Root-Is-Purelib: true install to
+// purelib instead of platlib (NVIDIA's CUDA wheels ship that way and work): one note per wheel.
 void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
   bool any_platform = f.filename.valid && f.filename.platform_tags.size() == 1 && f.filename.platform_tags[0] == "any";
   bool pure = is_pure(f);
   if (!any_platform && !pure) return;
-  int reported = 0;
+  std::vector<std::string> data;
   for (const auto& e : f.entries) {
     if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !is_native_library_name(e.name))) continue;
-    if (++reported > 20) break;  // the point is made; do not flood the report
-    std::string what = e.magic.empty() ? "native library" : e.magic == "elf" ? "ELF binary" : e.magic == "macho" ? "Mach-O binary" : "PE binary";
-    if (any_platform) {
-      s.add("WC105", what + " in a platform 'any' wheel", e.name);
-    } else {
-      // The tag is platform-specific, so installers pick the right wheel; only the install scheme
-      // is wrong (purelib, e.g. lib/ instead of lib64/ on some distributions). NVIDIA's CUDA wheels
-      // ship this way, and they work: a warning, not an error.
-      s.add("WC105", what + " in a wheel with Root-Is-Purelib: true (binaries belong in platlib)", e.name, std::nullopt,
-            Severity::warning);
-    }
+    if (any_platform && is_extension_module(e.name) && (e.magic.empty() || e.magic == "elf" || e.magic == "macho" || e.magic == "pe"))
+      s.add("WC105", kind_of(e) + " extension module in a platform 'any' wheel: every platform would install and import it", e.name);
+    else
+      data.push_back(e.name);
   }
+  if (data.empty()) return;
+  std::string count = std::to_string(data.size()) + " native file" + (data.size() == 1 ? "" : "s");
+  if (any_platform)
+    s.add("WC105", count + " shipped as data in a platform 'any' wheel (Python does not import them; no architecture or library checks apply): " +
+                       some_of(data),
+          "", std::nullopt, Severity::warning);
+  else
+    s.add("WC105", count + " in a wheel with Root-Is-Purelib: true (binaries belong in platlib): " + some_of(data), "", std::nullopt,
+          Severity::warning);
 }
 
 void extension_suffixes(const WheelFacts& f, FindingSink& s) {

@@ -111,7 +111,7 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
 }
 
 const std::set<std::string>& metadata_versions() {
-  static const std::set<std::string> v = {"1.0", "1.1", "1.2", "2.1", "2.2", "2.3", "2.4"};
+  static const std::set<std::string> v = {"1.0", "1.1", "1.2", "2.1", "2.2", "2.3", "2.4", "2.5"};
   return v;
 }
 
@@ -122,6 +122,29 @@ const std::vector<std::string>& single_use_fields() {
                                              "Author-email", "Maintainer", "Maintainer-email", "License",
                                              "License-Expression", "Requires-Python"};
   return v;
+}
+
+// Core metadata spec: tools warn on a newer minor version and fail only on a newer major one.
+void metadata_version(const std::string& mv, const std::string& entry, FindingSink& s) {
+  if (metadata_versions().count(mv)) return;
+  const std::string newest = *metadata_versions().rbegin();
+  auto parts = split(mv, '.');
+  int major = parts.size() == 2 ? parse_small(parts[0], 99).value_or(-1) : -1;
+  int minor = parts.size() == 2 ? parse_small(parts[1], 9999).value_or(-1) : -1;
+  if (major < 0 || minor < 0) {
+    s.add("WC202", "Metadata-Version '" + clip_for_display(mv, 40) + "' is not MAJOR.MINOR", entry);
+  } else if (major > 2) {
+    s.add("WC202", "Metadata-Version " + mv + " has a newer major version than any this tool knows (" + newest +
+                       "); installers must refuse it", entry);
+  } else if (major == 2 && minor == 0) {
+    s.add("WC202", "Metadata-Version 2.0 was never specified (PEP 426 was withdrawn); installers read it as 2.x", entry,
+          std::nullopt, Severity::warning);
+  } else if (major == 2 && minor > 5) {
+    s.add("WC202", "Metadata-Version " + mv + " is newer than " + newest + ", the newest this tool knows; installers warn and read it",
+          entry, std::nullopt, Severity::warning);
+  } else {
+    s.add("WC202", "Metadata-Version '" + clip_for_display(mv, 40) + "' is not a version of the core metadata specification", entry);
+  }
 }
 
 void metadata_file(const WheelFacts& f, FindingSink& s) {
@@ -136,7 +159,7 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
     }
   auto mv = m.get("Metadata-Version");
   if (!mv) s.add("WC202", "METADATA has no Metadata-Version", entry);
-  else if (!metadata_versions().count(*mv)) s.add("WC202", "Metadata-Version '" + *mv + "' is not a known version (1.0-2.4)", entry);
+  else metadata_version(*mv, entry, s);
   for (const auto& field : single_use_fields())
     if (m.count(field) > 1) s.add("WC202", "field '" + field + "' appears " + std::to_string(m.count(field)) + " times; it is single-use", entry);
   auto name = m.get("Name");

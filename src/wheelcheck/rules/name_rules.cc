@@ -1,5 +1,6 @@
 // WC101 filename grammar, WC105 tag consistency (python/abi), WC106 platform tags, WC107 style,
 // WC108 local versions.
+#include "rules/platform_tag.h"
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -96,7 +97,13 @@ void name_rules(const WheelFacts& f, FindingSink& s) {
     s.add("WC108", "local version '+" + join(w.version->local, ".") + "' (PyPI rejects local versions)");
   for (const auto& plat : w.platform_tags) {
     PlatformTag p = classify_platform(to_lower(plat));
-    if (!p.problem.empty()) s.add("WC106", "platform tag '" + plat + "': " + p.problem);
+    if (p.problem.empty()) continue;
+    std::string note;
+    if (p.family == PlatformFamily::linux) {  // what the binaries would justify instead
+      JustifiedTag j = justified_platform_tag(f, s.policy());
+      if (j.applies) note = j.tag ? "; the binaries justify " + *j.tag : "; no portable tag fits either (" + j.why + ")";
+    }
+    s.add("WC106", "platform tag '" + plat + "': " + p.problem + note);
   }
   bool any = false, specific = false;
   for (const auto& plat : w.platform_tags) (plat == "any" ? any : specific) = true;

@@ -21,7 +21,9 @@ void FindingSink::add(const std::string& rule, std::string message, std::string 
   out_.push_back(std::move(f));
 }
 
-WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set) {
+WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& given) {
+  InstallSet set = given;  // the wheel always belongs to its own install set
+  if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
   FindingSink s(p);
   name_rules(f, s);
   archive_rules(f, s);

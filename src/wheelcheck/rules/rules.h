@@ -10,6 +10,7 @@
 #include "catalog/catalog.h"
 #include "facts/wheel_facts.h"
 #include "policy/policy.h"
+#include "rules/install_set.h"
 
 namespace wc {
 
@@ -45,10 +46,6 @@ void record_rules(const WheelFacts& f, FindingSink& s);    // WC301-WC307
 void archive_rules(const WheelFacts& f, FindingSink& s);   // WC401-WC405, WC701, WC706
 void content_rules(const WheelFacts& f, FindingSink& s);   // WC105 (contents)
 
-// Other wheels checked in the same run, for rules that resolve across an install set (WC503).
-struct InstallSet {
-  std::vector<const WheelFacts*> wheels;
-};
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC501-WC510
 void cuda_rules(const WheelFacts& f, FindingSink& s);                            // WC204, WC601-WC605
 

@@ -29,6 +29,14 @@ std::string_view last_component(std::string_view name) {
 
 }  // namespace
 
+std::string install_path(std::string_view entry) {
+  auto slash = entry.find('/');
+  if (slash == std::string_view::npos || !entry.substr(0, slash).ends_with(".data")) return std::string(entry);
+  std::string_view rest = entry.substr(slash + 1);
+  if (consume(rest, "purelib/") || consume(rest, "platlib/")) return std::string(rest);
+  return "";
+}
+
 bool is_native_library_name(std::string_view name) {
   name = last_component(name);
   if (ends_with_ci(name, ".pyd") || ends_with_ci(name, ".dylib") || ends_with_ci(name, ".dll")) return true;

@@ -1,0 +1,125 @@
+#include "rules/platform_tag.h"
+
+#include <set>
+
+#include "binary/binary_facts.h"
+#include "rules/resolution.h"
+#include "util/strings.h"
+
+namespace wc {
+namespace {
+
+bool is_linux_wheel(const WheelFilename& w) {
+  for (const auto& t : w.platform_tags) {
+    auto fam = classify_platform(to_lower(t)).family;
+    if (fam == PlatformFamily::manylinux || fam == PlatformFamily::musllinux || fam == PlatformFamily::linux) return true;
+  }
+  return false;
+}
+
+// The dynamic loader itself is never an external library (auditwheel skips it too).
+bool is_loader(const std::string& soname) {
+  return soname.find("ld-linux") != std::string::npos || soname.rfind("ld64.so.", 0) == 0 || soname.rfind("ld-musl-", 0) == 0;
+}
+
+// What every binary shares, or the reason a portable tag cannot be named.
+struct Shape {
+  std::string arch, libc;  // libc: "glibc", "musl" or "" (no binary says)
+  std::string why;
+};
+
+Shape shape_of(const std::vector<const BinaryFacts*>& elves) {
+  Shape s;
+  for (const auto* b : elves) {
+    if (!s.arch.empty() && b->arch != s.arch) return {"", "", "binaries of two architectures (" + s.arch + ", " + b->arch + ")"};
+    s.arch = b->arch;
+    if (!b->libc.empty()) {
+      if (!s.libc.empty() && b->libc != s.libc) return {"", "", "binaries linked against both glibc and musl"};
+      s.libc = b->libc;
+    }
+  }
+  return s;
+}
+
+// Libraries the binaries need from outside the wheel (not shipped, not the loader).
+std::set<std::string> external_needs(const WheelFacts& f, const std::vector<const BinaryFacts*>& elves) {
+  std::set<std::string> out;
+  const std::vector<const WheelFacts*> self{&f};
+  for (const auto* b : elves)
+    for (const auto& need : b->needed)
+      if (!is_loader(need) && !resolve_needed(*b, need, self)) out.insert(need);
+  return out;
+}
+
+// The first reason `level` cannot hold these binaries, or "" when it can.
+std::string level_refuses(const LinuxLevel& l, const std::string& family, const Shape& shape,
+                          const std::set<std::string>& external, const std::vector<const BinaryFacts*>& elves) {
+  std::string name = family + "_" + std::to_string(l.major) + "_" + std::to_string(l.minor);
+  if (!l.arches.count(shape.arch)) return name + " is not defined for " + shape.arch;
+  for (const auto& lib : external)
+    if (std::find(l.libraries.begin(), l.libraries.end(), lib) == l.libraries.end())
+      return "needs " + lib + ", which is neither in the wheel nor a system library any " + family + " level allows";
+  for (const auto* b : elves) {
+    for (const auto& [prefix, have] : b->max_symbol_versions()) {
+      std::string ceiling = l.ceiling(shape.arch, prefix);
+      if (!ceiling.empty() && compare_dotted(have, ceiling) > 0) return b->path + " needs " + prefix + "_" + have;
+    }
+    for (const auto& [lib, symbols] : l.blacklist) {
+      if (std::find(b->needed.begin(), b->needed.end(), lib) == b->needed.end()) continue;
+      for (const auto& u : b->undefined_symbols)
+        if (symbols.count(u)) return b->path + " takes " + u + " from " + lib + ", which " + name + " does not guarantee";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
+  JustifiedTag out;
+  if (!f.filename.valid || !is_linux_wheel(f.filename)) return out;
+  std::vector<const BinaryFacts*> elves;
+  for (const auto& b : f.binaries)
+    if (b.format == "elf" && b.arch != "cuda" && (b.elf_type == "dyn" || b.elf_type == "exec")) elves.push_back(&b);
+  if (elves.empty()) return out;
+  out.applies = true;
+  auto fail = [&](std::string why) {
+    out.why = std::move(why);
+    return out;
+  };
+  for (const auto* b : elves)
+    if (!b->errors.empty()) return fail(b->path + " cannot be parsed");
+  Shape shape = shape_of(elves);
+  if (!shape.why.empty()) return fail(shape.why);
+  // Interpreter features only some CPython builds have (auditwheel's pyfpe and UCS-2 checks).
+  for (const auto* b : elves)
+    for (const auto& u : b->undefined_symbols)
+      if (u == "PyFPE_jbuf" || u.rfind("PyUnicodeUCS2_", 0) == 0)
+        return fail(b->path + " uses " + u + ", which only some CPython builds provide");
+  if (shape.arch == "x86_64")
+    for (const auto* b : elves)
+      if (b->x86_isa_level && *b->x86_isa_level > p.linux.x86_64_isa_baseline)
+        return fail(b->path + " needs x86-64-v" + std::to_string(*b->x86_isa_level) + " instructions, beyond every manylinux baseline");
+  auto external = external_needs(f, elves);
+  bool musl = shape.libc == "musl";
+  const auto& levels = musl ? p.linux.musllinux : p.linux.manylinux;
+  std::string why;
+  if (musl) {
+    // musl binaries carry no symbol versions that say which musl they need; like auditwheel, name
+    // the newest level that defines the architecture.
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it) {
+      std::string r = level_refuses(*it, "musllinux", shape, external, elves);
+      if (r.empty()) return out.tag = "musllinux_" + std::to_string(it->major) + "_" + std::to_string(it->minor) + "_" + shape.arch, out;
+      if (why.empty()) why = r;
+    }
+    return fail(why);
+  }
+  for (const auto& l : levels) {  // oldest first: the first that fits is the most compatible
+    std::string r = level_refuses(l, "manylinux", shape, external, elves);
+    if (r.empty()) return out.tag = "manylinux_" + std::to_string(l.major) + "_" + std::to_string(l.minor) + "_" + shape.arch, out;
+    why = r;  // the newest level's reason is the one that matters
+  }
+  return fail(why.empty() ? "no manylinux level is defined" : why);
+}
+
+}  // namespace wc

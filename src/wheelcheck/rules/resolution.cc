@@ -1,0 +1,107 @@
+#include "rules/resolution.h"
+
+#include <deque>
+#include <map>
+
+#include "util/parse.h"
+#include "util/strings.h"
+#include "wheel/entry_names.h"
+
+namespace wc {
+namespace {
+
+// Normalises "a/b/../c" inside the install tree; nullopt when it climbs out.
+std::optional<std::string> normalise(std::string_view path) {
+  std::vector<std::string> out;
+  for (auto part : split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (out.empty()) return std::nullopt;
+      out.pop_back();
+    } else {
+      out.emplace_back(part);
+    }
+  }
+  return join(out, "/");
+}
+
+std::string dir_of(const std::string& install_path) {
+  auto slash = install_path.rfind('/');
+  return slash == std::string::npos ? "" : install_path.substr(0, slash);
+}
+
+std::string join_path(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+bool installed_by_any(const std::vector<const WheelFacts*>& wheels, const std::string& path, const WheelFacts** who) {
+  for (const auto* w : wheels)
+    if (w->installs(path)) {
+      *who = w;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+std::vector<SearchDir> search_dirs(const BinaryFacts& b) {
+  std::vector<SearchDir> out;
+  std::string here = dir_of(install_path(b.path));
+  for (const auto* list : {&b.rpath, &b.runpath})
+    for (const auto& r : *list) {
+      if (r.empty()) continue;
+      SearchDir d{r, std::nullopt, false};
+      std::string_view v = r;
+      if (consume(v, "${ORIGIN}") || consume(v, "$ORIGIN")) d.resolved = normalise(here + "/" + std::string(v));
+      else d.absolute = true;  // absolute, or relative to the process's working directory: not the wheel's
+      out.push_back(std::move(d));
+    }
+  return out;
+}
+
+std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string& soname, const std::vector<const WheelFacts*>& wheels) {
+  const WheelFacts* who = nullptr;
+  for (const auto& d : search_dirs(b)) {
+    if (!d.resolved) continue;
+    std::string p = join_path(*d.resolved, soname);
+    if (installed_by_any(wheels, p, &who)) return Resolution{who, p};
+  }
+  std::string here = install_path(b.path);
+  std::string sibling = join_path(dir_of(here), soname);
+  if (!here.empty() && installed_by_any(wheels, sibling, &who)) return Resolution{who, sibling};
+  return std::nullopt;
+}
+
+bool is_extension_module(const std::string& entry) {
+  auto s = extension_suffix(entry);
+  return s && s->python_extension && !install_path(entry).empty();
+}
+
+LoadGraph::LoadGraph(const InstallSet& set) {
+  std::map<std::pair<const WheelFacts*, std::string>, const BinaryFacts*> by_path;
+  std::deque<std::pair<const WheelFacts*, const BinaryFacts*>> queue;
+  for (const auto* w : set.wheels) {
+    std::vector<const BinaryFacts*> elves, entries;
+    for (const auto& b : w->binaries) {
+      if (b.format != "elf" || b.arch == "cuda") continue;
+      elves.push_back(&b);
+      by_path[{w, install_path(b.path)}] = &b;
+      if (!b.interpreter.empty() || is_extension_module(b.path)) entries.push_back(&b);
+    }
+    for (const auto* b : entries.empty() ? elves : entries) queue.emplace_back(w, b);
+  }
+  while (!queue.empty()) {
+    auto [w, b] = queue.front();
+    queue.pop_front();
+    if (!loaded_.insert({w, b}).second) continue;
+    for (const auto& need : b->needed) {
+      auto r = resolve_needed(*b, need, set.wheels);
+      if (!r) continue;
+      auto it = by_path.find({r->wheel, r->path});
+      if (it != by_path.end() && !loaded_.count({r->wheel, it->second})) queue.emplace_back(r->wheel, it->second);
+    }
+  }
+}
+
+bool LoadGraph::loaded(const WheelFacts& w, const BinaryFacts& b) const { return loaded_.count({&w, &b}) > 0; }
+
+}  // namespace wc

@@ -1,0 +1,51 @@
+// How a binary's needed libraries resolve across an install set (DT_RPATH / DT_RUNPATH with
+// $ORIGIN, auditwheel's `.libs` siblings), and which binaries anything loads at all. The binary
+// rules (WC503, WC504) and the justified platform tag both read these.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "binary/binary_facts.h"
+#include "facts/wheel_facts.h"
+#include "rules/install_set.h"
+
+namespace wc {
+
+struct SearchDir {
+  std::string written;                  // as in DT_RPATH / DT_RUNPATH
+  std::optional<std::string> resolved;  // the install path it reaches; nullopt when it climbs out of site-packages
+  bool absolute = false;                // a path of the build machine (resolved is nullopt)
+};
+
+// The binary's RPATH and RUNPATH entries, $ORIGIN resolved from where it installs.
+std::vector<SearchDir> search_dirs(const BinaryFacts& b);
+
+struct Resolution {
+  const WheelFacts* wheel = nullptr;
+  std::string path;  // install path of the library found
+};
+
+// Finds `soname` for `b` among `wheels`: through its search directories, then beside it (the
+// loader finds an already loaded sibling by soname, which is how auditwheel's .libs work).
+std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string& soname,
+                                         const std::vector<const WheelFacts*>& wheels);
+
+// Which ELF binaries of an install set something loads: Python extension modules and executables
+// are entry points (in a wheel with neither, every library is one: its consumers live elsewhere),
+// and a library is loaded when a loaded binary's needed library resolves to it.
+class LoadGraph {
+ public:
+  explicit LoadGraph(const InstallSet& set);
+  bool loaded(const WheelFacts& w, const BinaryFacts& b) const;
+
+ private:
+  std::set<std::pair<const WheelFacts*, const BinaryFacts*>> loaded_;
+};
+
+// A Python extension module CPython would import: an importable location and an extension suffix.
+bool is_extension_module(const std::string& entry);
+
+}  // namespace wc
