@@ -188,9 +188,34 @@ TEST(CudaRules, PytorchRequiredArchitectures) {
   auto partial = synth_library(d, {synth_container({{2, 80}, {2, 90}})});
   auto miss = check_gpu_wheel(partial, "2.9.0+cu129", "pytorch");
   std::string dump = testing::dump(miss);
-  for (const char* arch : {"sm_70", "sm_75", "sm_86", "sm_100", "sm_120"}) EXPECT_NE(dump.find(std::string("no SASS for ") + arch), std::string::npos) << arch << dump;
-  EXPECT_NE(dump.find("no PTX compute_120"), std::string::npos) << dump;
+  for (const char* arch : {"sm_70", "sm_75", "sm_86", "sm_100", "sm_120"})
+    EXPECT_NE(dump.find(std::string("WC602 [error] : no SASS for ") + arch + " in any binary"), std::string::npos) << arch << dump;
   EXPECT_EQ(dump.find("no SASS for sm_80"), std::string::npos) << dump;
+  // Releases ship no PTX since 2.13; the nightly policy expects compute_120.
+  EXPECT_FALSE(testing::has_rule(miss, "WC603")) << dump;
+  auto nightly = testing::dump(check_gpu_wheel(partial, "2.9.0+cu129", "pytorch-nightly"));
+  EXPECT_NE(nightly.find("no PTX compute_120 in any binary"), std::string::npos) << nightly;
+}
+
+// Coverage is judged per container (one translation unit's kernels): a library whose union has
+// sm_75 but most of whose containers lack it cannot run those kernels on a T4.
+TEST(CudaRules, CoveragePerContainer) {
+  testing::TempDir d;
+  auto full = synth_container({{2, 75}, {2, 80}, {2, 86}, {2, 90}, {2, 100}, {2, 120}});
+  auto no75 = synth_container({{2, 80}, {2, 86}, {2, 90}, {2, 100}, {2, 120}});
+  auto lib = synth_library(d, {full, no75, no75});
+  auto fs = check_gpu_wheel(lib, "2.15.0+cu132", "pytorch");
+  std::string dump = testing::dump(fs);
+  EXPECT_NE(dump.find("WC602 [warning] gpu_pkg/lib/libgpu.so: 2 of 3 fatbin containers carry no SASS for sm_75 (they have sm_80 sm_86 sm_90 "
+                      "sm_100 sm_120)"), std::string::npos) << dump;
+  EXPECT_FALSE(has_errors(fs)) << dump;
+  // Under a policy that wants every container covered, the same bytes fail.
+  testing::write_file(d.file("strict.json"), [] {
+    std::string t = R"({"extends": "pytorch", "cuda": {"require_scope": "container"}})";
+    return std::vector<uint8_t>(t.begin(), t.end());
+  }());
+  auto strict = check_gpu_wheel(lib, "2.15.0+cu132", d.file("strict.json"));
+  EXPECT_NE(testing::dump(strict).find("WC602 [error] gpu_pkg/lib/libgpu.so: 2 of 3"), std::string::npos) << testing::dump(strict);
 }
 
 TEST(CudaRules, BundledRuntimeUnderPytorchPolicy) {

@@ -102,7 +102,7 @@ json binary_to_json(const BinaryFacts& b) {
     for (const auto& e : b.fatbin.entries) {
       json x = {{"kind", e.kind == FatbinEntry::ptx ? "ptx" : "sass"}, {"arch", e.name()}, {"sm", e.sm},
                 {"compression", e.compression}, {"payload_size", e.payload_size},
-                {"uncompressed_size", e.uncompressed_size}, {"offset", e.offset}};
+                {"uncompressed_size", e.uncompressed_size}, {"offset", e.offset}, {"container", e.container}};
       if (e.kind == FatbinEntry::ptx) x["ptx_isa"] = std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
       if (e.cubin_sm) x["cubin_sm"] = *e.cubin_sm;
       entries.push_back(x);

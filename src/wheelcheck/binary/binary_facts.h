@@ -22,6 +22,7 @@ struct FatbinEntry {
   uint64_t payload_size = 0, uncompressed_size = 0;
   uint64_t flags = 0;
   uint64_t offset = 0;      // of the entry header, in the binary
+  size_t container = 0;     // index into FatbinFacts::container_ranges (one translation unit's kernels)
   std::optional<uint32_t> cubin_sm;  // decoded from the cubin's e_flags when readable
   std::string toolkit;               // CUDA release that produced it, when the payload says (uncompressed)
   std::string name() const;  // sm_90a / compute_120
@@ -59,7 +60,7 @@ struct BinaryFacts {
   std::vector<std::string> needed, rpath, runpath;
   std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
   std::vector<std::string> version_defs;
-  std::vector<std::string> undefined_symbols;  // from .dynsym, when it is at most 1 MiB
+  std::vector<std::string> undefined_symbols;  // undefined, non-weak, from .dynsym when it is at most 1 MiB
   bool undefined_symbols_read = false;
   std::optional<unsigned> x86_isa_level;  // 1 = baseline, 2..4 = x86-64-vN
   bool exec_stack = false;

@@ -111,7 +111,7 @@ class ElfReader {
     out_.elf_class = h_.is64 ? 64 : 32;
     out_.endian = data == 2 ? "big" : "little";
     out_.machine = h_.machine;
-    out_.arch = elf_machine_arch(h_.machine, data == 2, out_.elf_class);
+    out_.arch = elf_machine_arch(h_.machine, data == 2, out_.elf_class, h_.flags);
     static const char* types[] = {"none", "rel", "exec", "dyn", "core"};
     out_.elf_type = h_.type < 5 ? types[h_.type] : "other";
   }
@@ -311,8 +311,9 @@ class ElfReader {
     return ByteRange{off, size};
   }
 
-  // Undefined global/weak symbols (st_shndx == SHN_UNDEF): what the binary expects the loader to
-  // bind from its needed libraries. Symbol 0 is the reserved null entry.
+  // Undefined global symbols (st_shndx == SHN_UNDEF): what the binary needs the loader to bind from
+  // its needed libraries. Weak ones are optional (the binary checks for them), as auditwheel treats
+  // them too. Symbol 0 is the reserved null entry.
   void read_undefined(ByteRange r, const Cursor& strtab) {
     uint64_t entsize = h_.is64 ? 24 : 16;
     Cursor c = view(r.off, r.len);
@@ -332,7 +333,7 @@ class ElfReader {
         shndx = e.u16();
       }
       uint8_t bind = info >> 4;
-      if (shndx != 0 || (bind != 1 && bind != 2) || name == 0 || name >= strtab.size()) continue;
+      if (shndx != 0 || bind != 1 /* STB_GLOBAL */ || name == 0 || name >= strtab.size()) continue;
       out_.undefined_symbols.emplace_back(strtab.cstr_at(name));
     }
     out_.undefined_symbols_read = true;
@@ -449,12 +450,12 @@ class ElfReader {
 
 }  // namespace
 
-std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class) {
+std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class, uint32_t flags) {
   switch (machine) {
     case 3: return "i686";
     case 62: return "x86_64";
     case 183: return "aarch64";
-    case 40: return "armv7l";
+    case 40: return (flags & 0xff000000u) == 0x05000000u && (flags & 0x400u) ? "armv7l" : "armel";
     case 21: return big_endian ? "ppc64" : "ppc64le";
     case 20: return "ppc";
     case 22: return elf_class == 64 ? "s390x" : "s390";

@@ -12,6 +12,8 @@ struct ElfLayout {  // what the fatbin filter needs from the section table
 
 // Fills `out` from `f`. Throws ParseError (structure) or NeedRanges (bytes not yet fetched).
 ElfLayout read_elf(const SparseFile& f, BinaryFacts& out);
-std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class);
+// e_flags matter for 32-bit ARM: manylinux's armv7l means EABI version 5 with hard float
+// (EF_ARM_ABI_FLOAT_HARD); soft-float EABI binaries ("armel") run elsewhere.
+std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class, uint32_t flags = 0x05000400);
 
 }  // namespace wc

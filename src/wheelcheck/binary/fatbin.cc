@@ -210,9 +210,13 @@ std::string FatbinFacts::newest_toolkit() const {
 }
 
 void merge_fatbins(FatbinFacts& into, const FatbinFacts& more) {
+  size_t base = into.container_ranges.size();
   into.containers += more.containers;
   into.container_ranges.insert(into.container_ranges.end(), more.container_ranges.begin(), more.container_ranges.end());
-  into.entries.insert(into.entries.end(), more.entries.begin(), more.entries.end());
+  for (auto e : more.entries) {
+    e.container += base;
+    into.entries.push_back(std::move(e));
+  }
 }
 
 FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,
@@ -230,7 +234,8 @@ FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange
     ++out.containers;
     out.container_ranges.emplace_back(box.offset, box.size);
     for (size_t k = 0; k < box.entry_count; ++k) {
-      const FatbinEntry& e = s.entries[box.first_entry + k];
+      FatbinEntry e = s.entries[box.first_entry + k];
+      e.container = out.container_ranges.size() - 1;
       if (e.cubin_sm && *e.cubin_sm != e.sm)
         errors.push_back("fatbin entry at offset " + std::to_string(e.offset) + " says sm_" + std::to_string(e.sm) +
                          " but its cubin was built for sm_" + std::to_string(*e.cubin_sm));

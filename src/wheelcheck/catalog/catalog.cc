@@ -63,6 +63,7 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC603", S::error, "required PTX (forward compatibility) missing", "binaries"},
       {"WC604", S::error, "architecture the variant's toolkit cannot target, or a family/arch-specific target the policy forbids", "binaries"},
       {"WC605", S::warning, "CUDA library bundled in the wheel that the policy expects from a dependency wheel", "binaries"},
+      {"WC606", S::warning, "CUDA variant the policy knows nothing about (no variant facts, or no requirements for it)", "binaries"},
       {"WC701", S::error, "wheel over the policy's size limit", "core"},
       {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
   };

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "pipeline/check.h"
 #include "policy/policy.h"
 #include "report/report.h"
+#include "rules/platform_tag.h"
 #include "util/json_text.h"
 #include "util/strings.h"
 
@@ -77,7 +79,17 @@ std::string runs_on(const FatbinFacts& fb) {
   return join(parts, ", ");
 }
 
-void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, std::ostream& out) {
+// "sm_80 x33, sm_86 x33, sm_75 x1": how many fatbin containers carry each architecture.
+std::string per_container(const FatbinFacts& fb) {
+  std::map<std::string, std::set<size_t>> by_arch;
+  for (const auto& e : fb.entries) by_arch[e.name()].insert(e.container);
+  std::vector<std::string> parts;
+  for (const auto& name : fb.sass()) parts.push_back(name + " x" + std::to_string(by_arch[name].size()));
+  for (const auto& name : fb.ptx()) parts.push_back(name + " x" + std::to_string(by_arch[name].size()));
+  return join(parts, ", ");
+}
+
+void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, std::ostream& out) {
   out << escape_for_display(f.path) << "  (" << f.file_size << " bytes, " << f.entries.size() << " entries"
       << (f.zip64 ? ", ZIP64" : "") << ")\n";
   const auto& n = f.filename;
@@ -106,6 +118,8 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, std::ostream
     if (mx.count("GLIBC") && (ceiling.empty() || compare_dotted(mx["GLIBC"], ceiling) > 0)) ceiling = mx["GLIBC"], by = b.path;
   }
   if (!ceiling.empty()) out << "  glibc     needs " << ceiling << " (set by " << escape_for_display(by) << ")\n";
+  if (justified.applies)
+    out << "  platform  " << (justified.tag ? "binaries justify " + *justified.tag : "no portable tag fits: " + escape_for_display(justified.why)) << "\n";
   out << "  binaries (" << f.binaries.size() << "):\n";
   for (const auto& b : f.binaries) {
     out << "    " << escape_for_display(b.path) << "\n      " << b.format << " " << b.arch;
@@ -131,8 +145,8 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, std::ostream
     if (!b.fatbin.empty()) {
       out << "      GPU: " << (b.cuda_toolkit.empty() ? "" : "built by CUDA " + b.cuda_toolkit + "; ") << b.fatbin.containers
           << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ")
-          << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n      runs on compute capability "
-          << runs_on(b.fatbin) << "\n";
+          << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n      containers per arch: "
+          << per_container(b.fatbin) << "\n      runs on compute capability " << runs_on(b.fatbin) << "\n";
     }
     for (const auto& e : b.errors) out << "      error: " << escape_for_display(e) << "\n";
   }
@@ -152,14 +166,17 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
   AnalyzeOptions opt = analyze_options_for(policy);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& p : paths) {
-    WheelFacts f = analyze_target(p, opt);
+    WheelFacts f = std::move(analyze_all({p}, opt, 1).front());
     CudaFacts cuda = derive_cuda_facts(f, policy.cuda);
+    JustifiedTag justified = justified_platform_tag(f, policy);
     if (format == "json") {
       auto j = facts_to_json(f);
       j["cuda"] = cuda_facts_to_json(cuda);
+      j["justified_platform_tag"] = justified.tag ? nlohmann::json(*justified.tag) : nlohmann::json(nullptr);
+      if (justified.applies && !justified.tag) j["justified_platform_tag_reason"] = justified.why;
       all.push_back(j);
     } else {
-      print_inspect_text(f, cuda, out);
+      print_inspect_text(f, cuda, justified, out);
     }
   }
   if (format == "json") out << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -69,20 +69,35 @@ struct Provider {
   std::string key;          // "nvidia-cublas" or "cuda-toolkit[cublas]"
   std::string requirement;  // the Requires-Dist line
   std::string name;         // canonical name of the dependency
+  std::string extra;        // the wheel's own extra that pulls it in ("ctk"), or "" when installed by default
 };
 
 std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const WheelFacts& f, const CudaPolicy& cuda) {
   std::vector<std::pair<Provider, std::vector<std::string>>> out;
   if (!f.metadata || cuda.providers.empty()) return out;
   MarkerEnvironment env = environment_for(f.filename);
+  auto extras = f.metadata->get_all("Provides-Extra");
   for (const auto& line : f.metadata->get_all("Requires-Dist")) {
     auto r = parse_requirement(line);
-    if (!r || evaluate(*r, env) == Truth::no) continue;
+    if (!r) continue;
+    // Installed by default, or only with one of the wheel's extras (cupy-cuda12x[ctk]).
+    std::string via;
+    if (evaluate(*r, env) == Truth::no) {
+      for (const auto& x : extras) {
+        MarkerEnvironment with = env;
+        with["extra"] = x;
+        if (evaluate(*r, with) != Truth::no) {
+          via = x;
+          break;
+        }
+      }
+      if (via.empty()) continue;
+    }
     std::vector<std::string> keys{r->canonical_name};
     for (const auto& e : r->extras) keys.push_back(r->canonical_name + "[" + e + "]");
     for (const auto& k : keys) {
       auto it = cuda.providers.find(k);
-      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name}, it->second});
+      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name, via}, it->second});
     }
   }
   return out;
@@ -95,9 +110,11 @@ struct ElfContext {
   const LoadGraph& graph;
   const JustifiedTag& justified;
   std::vector<std::pair<Provider, std::vector<std::string>>> providers;
-  // dependency key -> (sonames, binaries needing them), reported once per dependency
+  // Requires-Dist line -> (sonames, binaries needing them), reported once per dependency
   std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> from_dependencies;
-  std::map<std::string, std::string> dependency_lines;
+  std::map<std::string, const Provider*> dependency_of;
+  // (prefix, newest needed) -> binaries, reported once per cause (WC502)
+  std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, std::set<std::string>>> too_new;
 };
 
 std::string describe_dirs(const std::vector<SearchDir>& dirs) {
@@ -122,27 +139,32 @@ bool needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* 
     const Provider* by = nullptr;
     for (const auto& [prov, globs] : cx.providers)
       if (glob_any(globs, need)) by = &prov;
+    // The wheel that really installs it is in the set (by the providers table: nvidia-cublas for
+    // libcublas.so.13, not the cuda-toolkit meta-package that pulls it in).
+    const CudaPolicy& cuda = pol.cuda;
     bool dependency_present = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* w) {
-                                return w != &cx.f && w->filename.valid && w->filename.canonical_name == by->name;
+                                if (w == &cx.f || !w->filename.valid) return false;
+                                auto it = cuda.providers.find(w->filename.canonical_name);
+                                return it != cuda.providers.end() && glob_any(it->second, need);
                               });
-    if (by && !dependency_present) {
-      auto& slot = cx.from_dependencies[by->key];
+    if (by && !dependency_present) {  // one report per Requires-Dist line, whatever extras it names
+      auto& slot = cx.from_dependencies[by->requirement];
       slot.first.insert(need);
       slot.second.insert(b.path);
-      cx.dependency_lines[by->key] = by->requirement;
+      cx.dependency_of[by->requirement] = by;
       continue;
     }
     std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
     std::string system = lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
     if (!cx.graph.loaded(cx.f, b)) {
       s.add("WC503", "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
-                         "); nothing in them loads " + install_path(b.path) + ", so this only matters if something outside loads it",
+                         "); nothing in them links " + install_path(b.path) + " (a plugin or a leftover?), so this fails only where something loads it",
             b.path, std::nullopt, Severity::warning);
       continue;
     }
     missing = true;
     s.add("WC503", "needs " + need + ", which is not found: " + where + "; " + system +
-                       (dependency_present ? "; its provider " + by->key + " is in the set but not where the search path looks" : "") +
+                       (dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks" : "") +
                        justified_note(cx.justified),
           b.path);
   }
@@ -166,20 +188,32 @@ void search_path_safety(const BinaryFacts& b, bool missing, FindingSink& s) {
           b.path, std::nullopt, Severity::warning);
 }
 
-void symbol_ceilings(const BinaryFacts& b, const LinuxContext& lx, const JustifiedTag& j, FindingSink& s) {
+// Versioned symbols newer than the tag allows, gathered per wheel: one finding per prefix and newest
+// version needed (the cause: the toolchain the wheel was built with), naming the binaries.
+void symbol_ceilings(ElfContext& cx, const BinaryFacts& b, const LinuxContext& lx) {
   for (const auto& [prefix, have] : b.max_symbol_versions()) {
     std::string ceiling = lx.ceiling(lx.tag.arch, prefix);
     if (ceiling.empty() || compare_dotted(have, ceiling) <= 0) continue;
-    std::vector<std::string> offenders;
+    auto& slot = cx.too_new[{prefix, have}];
+    slot.first.push_back(b.path);
     for (const auto& [lib, vers] : b.version_needs)
       for (const auto& v : vers)
-        if (v.rfind(prefix + "_", 0) == 0 && compare_dotted(v.substr(prefix.size() + 1), ceiling) > 0) offenders.push_back(v);
-    std::sort(offenders.begin(), offenders.end());
-    offenders.erase(std::unique(offenders.begin(), offenders.end()), offenders.end());
+        if (v.rfind(prefix + "_", 0) == 0 && compare_dotted(v.substr(prefix.size() + 1), ceiling) > 0) slot.second.insert(v);
+  }
+}
+
+void report_symbol_ceilings(const ElfContext& cx, const LinuxContext& lx, FindingSink& s) {
+  for (const auto& [key, slot] : cx.too_new) {
+    const auto& [prefix, have] = key;
+    const auto& [bins, versions] = slot;
+    std::string ceiling = lx.ceiling(lx.tag.arch, prefix);
     std::string allows = ceiling == "0" ? "allows no " + prefix + " symbols" : "allows " + prefix + " up to " + ceiling;
-    s.add("WC502", "needs " + prefix + "_" + have + ": tag says " + lx.name() + ", which " + allows + " (" + join(offenders, ", ") + ")" +
-                       (j.tag ? "; the binaries need " + *j.tag : justified_note(j)),
-          b.path);
+    std::vector<std::string> shown(bins.begin(), bins.begin() + std::min<size_t>(bins.size(), 3));
+    std::string who = bins.size() == 1 ? "" : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") + (bins.size() > 3 ? ", ..." : "") + ") ";
+    s.add("WC502", who + "need " + prefix + "_" + have + ": tag says " + lx.name() + ", which " + allows + " (" +
+                       join({versions.begin(), versions.end()}, ", ") + ")" +
+                       (cx.justified.tag ? "; the binaries need " + *cx.justified.tag : justified_note(cx.justified)),
+          bins.size() == 1 ? bins[0] : "");
   }
 }
 
@@ -193,7 +227,7 @@ void elf_rules(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, Fin
   bool musl_tag = lx->tag.family == PlatformFamily::musllinux;
   if (!b.libc.empty() && (b.libc == "musl") != musl_tag)
     s.add("WC505", "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family) + justified_note(cx.justified), b.path);
-  if (!musl_tag) symbol_ceilings(b, *lx, cx.justified, s);
+  if (!musl_tag) symbol_ceilings(cx, b, *lx);
   bool missing = needed_libraries(cx, b, lx, s);
   search_path_safety(b, missing, s);
   if (lx->tag.arch == "x86_64" && b.x86_isa_level && *b.x86_isa_level > pol.linux.x86_64_isa_baseline)
@@ -202,12 +236,13 @@ void elf_rules(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, Fin
 
 // One warning per dependency the wheel expects libraries from (not in the checked set).
 void report_dependencies(const ElfContext& cx, FindingSink& s) {
-  for (const auto& [key, slot] : cx.from_dependencies) {
+  for (const auto& [line, slot] : cx.from_dependencies) {
     const auto& [sonames, binaries] = slot;
-    s.add("WC503", std::to_string(sonames.size()) + " needed librar" + (sonames.size() == 1 ? "y" : "ies") + " (" +
-                       join({sonames.begin(), sonames.end()}, ", ") + ", needed by " + std::to_string(binaries.size()) + " binar" +
-                       (binaries.size() == 1 ? "y" : "ies") + ") come from the dependency " + key + " (Requires-Dist: " +
-                       clip_for_display(cx.dependency_lines.at(key), 200) + "), whose wheel is not in the checked set",
+    const Provider* by = cx.dependency_of.at(line);
+    s.add("WC503", join({sonames.begin(), sonames.end()}, ", ") + " (needed by " + std::to_string(binaries.size()) + " binar" +
+                       (binaries.size() == 1 ? "y" : "ies") + ") come from the dependency " + by->name +
+                       (by->extra.empty() ? "" : ", installed only with the extra '" + by->extra + "' (otherwise from a CUDA installation on the system)") +
+                       " (Requires-Dist: " + clip_for_display(line, 200) + "), whose wheel is not in the checked set",
           cx.f.dist_info + "/METADATA", std::nullopt, Severity::warning);
   }
 }
@@ -253,23 +288,42 @@ void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& 
   }
 }
 
+// Slices needing a newer macOS than the tag promises, gathered per wheel: one finding per
+// (architecture, needed version, promised version), naming how many binaries and a few of them.
+struct MinosGaps {
+  struct Key {
+    std::string arch, needs, promised;
+    bool same_major;
+    auto operator<=>(const Key&) const = default;
+  };
+  std::map<Key, std::vector<std::string>> binaries;
+};
+
 // arm64 macOS starts at 11.0: an arm64 slice's floor is 11.0 whatever a universal2 tag says. From
 // macOS 11 on, installers treat a tag as the whole major release (macosx_12_0 matches 12.x), so a
 // slice needing 12.3 in a 12_0 wheel fails only on 12.0-12.2: a warning, not an error.
-void macho_minos(const MachOSlice& sl, const PlatformTag& tag, const BinaryFacts& b, FindingSink& s) {
+void macho_minos(const MachOSlice& sl, const PlatformTag& tag, const BinaryFacts& b, MinosGaps& gaps) {
   if (sl.minos.empty()) return;
   std::string tagv = std::to_string(tag.major) + "." + std::to_string(tag.minor);
   std::string floor = sl.arch == "arm64" && compare_dotted(tagv, "11.0") < 0 ? "11.0" : tagv;
   if (compare_dotted(sl.minos, floor) <= 0) return;
-  bool same_major = tag.major >= 11 && sl.minos_major == tag.major;
-  s.add("WC506", sl.arch + " slice needs macOS " + sl.minos + " (LC_BUILD_VERSION minos), the tag promises " + floor +
-                     (same_major ? "; installers treat macosx_" + std::to_string(tag.major) + "_0 as all of macOS " + std::to_string(tag.major) +
-                                       ", so it fails to load only on " + std::to_string(tag.major) + ".0 up to " + sl.minos
-                                 : ""),
-        b.path, std::nullopt, same_major ? std::optional(Severity::warning) : std::nullopt);
+  gaps.binaries[{sl.arch, sl.minos, floor, tag.major >= 11 && sl.minos_major == tag.major}].push_back(b.path);
 }
 
-void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, FindingSink& s) {
+void report_minos(const MinosGaps& gaps, FindingSink& s) {
+  for (const auto& [k, bins] : gaps.binaries) {
+    std::vector<std::string> shown(bins.begin(), bins.begin() + std::min<size_t>(bins.size(), 3));
+    std::string which = bins.size() == 1 ? "" : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") + (bins.size() > 3 ? ", ..." : "") + "): ";
+    std::string major = k.promised.substr(0, k.promised.find('.'));
+    s.add("WC506", which + k.arch + " slice needs macOS " + k.needs + " (LC_BUILD_VERSION minos), the tag promises " + k.promised +
+                       (k.same_major ? "; installers treat macosx_" + major + "_0 as all of macOS " + major + ", so it fails to load only on " +
+                                           k.promised + " up to " + k.needs
+                                     : ""),
+          bins.size() == 1 ? bins[0] : "", std::nullopt, k.same_major ? std::optional(Severity::warning) : std::nullopt);
+  }
+}
+
+void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, MinosGaps& gaps, FindingSink& s) {
   for (const auto& sl : b.slices) macho_dylibs(b, sl, set, s);
   std::vector<PlatformTag> tags;
   for (const auto& t : f.filename.platform_tags) {
@@ -294,7 +348,7 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
               b.path);
     if (tag.family != PlatformFamily::macos) continue;  // iOS minimums live in another load command
     for (const auto& sl : b.slices)
-      if (need.empty() || std::find(need.begin(), need.end(), sl.arch) != need.end()) macho_minos(sl, tag, b, s);
+      if (need.empty() || std::find(need.begin(), need.end(), sl.arch) != need.end()) macho_minos(sl, tag, b, gaps);
   }
 }
 
@@ -339,7 +393,8 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
     if (!tight || lx.tag.major < tight->tag.major || (lx.tag.major == tight->tag.major && lx.tag.minor < tight->tag.minor)) tight = &lx;
   LoadGraph graph(set);
   JustifiedTag justified = justified_platform_tag(f, s.policy());
-  ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}};
+  ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}, {}};
+  MinosGaps gaps;
   for (const auto& b : f.binaries) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);
     for (const auto& w : b.warnings) s.add("WC508", w, b.path, std::nullopt, Severity::warning);
@@ -353,12 +408,14 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
       }
       elf_rules(cx, b, tight, s);
     } else if (b.format == "macho") {
-      macho_rules(f, b, set, s);
+      macho_rules(f, b, set, gaps, s);
     } else if (b.format == "pe") {
       pe_rules(f, b, s);
     }
   }
   report_dependencies(cx, s);
+  if (tight) report_symbol_ceilings(cx, *tight, s);
+  report_minos(gaps, s);
 }
 
 }  // namespace wc

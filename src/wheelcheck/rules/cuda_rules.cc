@@ -1,4 +1,5 @@
 // WC204, WC601-WC605: the CUDA variant a wheel claims against what it links, pins and carries.
+#include <map>
 #include <set>
 
 #include "binary/binary_facts.h"
@@ -89,48 +90,110 @@ void targetable(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cud
   }
 }
 
-// Required SASS / PTX for the variant (policy "require"), per wheel or per GPU-carrying binary.
+// sm_90a / sm_100f code also runs on the SM it names, so it satisfies a requirement for it.
+bool satisfies(const FatbinEntry& e, FatbinEntry::Kind kind, const std::string& want) {
+  if (e.kind != kind) return false;
+  std::string have = e.name();
+  return have == want || (have.size() == want.size() + 1 && have.compare(0, want.size(), want) == 0);
+}
+
+std::string arch_list(const std::set<std::string>& names) {
+  std::vector<std::string> v(names.begin(), names.end());
+  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
+    auto num = [](const std::string& x) { return parse_decimal(x.substr(x.find('_') + 1, digit_prefix(x.substr(x.find('_') + 1))), 9999).value_or(0); };
+    return num(a) != num(b) ? num(a) < num(b) : a < b;
+  });
+  return v.empty() ? "nothing" : join(v, " ");
+}
+
+// Containers (one translation unit's kernels each) of `b` without an entry satisfying `want`,
+// and the architectures those containers do carry.
+std::pair<size_t, std::set<std::string>> containers_without(const BinaryFacts& b, FatbinEntry::Kind kind, const std::string& want) {
+  std::vector<bool> ok(b.fatbin.container_ranges.size(), false);
+  std::map<size_t, std::set<std::string>> have;
+  for (const auto& e : b.fatbin.entries) {
+    if (e.container >= ok.size()) continue;
+    have[e.container].insert(e.name());
+    if (satisfies(e, kind, want)) ok[e.container] = true;
+  }
+  std::pair<size_t, std::set<std::string>> out{0, {}};
+  for (size_t c = 0; c < ok.size(); ++c)
+    if (!ok[c]) ++out.first, out.second.insert(have[c].begin(), have[c].end());
+  return out;
+}
+
+// Required SASS / PTX for the variant (policy "require"). Missing from the whole wheel (scope
+// wheel), from a GPU-carrying binary (scope binary) or from a container (scope container) is an
+// error at that scope. Below it, a gap is reported as partial coverage, a warning that names the
+// library, how many containers cannot run there and what they carry (e.g. a vendored library built
+// for fewer architectures: its kernels fail on that GPU with "no kernel image").
 void required_arches(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cuda, FindingSink& s) {
   auto it = cuda.require.find(v.name + "-" + wheel_arch(f));
   if (it == cuda.require.end()) it = cuda.require.find(v.name);
   if (it == cuda.require.end()) return;
-  const CudaRequirement* r = &it->second;
-  auto check = [&](const std::vector<std::string>& sass, const std::vector<std::string>& ptx, const std::string& entry) {
-    auto has = [](const std::vector<std::string>& have, const std::string& want) {
-      // sm_90a / sm_100f code also runs on the SM it names, so it satisfies that requirement.
-      return std::any_of(have.begin(), have.end(), [&](const std::string& h) {
-        return h == want || (h.size() == want.size() + 1 && h.compare(0, want.size(), want) == 0);
-      });
-    };
-    for (const auto& want : r->sass)
-      if (!has(sass, want)) s.add("WC602", "no SASS for " + want + " (variant " + v.name + " requires it)", entry);
-    for (const auto& want : r->ptx)
-      if (!has(ptx, want)) s.add("WC603", "no PTX " + want + " for forward compatibility (variant " + v.name + " requires it)", entry);
+  const CudaRequirement& r = it->second;
+  std::vector<const BinaryFacts*> gpu;
+  for (const auto& b : f.binaries)
+    if (!b.fatbin.empty()) gpu.push_back(&b);
+  auto check = [&](FatbinEntry::Kind kind, const std::string& want, const char* rule, const std::string& what) {
+    bool anywhere = false;
+    for (const auto* b : gpu)
+      for (const auto& e : b->fatbin.entries) anywhere |= satisfies(e, kind, want);
+    if (!anywhere) {
+      s.add(rule, "no " + what + " " + want + " in any binary (variant " + v.name + " requires it)");
+      return;
+    }
+    for (const auto* b : gpu) {
+      auto [n, archs] = containers_without(*b, kind, want);
+      if (n == 0) continue;
+      size_t total = b->fatbin.container_ranges.size();
+      bool whole_binary = n == total;
+      bool error = cuda.require_scope == RequireScope::container || (whole_binary && cuda.require_scope == RequireScope::binary);
+      s.add(rule, std::to_string(n) + " of " + std::to_string(total) + " fatbin container" + (total == 1 ? "" : "s") + " carry no " + what + " " +
+                      want + " (they have " + arch_list(archs) + "); variant " + v.name + " requires it, so their kernels have no image " +
+                      (kind == FatbinEntry::sass ? "for that GPU" : "to JIT on newer GPUs"),
+            b->path, std::nullopt, error ? Severity::error : Severity::warning);
+    }
   };
-  if (cuda.require_scope != RequireScope::wheel) {
-    for (const auto& b : f.binaries)
-      if (!b.fatbin.empty()) check(b.fatbin.sass(), b.fatbin.ptx(), b.path);
-    return;
-  }
-  std::set<std::string> sass, ptx;
-  for (const auto& b : f.binaries) {
-    for (const auto& x : b.fatbin.sass()) sass.insert(x);
-    for (const auto& x : b.fatbin.ptx()) ptx.insert(x);
-  }
-  check({sass.begin(), sass.end()}, {ptx.begin(), ptx.end()}, "");
+  for (const auto& want : r.sass) check(FatbinEntry::sass, want, "WC602", "SASS for");
+  for (const auto& want : r.ptx) check(FatbinEntry::ptx, want, "WC603", "PTX");
 }
 
+// A variant the policy has no facts for (cuda.variants), or, when the policy states requirements,
+// none for: nothing CUDA-specific can be checked, and that must be said.
+void unknown_variant(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cuda, FindingSink& s) {
+  if (!cuda.variants.count(v.name)) {
+    std::vector<std::string> known;
+    for (const auto& [name, _] : cuda.variants) known.push_back(name);
+    s.add("WC606", "CUDA variant " + v.name + " (" + v.source + ") is not in the policy's variant table (" + join(known, ", ") +
+                       "): targets, PTX ISA and requirements go unchecked");
+    return;
+  }
+  if (!cuda.require.empty() && !cuda.require.count(v.name + "-" + wheel_arch(f)) && !cuda.require.count(v.name))
+    s.add("WC606", "the policy states architecture requirements for other variants but none for " + v.name + " (" + v.source + ")");
+}
+
+// CUDA libraries the policy expects from dependency wheels, shipped inside this one. A wheel that
+// is itself the provider (nvidia-cublas ships libcublas) is not bundling. One finding per wheel.
 void bundled_libraries(const WheelFacts& f, const CudaPolicy& cuda, FindingSink& s) {
-  const auto& globs = cuda.expect_from_dependencies;
-  if (globs.empty()) return;
+  if (cuda.expect_from_dependencies.empty() || !f.filename.valid) return;
+  std::vector<std::string> own;  // what this wheel provides, by the providers table
+  for (const auto& [key, globs] : cuda.providers)
+    if (key == f.filename.canonical_name || key.rfind(f.filename.canonical_name + "[", 0) == 0) own.insert(own.end(), globs.begin(), globs.end());
+  auto matches = [](const std::vector<std::string>& globs, const std::string& name) {
+    return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
+  };
+  std::vector<std::string> bundled;
   for (const auto& e : f.entries) {
     std::string base = e.name.substr(e.name.rfind('/') == std::string::npos ? 0 : e.name.rfind('/') + 1);
-    for (const auto& g : globs)
-      if (glob_match(g, base)) {
-        s.add("WC605", "bundles " + base + ", which the policy expects from an nvidia-* dependency wheel", e.name);
-        break;
-      }
+    if (matches(cuda.expect_from_dependencies, base) && !matches(own, base)) bundled.push_back(e.name);
   }
+  if (bundled.empty()) return;
+  std::vector<std::string> shown(bundled.begin(), bundled.begin() + std::min<size_t>(bundled.size(), 5));
+  s.add("WC605", "bundles " + std::to_string(bundled.size()) + " CUDA librar" + (bundled.size() == 1 ? "y" : "ies") +
+                     " the policy expects from nvidia-* dependency wheels: " + join(shown, ", ") +
+                     (bundled.size() > shown.size() ? " and " + std::to_string(bundled.size() - shown.size()) + " more" : ""),
+        bundled.size() == 1 ? bundled[0] : "");
 }
 
 }  // namespace
@@ -147,6 +210,7 @@ void cuda_rules(const WheelFacts& f, FindingSink& s) {
                          c.variant->name + " is CUDA " + c.variant->version(),
             f.dist_info + "/METADATA");
   if (c.variant->cpu()) return;
+  unknown_variant(f, *c.variant, cuda, s);
   auto info = cuda.variants.find(c.variant->name);
   const CudaVariantInfo* var = info == cuda.variants.end() ? nullptr : &info->second;
   if (var) ptx_isa_check(f, *c.variant, *var, s);

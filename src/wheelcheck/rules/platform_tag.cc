@@ -4,6 +4,7 @@
 
 #include "binary/binary_facts.h"
 #include "rules/resolution.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -19,7 +20,8 @@ bool is_linux_wheel(const WheelFilename& w) {
 
 // The dynamic loader itself is never an external library (auditwheel skips it too).
 bool is_loader(const std::string& soname) {
-  return soname.find("ld-linux") != std::string::npos || soname.rfind("ld64.so.", 0) == 0 || soname.rfind("ld-musl-", 0) == 0;
+  return soname.find("ld-linux") != std::string::npos || soname.rfind("ld64.so.", 0) == 0 || soname.rfind("ld-musl-", 0) == 0 ||
+         soname.rfind("libc.musl-", 0) == 0;  // musl's libc is its loader
 }
 
 // What every binary shares, or the reason a portable tag cannot be named.
@@ -39,6 +41,24 @@ Shape shape_of(const std::vector<const BinaryFacts*>& elves) {
     }
   }
   return s;
+}
+
+// Binaries that name no libc (no interpreter, no libc dependency): the extension modules' suffix
+// says which CPython they were built for, as auditwheel reads it (x86_64-linux-musl, arm-linux-
+// gnueabihf; before CPython 3.11 musl builds also said -linux-gnu, so only 3.11+ counts as glibc).
+std::string libc_from_names(const std::vector<const BinaryFacts*>& elves) {
+  for (const auto* b : elves) {
+    const std::string& n = b->path;
+    if (n.ends_with("-linux-musl.so") || n.ends_with("-arm-linux-musleabihf.so")) return "musl";
+    if (n.ends_with("-linux-gnu.so") || n.ends_with("-arm-linux-gnueabihf.so")) {
+      auto c = n.rfind(".cpython-");
+      if (c == std::string::npos) continue;
+      std::string_view v = std::string_view(n).substr(c + 9);
+      if (v.size() >= 3 && v[0] == '3' && digit_prefix(v.substr(1)) >= 2 && parse_small(v.substr(1, digit_prefix(v.substr(1))), 999).value_or(0) >= 11)
+        return "glibc";
+    }
+  }
+  return "";
 }
 
 // Libraries the binaries need from outside the wheel (not shipped, not the loader).
@@ -91,6 +111,7 @@ JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
     if (!b->errors.empty()) return fail(b->path + " cannot be parsed");
   Shape shape = shape_of(elves);
   if (!shape.why.empty()) return fail(shape.why);
+  if (shape.libc.empty()) shape.libc = libc_from_names(elves);
   // Interpreter features only some CPython builds have (auditwheel's pyfpe and UCS-2 checks).
   for (const auto* b : elves)
     for (const auto& u : b->undefined_symbols)

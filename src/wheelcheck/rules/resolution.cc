@@ -68,6 +68,12 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
   std::string here = install_path(b.path);
   std::string sibling = join_path(dir_of(here), soname);
   if (!here.empty() && installed_by_any(wheels, sibling, &who)) return Resolution{who, sibling};
+  // An extension module Python has imported is in the process under its soname, and the loader
+  // binds a later DT_NEEDED of that name to it (triton's plugins need libtriton.so, which is
+  // triton/_C/libtriton.so).
+  for (const auto* w : wheels)
+    for (const auto& other : w->binaries)
+      if (other.soname == soname && is_extension_module(other.path)) return Resolution{w, install_path(other.path)};
   return std::nullopt;
 }
 
@@ -76,18 +82,41 @@ bool is_extension_module(const std::string& entry) {
   return s && s->python_extension && !install_path(entry).empty();
 }
 
+// A shared object without the "lib" prefix that is not an extension module (nvshmem_transport_ibrc.so.6,
+// a CUDA plugin): a plugin something loads with dlopen, never a library linked against.
+bool is_plugin(const std::string& entry) {
+  auto slash = entry.rfind('/');
+  std::string base = slash == std::string::npos ? entry : entry.substr(slash + 1);
+  return base.rfind("lib", 0) != 0 && !is_extension_module(entry);
+}
+
 LoadGraph::LoadGraph(const InstallSet& set) {
   std::map<std::pair<const WheelFacts*, std::string>, const BinaryFacts*> by_path;
-  std::deque<std::pair<const WheelFacts*, const BinaryFacts*>> queue;
-  for (const auto* w : set.wheels) {
-    std::vector<const BinaryFacts*> elves, entries;
+  std::map<const WheelFacts*, std::vector<const BinaryFacts*>> elves, entries;
+  for (const auto* w : set.wheels)
     for (const auto& b : w->binaries) {
       if (b.format != "elf" || b.arch == "cuda") continue;
-      elves.push_back(&b);
+      elves[w].push_back(&b);
       by_path[{w, install_path(b.path)}] = &b;
-      if (!b.interpreter.empty() || is_extension_module(b.path)) entries.push_back(&b);
+      if (!b.interpreter.empty() || is_extension_module(b.path)) entries[w].push_back(&b);
     }
-    for (const auto* b : entries.empty() ? elves : entries) queue.emplace_back(w, b);
+  // Wheels whose libraries a binary of another wheel in the set links: their consumers are here,
+  // so the graph alone says what is loaded.
+  std::set<const WheelFacts*> consumed;
+  for (const auto& [w, bins] : elves)
+    for (const auto* b : bins)
+      for (const auto& need : b->needed)
+        if (auto r = resolve_needed(*b, need, set.wheels); r && r->wheel != w) consumed.insert(r->wheel);
+  std::deque<std::pair<const WheelFacts*, const BinaryFacts*>> queue;
+  for (const auto& [w, bins] : elves) {
+    if (!entries[w].empty()) {
+      for (const auto* b : entries[w]) queue.emplace_back(w, b);
+    } else if (!consumed.count(w)) {
+      // A library wheel checked without its consumers: every library it ships is someone's entry
+      // point, except plugins, which only the library that dlopens them loads.
+      for (const auto* b : bins)
+        if (!is_plugin(b->path)) queue.emplace_back(w, b);
+    }
   }
   while (!queue.empty()) {
     auto [w, b] = queue.front();
