@@ -125,11 +125,16 @@ std::string describe_dirs(const std::vector<SearchDir>& dirs) {
   return join(parts, ", ");
 }
 
-// WC503 for one binary's needed libraries; returns whether one is missing for good.
-bool needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
+struct Missing {
+  bool error = false;                // a library a loaded binary needs is nowhere
+  std::vector<std::string> sonames;  // every need left unresolved (errors and warnings)
+};
+
+// WC503 for one binary's needed libraries.
+Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
   const Policy& pol = s.policy();
   auto dirs = search_dirs(b);
-  bool missing = false;
+  Missing missing;
   for (const auto& need : b.needed) {
     if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
     if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
@@ -156,13 +161,14 @@ bool needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* 
     }
     std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
     std::string system = lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
+    missing.sonames.push_back(need);
     if (!cx.graph.loaded(cx.f, b)) {
       s.add("WC503", "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
                          "); nothing in them links " + install_path(b.path) + " (a plugin or a leftover?), so this fails only where something loads it",
             b.path, std::nullopt, Severity::warning);
       continue;
     }
-    missing = true;
+    missing.error = true;
     s.add("WC503", "needs " + need + ", which is not found: " + where + "; " + system +
                        (dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks" : "") +
                        justified_note(cx.justified),
@@ -171,17 +177,19 @@ bool needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* 
   return missing;
 }
 
-// WC504, once per binary: entries that leave the install tree or name the build machine.
-void search_path_safety(const BinaryFacts& b, bool missing, FindingSink& s) {
+// WC504, once per binary: entries that leave the install tree or name the build machine. An error
+// when the binary misses a library something loads it for (it may then come from there), a
+// warning otherwise.
+void search_path_safety(const BinaryFacts& b, const Missing& missing, FindingSink& s) {
   std::vector<SearchDir> bad;
   for (const auto& d : search_dirs(b))
     if (!d.resolved) bad.push_back(d);
   if (bad.empty()) return;
   std::string list = describe_dirs(bad);
-  if (missing)
-    s.add("WC504", "RPATH/RUNPATH entries outside the install tree: " + list +
-                       "; the binary misses a library (WC503), so it may come from there on a machine that has it",
-          b.path);
+  if (!missing.sonames.empty())
+    s.add("WC504", "RPATH/RUNPATH entries outside the install tree: " + list + "; the binary misses " + join(missing.sonames, ", ") +
+                       " (WC503), which may then come from there on a machine that has it",
+          b.path, std::nullopt, missing.error ? Severity::error : Severity::warning);
   else
     s.add("WC504", "dead RPATH/RUNPATH entries outside the install tree: " + list +
                        "; every library it needs resolves without them, but a directory there would be searched first",
@@ -228,7 +236,7 @@ void elf_rules(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, Fin
   if (!b.libc.empty() && (b.libc == "musl") != musl_tag)
     s.add("WC505", "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family) + justified_note(cx.justified), b.path);
   if (!musl_tag) symbol_ceilings(cx, b, *lx);
-  bool missing = needed_libraries(cx, b, lx, s);
+  Missing missing = needed_libraries(cx, b, lx, s);
   search_path_safety(b, missing, s);
   if (lx->tag.arch == "x86_64" && b.x86_isa_level && *b.x86_isa_level > pol.linux.x86_64_isa_baseline)
     s.add("WC510", "needs x86-64-v" + std::to_string(*b.x86_isa_level) + " instructions; manylinux x86_64 promises only the baseline", b.path);

@@ -113,9 +113,19 @@ LoadGraph::LoadGraph(const InstallSet& set) {
       for (const auto* b : entries[w]) queue.emplace_back(w, b);
     } else if (!consumed.count(w)) {
       // A library wheel checked without its consumers: every library it ships is someone's entry
-      // point, except plugins, which only the library that dlopens them loads.
+      // point, except plugins (which only the library that dlopens them loads) and add-ons: a
+      // library that links a sibling and that no sibling links (libcufile_rdma.so.1 beside
+      // libcufile.so.0) extends that sibling, which loads it when the feature is used.
+      std::set<const BinaryFacts*> links_sibling, linked_by_sibling;
+      const std::vector<const WheelFacts*> self{w};
       for (const auto* b : bins)
-        if (!is_plugin(b->path)) queue.emplace_back(w, b);
+        for (const auto& need : b->needed)
+          if (auto r = resolve_needed(*b, need, self); r && by_path.count({w, r->path})) {
+            links_sibling.insert(b);
+            linked_by_sibling.insert(by_path.at({w, r->path}));
+          }
+      for (const auto* b : bins)
+        if (!is_plugin(b->path) && !(links_sibling.count(b) && !linked_by_sibling.count(b))) queue.emplace_back(w, b);
     }
   }
   while (!queue.empty()) {
