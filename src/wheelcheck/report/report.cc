@@ -75,6 +75,10 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     else out << red << bold << "FAIL" << reset;
     out << "  " << escape_for_display(i.path) << "\n";
     if (i.skipped && !i.skip_reason.empty()) out << "        " << dim << i.skip_reason << reset << "\n";
+    if (!i.waived.empty())
+      out << "  " << dim << "waived " << i.waived.size() << " finding" << (i.waived.size() == 1 ? "" : "s") << " ("
+          << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason) << (i.waived.size() > 1 ? ", ..." : "") << ")"
+          << reset << "\n";
     for (const auto& f : i.findings) {
       bool err = f.severity == Severity::error;
       out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset
@@ -101,6 +105,15 @@ json report_to_json(const RunReport& r) {
       fs.push_back(x);
     }
     json item = {{"path", i.path}, {"verdict", i.skipped ? "skip" : i.pass() ? "pass" : "fail"}, {"findings", fs}};
+    if (!i.waived.empty()) {
+      json ws = json::array();
+      for (const auto& w : i.waived) {
+        json x = {{"rule", w.finding.rule}, {"severity", severity_name(w.finding.severity)}, {"message", w.finding.message}, {"reason", w.reason}};
+        if (!w.finding.entry.empty()) x["entry"] = w.finding.entry;
+        ws.push_back(x);
+      }
+      item["waived"] = ws;
+    }
     if (i.skipped) item["skip_reason"] = i.skip_reason;
     if (!i.facts.is_null()) item["facts"] = i.facts;
     items.push_back(item);

@@ -1,0 +1,235 @@
+// What real releases taught the rules (issue: calibrated on real releases), each on a wheel built
+// here: install sets per architecture, needs a declared dependency provides, libraries nothing
+// loads, waivers, Android and iOS tags, macOS minimums, Metadata-Version, WC403 off, unknown CUDA
+// variants, and PEP 508 markers.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/check.h"
+#include "rules/install_set.h"
+#include "support/fixtures.h"
+#include "support/test_support.h"
+#include "wheel/requirement.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using testing::run_command;
+using testing::shell_quote;
+using testing::WheelBuilder;
+
+std::string dump_of(const std::vector<Finding>& fs) { return testing::dump(fs); }
+bool says(const std::vector<Finding>& fs, const std::string& text) { return dump_of(fs).find(text) != std::string::npos; }
+
+class Gcc : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  std::string lib(const std::string& name, const std::string& src, const std::string& flags) {
+    testing::write_file(dir.file(name + ".c"), std::vector<uint8_t>(src.begin(), src.end()));
+    auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " + shell_quote(dir.file(name)) + " -L" +
+                         shell_quote(dir.path()) + " " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto b = testing::read_file(dir.file(name));
+    return std::string(b.begin(), b.end());
+  }
+  // A library that needs `soname` (a stub built here), with `rpath`.
+  std::string needing(const std::string& soname, const std::string& rpath = "") {
+    lib("libstub.so", "int stub(void){return 1;}", "-Wl,-soname," + soname);
+    return lib("libuser.so", "int stub(void); int u(void){return stub();}",
+               "-Wl,--no-as-needed " + shell_quote(dir.file("libstub.so")) + (rpath.empty() ? "" : " -Wl,-rpath,'" + rpath + "'"));
+  }
+};
+
+TEST_F(Gcc, InstallSetsArePerArchitecture) {
+  std::string user = needing("libdep.so.1", "$ORIGIN/../../dep/lib");
+  WheelBuilder app("app", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  app.purelib(false).add("app/lib/_app.cpython-312-x86_64-linux-gnu.so", user);
+  auto x86 = testing::tiny_elf(true, false, 62), arm = testing::tiny_elf(true, false, 183);
+  WheelBuilder dep86("dep", "1.0", "py3-none-manylinux_2_28_x86_64"), deparm("dep", "1.0", "py3-none-manylinux_2_28_aarch64");
+  dep86.purelib(false).add("dep/lib/libdep.so.1", std::string(x86.begin(), x86.end()));
+  deparm.purelib(false).add("dep/lib/libdep.so.1", std::string(arm.begin(), arm.end()));
+  std::vector<WheelFacts> run;
+  run.push_back(testing::facts_of(app.build(), app.filename()));
+  run.push_back(testing::facts_of(deparm.build(), deparm.filename()));
+  Policy p = load_policy("default");
+  auto only_arm = judge_wheel(run[0], run, p).findings;
+  EXPECT_TRUE(says(only_arm, "WC503 [error] app/lib/_app.cpython-312-x86_64-linux-gnu.so: needs libdep.so.1, which is not found")) << dump_of(only_arm);
+  EXPECT_FALSE(installable_together(run[0], run[1]));
+  run.push_back(testing::facts_of(dep86.build(), dep86.filename()));
+  auto with_x86 = judge_wheel(run[0], run, p).findings;
+  EXPECT_FALSE(testing::has_rule(with_x86, "WC503")) << dump_of(with_x86);
+}
+
+TEST_F(Gcc, NeedsADeclaredDependencyProvides) {
+  std::string user = needing("libcublas.so.13", "$ORIGIN/../nvidia/cu13/lib");
+  auto check = [&](const std::string& requires_dist) {
+    WheelBuilder b("gpuapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+    b.purelib(false).add("gpuapp/_core.cpython-312-x86_64-linux-gnu.so", user);
+    if (!requires_dist.empty()) b.requires_dist(requires_dist);
+    return testing::findings_of(b.build(), b.filename());
+  };
+  auto declared = check("nvidia-cublas==13.4.1.3; platform_system == \"Linux\"");
+  EXPECT_TRUE(says(declared, "WC503 [warning] gpuapp-1.0.dist-info/METADATA: libcublas.so.13 (needed by 1 binary) come from the dependency nvidia-cublas"))
+      << dump_of(declared);
+  EXPECT_FALSE(has_errors(declared)) << dump_of(declared);
+  auto meta = check("cuda-toolkit[cublas,cudart]==13.2.2");  // the meta-package's extras name what it pulls in
+  EXPECT_TRUE(says(meta, "come from the dependency cuda-toolkit")) << dump_of(meta);
+  auto windows_only = check("nvidia-cublas==13.4.1.3; platform_system == \"Windows\"");  // not installed on Linux
+  EXPECT_TRUE(says(windows_only, "WC503 [error]")) << dump_of(windows_only);
+  auto undeclared = check("");
+  EXPECT_TRUE(says(undeclared, "WC503 [error] gpuapp/_core.cpython-312-x86_64-linux-gnu.so: needs libcublas.so.13, which is not found: searched "
+                               "$ORIGIN/../nvidia/cu13/lib (-> nvidia/cu13/lib)")) << dump_of(undeclared);
+}
+
+TEST_F(Gcc, UnmetNeedOfALibraryNothingLoads) {
+  std::string leftover = needing("libquadmath.so.0");
+  std::string ext = lib("ext.so", "int e(void){return 0;}", "");
+  WheelBuilder b("fort", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  b.purelib(false).add("fort/_ext.cpython-312-x86_64-linux-gnu.so", ext).add("fort/lib/libgfortran.so.5", leftover);
+  auto fs = testing::findings_of(b.build(), b.filename());
+  EXPECT_TRUE(says(fs, "WC503 [warning] fort/lib/libgfortran.so.5: needs libquadmath.so.0, which is nowhere in the wheel or its install set")) << dump_of(fs);
+  EXPECT_TRUE(says(fs, "nothing in them links fort/lib/libgfortran.so.5")) << dump_of(fs);
+  EXPECT_FALSE(has_errors(fs)) << dump_of(fs);
+  // Linked by the extension module, the same missing library is an error.
+  std::string linking = lib("ext2.so", "int u(void); int e(void){return u();}", "-Wl,--no-as-needed " + shell_quote(dir.file("libuser.so")) +
+                                                                                    " -Wl,-rpath,'$ORIGIN/lib'");
+  run_command("cp " + shell_quote(dir.file("libuser.so")) + " " + shell_quote(dir.file("libuser.so.keep")));
+  WheelBuilder c("fort", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  c.purelib(false).add("fort/_ext.cpython-312-x86_64-linux-gnu.so", linking).add("fort/lib/libuser.so", leftover);
+  auto linked = testing::findings_of(c.build(), c.filename());
+  EXPECT_TRUE(says(linked, "WC503 [error] fort/lib/libuser.so: needs libquadmath.so.0")) << dump_of(linked);
+}
+
+TEST(Calibration, WaiversSetFindingsAsideWithTheirReason) {
+  testing::TempDir d;
+  std::string pol = R"({"extends": "strict", "waive": [{"rule": "WC706", "path": "pkg/tests/**", "reason": "the test suite ships on purpose"}]})";
+  testing::write_file(d.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
+  WheelBuilder b("pkg", "1.0");
+  b.add("pkg/__init__.py", "").add("pkg/tests/test_x.py", "").add("tests/test_top.py", "");
+  std::string wheel = b.write(d.path());
+  auto r = testing::run_wheelcheck({"check", "--policy", d.file("p.json"), "--format", "json", wheel});
+  auto j = nlohmann::json::parse(r.out);
+  auto& w = j["wheels"][0];
+  ASSERT_EQ(w["waived"].size(), 0u) << "strict forbids tests/** at the top only: " << w.dump();
+  // Waive the top-level one instead: it moves from findings to waived, and the wheel passes.
+  pol = R"({"extends": "strict", "waive": [{"rule": "WC706", "path": "tests/**", "reason": "the test suite ships on purpose"}]})";
+  testing::write_file(d.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
+  r = testing::run_wheelcheck({"check", "--policy", d.file("p.json"), "--format", "json", wheel});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["wheels"][0]["waived"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["wheels"][0]["waived"][0]["reason"], "the test suite ships on purpose");
+  EXPECT_EQ(j["wheels"][0]["waived"][0]["entry"], "tests/test_top.py");
+  auto bad = testing::run_wheelcheck({"policy", "validate", d.file("p.json")});
+  EXPECT_EQ(bad.exit_code, 0) << bad.out;
+  std::string no_reason = R"({"waive": [{"rule": "WC706"}]})";
+  testing::write_file(d.file("q.json"), std::vector<uint8_t>(no_reason.begin(), no_reason.end()));
+  auto q = testing::run_wheelcheck({"policy", "validate", d.file("q.json")});
+  EXPECT_EQ(q.exit_code, 2);
+  EXPECT_NE(q.out.find("missing required key 'reason'"), std::string::npos) << q.out;
+}
+
+TEST(Calibration, AndroidAndIosTags) {
+  auto arm64 = testing::tiny_elf(true, false, 183);
+  auto android = [&](const std::string& abi) {
+    WheelBuilder b("spam", "0.1.0", "cp313-cp313-android_24_" + abi);
+    b.purelib(false).add("spam.cpython-313-aarch64-linux-android.so", std::string(arm64.begin(), arm64.end()));
+    return testing::findings_of(b.build(), b.filename());
+  };
+  EXPECT_FALSE(testing::has_rule(android("arm64_v8a"), "WC501")) << dump_of(android("arm64_v8a"));
+  EXPECT_TRUE(says(android("x86_64"), "ELF machine is aarch64, the platform tag says x86_64")) << dump_of(android("x86_64"));
+  auto mach = testing::macho_thin(0x0100000c, 0x00110000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path");
+  WheelBuilder ios("spam", "0.1.0", "cp313-cp313-ios_17_0_arm64_iphoneos");
+  ios.purelib(false).add("spam.cpython-313-iphoneos.so", std::string(mach.begin(), mach.end()));
+  auto fs = testing::findings_of(ios.build(), ios.filename());
+  EXPECT_FALSE(testing::has_rule(fs, "WC501")) << dump_of(fs);
+}
+
+TEST(Calibration, MacOsMinimums) {
+  auto universal = [](uint32_t arm_minos) {
+    return testing::macho_fat({{0x01000007, testing::macho_thin(0x01000007, 0x000A0D00, {}, "")},
+                               {0x0100000c, testing::macho_thin(0x0100000c, arm_minos, {}, "")}});
+  };
+  auto check = [](const std::string& tag, const std::vector<uint8_t>& bin) {
+    WheelBuilder b("mac", "1.0", "cp312-cp312-" + tag);
+    b.purelib(false).add("mac/_c.cpython-312-darwin.so", std::string(bin.begin(), bin.end()));
+    return testing::findings_of(b.build(), b.filename());
+  };
+  // arm64 starts at macOS 11: a 10.13 universal2 tag with an 11.0 arm64 slice is right.
+  EXPECT_FALSE(testing::has_rule(check("macosx_10_13_universal2", universal(0x000B0000)), "WC506"));
+  auto arm = [](uint32_t minos) { return testing::macho_thin(0x0100000c, minos, {}, ""); };
+  auto minor = check("macosx_12_0_arm64", arm(0x000C0300));
+  EXPECT_TRUE(says(minor, "WC506 [warning] mac/_c.cpython-312-darwin.so: arm64 slice needs macOS 12.3")) << dump_of(minor);
+  auto major = check("macosx_11_0_arm64", arm(0x000D0000));
+  EXPECT_TRUE(says(major, "WC506 [error] mac/_c.cpython-312-darwin.so: arm64 slice needs macOS 13.0")) << dump_of(major);
+}
+
+TEST(Calibration, MetadataVersionMinorWarnsMajorFails) {
+  auto check = [](const std::string& mv) {
+    WheelBuilder b("meta", "1.0");
+    b.metadata("Metadata-Version: " + mv + "\nName: meta\nVersion: 1.0\n");
+    return testing::findings_of(b.build(), b.filename());
+  };
+  EXPECT_FALSE(testing::has_rule(check("2.5"), "WC202")) << dump_of(check("2.5"));
+  EXPECT_TRUE(says(check("2.7"), "WC202 [warning]")) << dump_of(check("2.7"));
+  EXPECT_TRUE(says(check("2.0"), "WC202 [warning]")) << dump_of(check("2.0"));
+  EXPECT_TRUE(says(check("3.0"), "WC202 [error]")) << dump_of(check("3.0"));
+  EXPECT_TRUE(says(check("1.3"), "WC202 [error]")) << dump_of(check("1.3"));
+}
+
+TEST(Calibration, Wc403OffReadsEverything) {
+  testing::TempDir d;
+  std::string zeros(80u << 20, '\0');  // 80 MiB of zeros deflate to ~80 KiB: 1000:1
+  WheelBuilder b("padded", "1.0");
+  b.add("padded/blob.bin", zeros);
+  auto zip = b.build();
+  auto on = testing::findings_of(zip, b.filename());
+  EXPECT_TRUE(says(on, "WC403 [error] padded/blob.bin: compression ratio")) << dump_of(on);
+  std::string pol = R"({"rules": {"WC403": "off"}})";
+  testing::write_file(d.file("off.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
+  auto off = testing::findings_of(zip, b.filename(), d.file("off.json"));
+  EXPECT_TRUE(off.empty()) << dump_of(off);  // read, hashed and found equal to RECORD
+  auto facts = testing::facts_of(zip, b.filename());
+  EXPECT_TRUE(facts.find_entry("padded/blob.bin")->sha256.empty());  // default: refused uninflated
+}
+
+TEST(Calibration, UnknownCudaVariantIsSaid) {
+  WheelBuilder b("gpu", "1.0+cu999", "cp312-cp312-manylinux_2_28_x86_64");
+  b.purelib(false);
+  auto fs = testing::findings_of(b.build(), b.filename());
+  EXPECT_TRUE(says(fs, "WC606 [warning] : CUDA variant cu999 (local version +cu999) is not in the policy's variant table")) << dump_of(fs);
+  auto py = testing::findings_of(b.build(), b.filename(), "pytorch");
+  EXPECT_TRUE(says(py, "WC606 [error]")) << dump_of(py);
+}
+
+TEST(Requirements, Pep508MarkersAgainstTheWheelsTags) {
+  auto env = environment_for(parse_wheel_filename("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"));
+  auto truth = [&](const std::string& line) {
+    auto r = parse_requirement(line);
+    EXPECT_TRUE(r) << line;
+    return r ? evaluate(*r, env) : Truth::unknown;
+  };
+  EXPECT_EQ(truth("nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\""), Truth::yes);
+  EXPECT_EQ(truth("a; platform_system == 'Windows' or (sys_platform == 'linux' and platform_machine == 'x86_64')"), Truth::yes);
+  EXPECT_EQ(truth("a; python_version < \"3.12\""), Truth::no);
+  EXPECT_EQ(truth("a; python_version >= '3.10' and extra == 'ctk'"), Truth::no);
+  EXPECT_EQ(truth("a; 'linux' in sys_platform"), Truth::yes);
+  EXPECT_EQ(truth("a; platform_release > '5'"), Truth::unknown);
+  auto r = parse_requirement("cuda-toolkit[cublas, cudart]==13.2.2; platform_system == \"Linux\"");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->canonical_name, "cuda-toolkit");
+  EXPECT_EQ(r->extras, (std::vector<std::string>{"cublas", "cudart"}));
+  EXPECT_EQ(r->specifier, "==13.2.2");
+  std::string why;
+  EXPECT_FALSE(parse_requirement("a; " + std::string(100, '(') + "os_name == 'nt'" + std::string(100, ')'), &why));
+  EXPECT_NE(why.find("nested more than 32"), std::string::npos) << why;
+  EXPECT_FALSE(parse_requirement("-bad", &why));
+  EXPECT_FALSE(parse_requirement("a >= 1.0 ; os_name ==", &why));
+  auto any = environment_for(parse_wheel_filename("six-1.16.0-py2.py3-none-any.whl"));
+  EXPECT_FALSE(any.count("sys_platform"));
+}
+
+}  // namespace
+}  // namespace wc
