@@ -86,6 +86,26 @@ std::vector<Finding> compat_of(const std::vector<FatbinEntry>& entries, const Ta
   return s.take();
 }
 
+// Judged per container: one of three carrying sm_75 does not make the library run on a T4; a
+// container whose only cubin has no kernels (nvcc's empty module) needs no image anywhere.
+TEST(Compat, CoveragePerContainer) {
+  using K = FatbinEntry;
+  auto in = [](FatbinEntry e, size_t c) {
+    e.container = c;
+    return e;
+  };
+  auto empty_module = in(entry(K::sass, 80), 3);
+  empty_module.has_kernels = false;
+  auto fs = compat_of({in(entry(K::sass, 75), 0), in(entry(K::sass, 80), 0), in(entry(K::sass, 80), 1), in(entry(K::sass, 90), 1),
+                       in(entry(K::sass, 80), 2), empty_module},
+                      target(7, 5, "580.65.06"));
+  ASSERT_EQ(fs.size(), 1u) << testing::dump(fs);
+  EXPECT_EQ(fs[0].rule, "WS101");
+  EXPECT_NE(fs[0].message.find("2 of 3 fatbin containers cannot run on t (compute capability 7.5) (they carry sm_80 sm_90;"), std::string::npos)
+      << fs[0].message;
+  EXPECT_TRUE(compat_of({in(entry(K::sass, 80), 0), empty_module}, target(8, 0, "580.65.06")).empty());
+}
+
 TEST(Compat, OfflineVerdicts) {
   using K = FatbinEntry;
   // An A10 runs sm_80 SASS.

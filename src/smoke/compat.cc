@@ -18,36 +18,73 @@ namespace {
 
 std::string cc_text(const Target& t) { return std::to_string(t.cc_major) + "." + std::to_string(t.cc_minor); }
 
+// How one fatbin container (one translation unit's kernels) fares on the target.
+enum class Fate { sass, jit, jit_blocked, none };
+
+struct ContainerFates {
+  size_t sass = 0, jit = 0, blocked = 0, none = 0;
+  std::set<std::string> jit_names, blocked_names, none_archs;  // what the failing ones carry
+};
+
+ContainerFates container_fates(const BinaryFacts& b, const Target& t, const std::optional<std::string>& driver_cuda) {
+  std::map<size_t, std::vector<const FatbinEntry*>> by_container;
+  for (const auto& e : b.fatbin.entries) by_container[e.container].push_back(&e);
+  ContainerFates out;
+  for (const auto& [c, entries] : by_container) {
+    if (!b.fatbin.container_has_code(c)) continue;  // an empty module: nothing to run
+    Fate fate = Fate::none;
+    std::vector<std::string> jit, blocked, archs;
+    for (const auto* e : entries) {
+      archs.push_back(e->name());
+      if (sass_runs_on(*e, t)) fate = Fate::sass;
+      if (fate == Fate::sass || !ptx_targets(*e, t)) continue;
+      std::string isa = std::to_string(e->version_major) + "." + std::to_string(e->version_minor);
+      auto need = ptx_isa_min_cuda(isa);
+      if (!driver_cuda || !need || compare_dotted(*driver_cuda, *need) >= 0) {
+        jit.push_back(e->name());
+        fate = Fate::jit;
+      } else {
+        blocked.push_back(e->name() + " (PTX ISA " + isa + " needs a CUDA " + *need + " driver)");
+        if (fate == Fate::none) fate = Fate::jit_blocked;
+      }
+    }
+    switch (fate) {
+      case Fate::sass: ++out.sass; break;
+      case Fate::jit: ++out.jit, out.jit_names.insert(jit.begin(), jit.end()); break;
+      case Fate::jit_blocked: ++out.blocked, out.blocked_names.insert(blocked.begin(), blocked.end()); break;
+      case Fate::none: ++out.none, out.none_archs.insert(archs.begin(), archs.end()); break;
+    }
+  }
+  return out;
+}
+
+// Judged per container, not over the library's union: a library whose containers carry sm_75 in
+// one of 33 has most of its kernels without an image on a T4. A finding names the library, how
+// many containers cannot run, and what they carry.
 void binary_compat(const BinaryFacts& b, const Target& t, const std::optional<std::string>& driver_cuda, FindingSink& s) {
   if (b.fatbin.empty()) return;
-  bool sass = false;
-  std::vector<const FatbinEntry*> ptx;
-  for (const auto& e : b.fatbin.entries) {
-    sass |= sass_runs_on(e, t);
-    if (ptx_targets(e, t)) ptx.push_back(&e);
-  }
-  std::vector<std::string> jit_ok, jit_blocked;
-  for (const auto* e : ptx) {
-    std::string isa = std::to_string(e->version_major) + "." + std::to_string(e->version_minor);
-    auto need = ptx_isa_min_cuda(isa);
-    if (!driver_cuda || !need || compare_dotted(*driver_cuda, *need) >= 0) jit_ok.push_back(e->name());
-    else jit_blocked.push_back(e->name() + " (PTX ISA " + isa + " needs a CUDA " + *need + " driver)");
-  }
-  std::string have = "has SASS " + (b.fatbin.sass().empty() ? "none" : join(b.fatbin.sass(), " ")) + ", PTX " +
-                     (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " "));
+  ContainerFates f = container_fates(b, t, driver_cuda);
+  size_t total = f.sass + f.jit + f.blocked + f.none;
   std::string target = t.label + " (compute capability " + cc_text(t) + ")";
-  if (sass) return;
-  if (!jit_ok.empty()) {
-    s.add("WS105", "no SASS for " + target + "; runs only by JIT-compiling " + join(jit_ok, ", "), b.path);
-  } else if (!jit_blocked.empty()) {
-    s.add("WS102", "no SASS for " + target + ", and the driver " + t.driver.value_or("?") + " (CUDA " +
-                       driver_cuda.value_or("?") + ") cannot JIT " + join(jit_blocked, ", "),
+  // "the only fatbin container", "all 3 fatbin containers", "2 of 33 fatbin containers"
+  auto of = [&](size_t n) {
+    if (total == 1) return std::string("the only fatbin container");
+    return (n == total ? "all " + std::to_string(total) : std::to_string(n) + " of " + std::to_string(total)) + " fatbin containers";
+  };
+  auto verb = [&](size_t n, const char* one, const char* many) { return std::string(n == 1 ? one : many); };
+  auto list = [](const std::set<std::string>& v) { return join(sorted_arch_names({v.begin(), v.end()}), " "); };
+  if (f.none)
+    s.add("WS101", of(f.none) + " cannot run on " + target + " (" + verb(f.none, "it carries ", "they carry ") + list(f.none_archs) +
+                       "; " + target.substr(0, target.find(' ')) + " needs SASS sm_" + std::to_string(t.cc_major) + "0..sm_" +
+                       std::to_string(t.cc()) + " or PTX compute_" + std::to_string(t.cc()) + " or lower): their kernels fail with 'no kernel image'",
           b.path);
-  } else {
-    s.add("WS101", "cannot run on " + target + ": needs SASS sm_" + std::to_string(t.cc_major) + "0..sm_" + std::to_string(t.cc()) +
-                       " or PTX compute_" + std::to_string(t.cc()) + " or lower; " + have,
+  if (f.blocked)
+    s.add("WS102", of(f.blocked) + verb(f.blocked, " has", " have") + " no SASS for " + target + ", and the driver " +
+                       t.driver.value_or("?") + " (CUDA " + driver_cuda.value_or("?") + ") cannot JIT " + list(f.blocked_names),
           b.path);
-  }
+  if (f.jit)
+    s.add("WS105", of(f.jit) + verb(f.jit, " runs", " run") + " on " + target + " only by JIT-compiling " + list(f.jit_names),
+          b.path);
 }
 
 void runtime_floor(const BinaryFacts& b, const Target& t, FindingSink& s) {

@@ -49,22 +49,31 @@ std::map<std::string, std::string> BinaryFacts::max_symbol_versions() const {
   return out;
 }
 
-static std::vector<std::string> names_of(const std::vector<FatbinEntry>& es, FatbinEntry::Kind k) {
-  std::set<std::string> s;
-  for (const auto& e : es)
-    if (e.kind == k) s.insert(e.name());
-  std::vector<std::string> v(s.begin(), s.end());
-  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
-    auto num = [](const std::string& x) {
-      std::string_view d = std::string_view(x).substr(x.find('_') + 1);
-      return parse_decimal(d.substr(0, digit_prefix(d)), UINT32_MAX).value_or(0);
-    };
-    return num(a) != num(b) ? num(a) < num(b) : a < b;
-  });
+std::vector<std::string> sorted_arch_names(const std::vector<std::string>& names) {
+  std::set<std::string> uniq(names.begin(), names.end());
+  std::vector<std::string> v(uniq.begin(), uniq.end());
+  auto num = [](const std::string& x) {
+    std::string_view d = std::string_view(x).substr(x.find('_') + 1);
+    return parse_decimal(d.substr(0, digit_prefix(d)), UINT32_MAX).value_or(0);
+  };
+  std::sort(v.begin(), v.end(), [&](const std::string& a, const std::string& b) { return num(a) != num(b) ? num(a) < num(b) : a < b; });
   return v;
 }
 
+static std::vector<std::string> names_of(const std::vector<FatbinEntry>& es, FatbinEntry::Kind k) {
+  std::vector<std::string> v;
+  for (const auto& e : es)
+    if (e.kind == k) v.push_back(e.name());
+  return sorted_arch_names(v);
+}
+
 std::vector<std::string> FatbinFacts::sass() const { return names_of(entries, FatbinEntry::sass); }
+
+bool FatbinFacts::container_has_code(size_t container) const {
+  for (const auto& e : entries)
+    if (e.container == container && (e.kind == FatbinEntry::ptx || e.has_kernels != std::optional<bool>(false))) return true;
+  return false;
+}
 std::vector<std::string> FatbinFacts::ptx() const { return names_of(entries, FatbinEntry::ptx); }
 
 json binary_to_json(const BinaryFacts& b) {
@@ -105,6 +114,7 @@ json binary_to_json(const BinaryFacts& b) {
                 {"uncompressed_size", e.uncompressed_size}, {"offset", e.offset}, {"container", e.container}};
       if (e.kind == FatbinEntry::ptx) x["ptx_isa"] = std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
       if (e.cubin_sm) x["cubin_sm"] = *e.cubin_sm;
+      if (e.has_kernels) x["has_kernels"] = *e.has_kernels;
       entries.push_back(x);
     }
     j["fatbin"] = {{"containers", b.fatbin.containers}, {"entries", entries}};

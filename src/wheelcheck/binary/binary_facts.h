@@ -25,6 +25,7 @@ struct FatbinEntry {
   size_t container = 0;     // index into FatbinFacts::container_ranges (one translation unit's kernels)
   std::optional<uint32_t> cubin_sm;  // decoded from the cubin's e_flags when readable
   std::string toolkit;               // CUDA release that produced it, when the payload says (uncompressed)
+  std::optional<bool> has_kernels;   // a whole uncompressed cubin read: does it hold any kernel?
   std::string name() const;  // sm_90a / compute_120
 };
 
@@ -33,6 +34,8 @@ struct FatbinFacts {
   std::vector<std::pair<uint64_t, uint64_t>> container_ranges;  // (offset, size) in the binary
   std::vector<FatbinEntry> entries;
   std::vector<std::string> sass() const;  // sorted unique names
+  // Containers that hold code: not those whose every entry is a cubin known to have no kernels.
+  bool container_has_code(size_t container) const;
   std::vector<std::string> ptx() const;
   std::string newest_toolkit() const;
   bool empty() const { return entries.empty(); }
@@ -83,6 +86,8 @@ nlohmann::json binary_to_json(const BinaryFacts& b);
 // "elf", "macho", "pe", "fatbin" (a bare NVIDIA fatbin file) or "" from a file's first bytes
 // (at least 64 when the file has them).
 std::string sniff_binary(const uint8_t* p, size_t n);
+// Architecture names in numeric order (sm_75 < sm_80 < sm_100 < sm_100a), each once.
+std::vector<std::string> sorted_arch_names(const std::vector<std::string>& names);
 // Dotted version compare ("2.17" < "2.28"); non-numeric parts compare as text.
 int compare_dotted(const std::string& a, const std::string& b);
 

@@ -188,6 +188,32 @@ void FatbinScanner::payload_byte_run(const uint8_t* p, size_t n) {
   uint32_t eflags = c.u32();
   // EI_ABIVERSION 7: SM in the low byte; 8 (CUDA 12.8+ cubins): SM in bits 8..15.
   e.cubin_sm = abiversion >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+  if (payload_head_.size() == e.payload_size && is64) e.has_kernels = cubin_has_kernels(payload_head_);
+}
+
+// Whether a whole cubin holds code: a .text.<kernel> section. nvcc also emits cubins with no
+// kernels at all (an empty module beside the real one); they need no image on any GPU.
+std::optional<bool> cubin_has_kernels(const std::vector<uint8_t>& cubin) {
+  try {
+    Cursor h(cubin);
+    h.seek(40);
+    uint64_t shoff = h.u64();
+    h.seek(58);
+    uint16_t shentsize = h.u16(), shnum = h.u16(), shstrndx = h.u16();
+    if (shentsize < 64 || shstrndx >= shnum) return std::nullopt;
+    Cursor names_hdr = h.sub(checked_add(shoff, uint64_t(shstrndx) * shentsize), 64);
+    names_hdr.seek(24);
+    uint64_t names_off = names_hdr.u64(), names_size = names_hdr.u64();
+    Cursor names = h.sub(names_off, names_size);
+    for (uint16_t i = 0; i < shnum; ++i) {
+      Cursor sh = h.sub(checked_add(shoff, uint64_t(i) * shentsize), 64);
+      uint32_t name = sh.u32();
+      if (name < names.size() && names.cstr_at(name).starts_with(".text.")) return true;
+    }
+    return false;
+  } catch (const ParseError&) {
+    return std::nullopt;
+  }
 }
 
 std::string toolkit_release(std::string_view text) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "binary/binary_facts.h"
@@ -46,6 +47,9 @@ class FatbinScanner {
 
 // Keeps containers inside `range` (the .nv_fatbin section) when known; without section
 // information, keeps containers whose every entry parsed.
+// Whether a complete 64-bit cubin holds any kernel (.text.*); nullopt when it cannot be told.
+std::optional<bool> cubin_has_kernels(const std::vector<uint8_t>& cubin);
+
 // The newest "Cuda compilation tools, release X.Y" in `text` ("" if none).
 std::string toolkit_release(std::string_view text);
 

@@ -98,12 +98,7 @@ bool satisfies(const FatbinEntry& e, FatbinEntry::Kind kind, const std::string& 
 }
 
 std::string arch_list(const std::set<std::string>& names) {
-  std::vector<std::string> v(names.begin(), names.end());
-  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
-    auto num = [](const std::string& x) { return parse_decimal(x.substr(x.find('_') + 1, digit_prefix(x.substr(x.find('_') + 1))), 9999).value_or(0); };
-    return num(a) != num(b) ? num(a) < num(b) : a < b;
-  });
-  return v.empty() ? "nothing" : join(v, " ");
+  return names.empty() ? "nothing" : join(sorted_arch_names({names.begin(), names.end()}), " ");
 }
 
 // Containers (one translation unit's kernels each) of `b` without an entry satisfying `want`,
@@ -118,7 +113,7 @@ std::pair<size_t, std::set<std::string>> containers_without(const BinaryFacts& b
   }
   std::pair<size_t, std::set<std::string>> out{0, {}};
   for (size_t c = 0; c < ok.size(); ++c)
-    if (!ok[c]) ++out.first, out.second.insert(have[c].begin(), have[c].end());
+    if (!ok[c] && b.fatbin.container_has_code(c)) ++out.first, out.second.insert(have[c].begin(), have[c].end());
   return out;
 }
 
@@ -146,7 +141,8 @@ void required_arches(const WheelFacts& f, const CudaVariant& v, const CudaPolicy
     for (const auto* b : gpu) {
       auto [n, archs] = containers_without(*b, kind, want);
       if (n == 0) continue;
-      size_t total = b->fatbin.container_ranges.size();
+      size_t total = 0;
+      for (size_t c = 0; c < b->fatbin.container_ranges.size(); ++c) total += b->fatbin.container_has_code(c);
       bool whole_binary = n == total;
       bool error = cuda.require_scope == RequireScope::container || (whole_binary && cuda.require_scope == RequireScope::binary);
       s.add(rule, std::to_string(n) + " of " + std::to_string(total) + " fatbin container" + (total == 1 ? "" : "s") + " carry no " + what + " " +
