@@ -8,7 +8,7 @@
 #include "binary/binary_facts.h"
 #include "io/source.h"
 #include "io/zip_index.h"
-#include "io/zip_stream.h"
+#include "io/inflate.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -136,7 +136,7 @@ void load_containers(const std::string& wheel, const WheelFacts& f, Driver& drv,
     s.add("WS104", std::string("cannot reopen the wheel to load its GPU code: ") + e.what());
     return;
   }
-  std::map<size_t, RereadSink> sinks;
+  std::map<size_t, EntrySink> sinks;
   struct Pending {
     const BinaryFacts* bin;
     size_t next = 0;  // container index
@@ -170,7 +170,7 @@ void load_containers(const std::string& wheel, const WheelFacts& f, Driver& drv,
       return false;  // every container seen: stop inflating this entry
     };
   }
-  auto errors = reread_entries(*src, idx, sinks);
+  auto errors = read_entries(*src, idx, sinks);
   for (const auto& [ci, err] : errors) s.add("WS104", "cannot re-read the binary to load its GPU code: " + err, idx.entries[ci].name);
 }
 

@@ -78,6 +78,7 @@ std::vector<std::string> FatbinFacts::ptx() const { return names_of(entries, Fat
 
 json binary_to_json(const BinaryFacts& b) {
   json j = {{"path", b.path}, {"format", b.format}, {"arch", b.arch}};
+  if (b.headers_only) j["headers_only"] = true;
   if (b.format == "elf") {
     j["class"] = b.elf_class;
     j["endian"] = b.endian;

@@ -77,6 +77,9 @@ struct BinaryFacts {
   std::string cuda_toolkit;  // "13.0": newest CUDA release named in its uncompressed cubins/PTX
   std::vector<std::string> errors;    // WC508 error: a structure the loader (or the CUDA driver) uses is broken
   std::vector<std::string> warnings;  // WC508 warning: a structure the loader ignores (notes, section headers)
+  // Only the headers at the start of the file were read (--depth metadata): dynamic section,
+  // symbol versions, imports beyond the prefix and GPU code are unknown, not absent.
+  bool headers_only = false;
 
   // Newest needed version per prefix (GLIBC, GLIBCXX, CXXABI, GCC), e.g. {"GLIBC": "2.28"}.
   std::map<std::string, std::string> max_symbol_versions() const;

@@ -13,6 +13,10 @@ constexpr uint32_t SHT_NOTE = 7;
 constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_SONAME = 14, DT_RPATH = 15,
                   DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
                   DT_VERNEEDNUM = 0x6fffffff, DT_HASH = 4, DT_SYMTAB = 6;
+// Tags whose value is the address of a table (where .dynsym's neighbours start).
+constexpr int64_t kTableTags[] = {DT_HASH, DT_STRTAB, 7 /* RELA */, 12 /* INIT */, 13 /* FINI */, 17 /* REL */,
+                                  23 /* JMPREL */, 36 /* RELR */, 0x6ffffef5 /* GNU_HASH */, 0x6ffffff0 /* VERSYM */,
+                                  DT_VERDEF, DT_VERNEED};
 constexpr uint32_t SHT_DYNSYM = 11;
 // Undefined dynamic symbols are read when the table is at most this large (every extension module
 // and ordinary library; not libtorch-sized ones, whose names nothing checks).
@@ -46,6 +50,56 @@ struct Section {
 class ElfReader {
  public:
   ElfReader(const SparseFile& f, BinaryFacts& out) : f_(f), out_(out) {}
+
+  CapturePlan plan(uint64_t head_cap) {
+    header();
+    program_headers();
+    CapturePlan p;
+    p.ranges = first_wave();
+    // The section name table: where the section headers say, when they are already here (a second
+    // pass); else just before the section headers, where linkers put it (other layouts are found
+    // by the capture's scan for the table's own name).
+    constexpr uint64_t kWindow = 64 * 1024;
+    try {
+      section_headers();
+      if (auto sh = shstrtab_range()) p.ranges.push_back(*sh);
+    } catch (const NeedRanges&) {
+      if (h_.shoff && h_.shnum) p.ranges.push_back({h_.shoff - std::min(h_.shoff, kWindow), std::min(h_.shoff, kWindow)});
+    } catch (const ParseError&) {
+    }
+    uint64_t first_load_end = 0;
+    const Segment* dyn = nullptr;
+    for (const auto& s : segs_) {
+      if (s.type == PT_LOAD) p.loaded.push_back({s.offset, s.filesz});
+      if (s.type == PT_LOAD && !first_load_end) first_load_end = s.offset + s.filesz;
+      if (s.type == PT_DYNAMIC) dyn = &s;
+    }
+    p.retain_until = std::min(std::max<uint64_t>(first_load_end, 1u << 20), head_cap);
+    if (!dyn) return p;
+    p.release_after = dyn->offset + dyn->filesz;
+    // The tables the dynamic section locates lie in the first loaded segment (the head), or, after
+    // patchelf, in the segment it added for them, which also holds the dynamic section: keep that
+    // segment's bytes before the dynamic section too.
+    for (const auto& s : segs_) {
+      if (s.type != PT_LOAD || dyn->offset < s.offset || dyn->offset - s.offset >= s.filesz) continue;
+      uint64_t from = std::max(s.offset, dyn->offset > head_cap ? dyn->offset - head_cap : 0);
+      if (from > p.retain_until) p.region = {from, dyn->offset - from};
+    }
+    return p;
+  }
+
+  // What the ELF header and program headers say alone (a prefix of the file): class, machine,
+  // type, executable stack, and the interpreter when its bytes are there.
+  void headers_only() {
+    header();
+    program_headers();
+    for (const auto& s : segs_)
+      if (s.type == PT_GNU_STACK) out_.exec_stack = (s.flags & 1) != 0;
+    try {
+      interp_and_stack();
+    } catch (const NeedRanges&) {
+    }
+  }
 
   // Byte ranges are requested in two waves so a streamed binary needs at most two extra reads:
   // first everything the headers locate (section table, dynamic segment, interpreter, notes),
@@ -231,6 +285,13 @@ class ElfReader {
     }
   }
 
+  // The file end of the loaded segment holding file offset `off` (the file's end when none does).
+  uint64_t segment_end(uint64_t off) const {
+    uint64_t end = f_.size();
+    for (const auto& s : segs_)
+      if (s.type == PT_LOAD && off >= s.offset && off - s.offset < s.filesz) end = std::min(end, s.offset + s.filesz);
+    return end;
+  }
   // Virtual address -> file offset through the PT_LOAD segments.
   uint64_t vaddr_to_offset(uint64_t va) const {
     for (const auto& s : segs_)
@@ -243,37 +304,89 @@ class ElfReader {
     return b;
   }
 
-  void dynamic() {
+  // The dynamic section's tags, and where the tables they locate lie in the file.
+  struct DynamicTables {
+    std::map<int64_t, std::vector<uint64_t>> tags;
+    uint64_t stroff = 0, strsz = 0;
+    std::optional<uint64_t> verneed, verdef;
+    std::optional<ByteRange> dynsym;
+    std::vector<ByteRange> ranges;  // string table, version record windows, .dynsym
+  };
+
+  // `sized_dynsym`: find .dynsym's size (section headers, DT_HASH); off while streaming, when
+  // only the dynamic section itself may be read.
+  std::optional<DynamicTables> dynamic_tables(bool sized_dynsym = true) {
     const Segment* dyn = nullptr;
     for (const auto& s : segs_)
       if (s.type == PT_DYNAMIC) dyn = &s;
-    if (!dyn) return;
+    if (!dyn) return std::nullopt;
+    DynamicTables t;
     Cursor c = view(dyn->offset, dyn->filesz);
-    std::map<int64_t, std::vector<uint64_t>> tags;
     while (c.remaining() >= (h_.is64 ? 16u : 8u)) {
       int64_t tag = h_.is64 ? static_cast<int64_t>(c.u64()) : static_cast<int32_t>(c.u32());
       uint64_t val = word(c);
       if (tag == DT_NULL) break;
-      tags[tag].push_back(val);
+      t.tags[tag].push_back(val);
     }
-    if (!tags.count(DT_STRTAB)) {
-      if (tags.count(DT_NEEDED)) throw ParseError("dynamic section has DT_NEEDED but no DT_STRTAB", dyn->offset);
-      return;
+    if (!t.tags.count(DT_STRTAB)) {
+      if (t.tags.count(DT_NEEDED)) throw ParseError("dynamic section has DT_NEEDED but no DT_STRTAB", dyn->offset);
+      return std::nullopt;
     }
-    uint64_t stroff = vaddr_to_offset(tags[DT_STRTAB].front());
-    uint64_t strsz = tags.count(DT_STRSZ) ? tags[DT_STRSZ].front() : 0;
-    if (strsz == 0 || strsz > f_.size() || stroff > f_.size() - strsz)
-      throw ParseError("dynamic string table out of bounds", stroff);
-    std::vector<ByteRange> need{{stroff, strsz}};
+    t.stroff = vaddr_to_offset(t.tags[DT_STRTAB].front());
+    t.strsz = t.tags.count(DT_STRSZ) ? t.tags[DT_STRSZ].front() : 0;
+    if (t.strsz == 0 || t.strsz > f_.size() || t.stroff > f_.size() - t.strsz)
+      throw ParseError("dynamic string table out of bounds", t.stroff);
+    t.ranges.push_back({t.stroff, t.strsz});
+    // Version records chain by relative offsets of unknown total length: fetch a generous window,
+    // within the loaded segment that maps them (the loader reads them there; the bytes beyond
+    // belong to other structures, possibly not kept while streaming).
+    auto window = [&](uint64_t off) { return ByteRange{off, std::min<uint64_t>(64 * 1024, segment_end(off) - off)}; };
+    if (t.tags.count(DT_VERNEED)) t.ranges.push_back(window(*(t.verneed = vaddr_to_offset(t.tags[DT_VERNEED].front()))));
+    if (t.tags.count(DT_VERDEF)) t.ranges.push_back(window(*(t.verdef = vaddr_to_offset(t.tags[DT_VERDEF].front()))));
+    if (sized_dynsym) t.dynsym = dynsym_range(t.tags);
+    if (t.dynsym) t.ranges.push_back(*t.dynsym);
+    return t;
+  }
+
+ public:
+  // What the dynamic section points at, from the headers and the dynamic section alone (no
+  // section headers yet: while streaming they come last). .dynsym's size then comes from DT_HASH,
+  // or, with only a GNU hash, from the string table right after it.
+  std::vector<ByteRange> dynamic_ranges() {
+    header();
+    program_headers();
+    auto t = dynamic_tables(false);
+    if (!t) return {};
+    if (t->tags.count(DT_HASH)) {  // DT_HASH's nchain gives .dynsym's size at the end
+      uint64_t off = vaddr_to_offset(t->tags[DT_HASH].front());
+      t->ranges.push_back({off, std::min<uint64_t>(8, f_.size() - off)});
+    }
+    if (t->tags.count(DT_SYMTAB)) {
+      // Its size is in the section headers, which come last: up to the nearest table after it
+      // (linkers and patchelf keep .dynsym whole, followed by another dynamic table), within its
+      // loaded segment.
+      uint64_t symoff = vaddr_to_offset(t->tags[DT_SYMTAB].front()), end = segment_end(symoff);
+      for (int64_t tag : kTableTags)
+        for (uint64_t va : t->tags[tag])
+          for (const auto& s : segs_)
+            if (s.type == PT_LOAD && va >= s.vaddr && va - s.vaddr < s.filesz && s.offset + (va - s.vaddr) > symoff)
+              end = std::min(end, s.offset + (va - s.vaddr));
+      // Beyond kMaxDynsymBytes the reader does not read it either.
+      if (end > symoff) t->ranges.push_back({symoff, std::min(end - symoff, kMaxDynsymBytes)});
+    }
+    return t->ranges;
+  }
+
+ private:
+  void dynamic() {
+    auto t = dynamic_tables();
+    if (!t) return;
+    auto& tags = t->tags;
+    uint64_t stroff = t->stroff, strsz = t->strsz;
+    std::vector<ByteRange> need = t->ranges;
     if (auto sh = shstrtab_range()) need.push_back(*sh);  // second wave: section names too
-    std::optional<uint64_t> verneed, verdef;
-    // Version records chain by relative offsets of unknown total length: fetch a generous window
-    // with the string table so one extra read usually suffices.
-    auto window = [&](uint64_t off) { return ByteRange{off, std::min<uint64_t>(64 * 1024, f_.size() - off)}; };
-    if (tags.count(DT_VERNEED)) need.push_back(window(*(verneed = vaddr_to_offset(tags[DT_VERNEED].front()))));
-    if (tags.count(DT_VERDEF)) need.push_back(window(*(verdef = vaddr_to_offset(tags[DT_VERDEF].front()))));
-    std::optional<ByteRange> dynsym = dynsym_range(tags);
-    if (dynsym) need.push_back(*dynsym);
+    auto verneed = t->verneed, verdef = t->verdef;
+    auto dynsym = t->dynsym;
     f_.require(need);
     Cursor strtab = view(stroff, strsz);
     auto str = [&](uint64_t off) { return std::string(strtab.cstr_at(off)); };
@@ -467,5 +580,17 @@ std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class, u
 }
 
 ElfLayout read_elf(const SparseFile& f, BinaryFacts& out) { return ElfReader(f, out).run(); }
+
+void read_elf_headers(const SparseFile& f, BinaryFacts& out) { ElfReader(f, out).headers_only(); }
+
+CapturePlan elf_capture_plan(const SparseFile& f, uint64_t head_cap) {
+  BinaryFacts scratch;
+  return ElfReader(f, scratch).plan(head_cap);
+}
+
+std::vector<ByteRange> elf_dynamic_ranges(const SparseFile& f) {
+  BinaryFacts scratch;
+  return ElfReader(f, scratch).dynamic_ranges();
+}
 
 }  // namespace wc

@@ -93,6 +93,26 @@ bool is_macho_magic(uint32_t be, uint32_t second_be) {
   return (be == FAT_MAGIC || be == FAT_MAGIC_64) && second_be > 0 && second_be < kMaxSlices;
 }
 
+CapturePlan macho_capture_plan(const SparseFile& f) {
+  CapturePlan p;
+  Cursor h = f.view(0, 8, Endian::big);
+  uint32_t magic = h.u32();
+  if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return p;  // thin: the head holds it
+  uint32_t n = h.u32();
+  if (n == 0 || n > kMaxSlices) return p;
+  bool is64 = magic == FAT_MAGIC_64;
+  uint64_t entsize = is64 ? 32 : 20;
+  Cursor arches = f.view(8, checked_mul(n, entsize), Endian::big);
+  for (uint32_t i = 0; i < n; ++i) {
+    arches.skip(8);
+    uint64_t off = is64 ? arches.u64() : arches.u32();
+    uint64_t size = is64 ? arches.u64() : arches.u32();
+    arches.skip(is64 ? 8 : 4);
+    if (off < f.size()) p.ranges.push_back({off, std::min({size, uint64_t(1) << 20, f.size() - off})});
+  }
+  return p;
+}
+
 void read_macho(const SparseFile& f, BinaryFacts& out) {
   out.format = "macho";
   Cursor h = f.view(0, 8, Endian::big);

@@ -20,18 +20,34 @@ struct NeedRanges {
   std::vector<ByteRange> ranges;
 };
 
+// What to keep of a binary while it streams past once, decided from its first bytes.
+struct CapturePlan {
+  std::vector<ByteRange> ranges;  // keep these as they stream past
+  uint64_t retain_until = 0;      // keep every byte below this offset ...
+  uint64_t release_after = 0;     // ... until the stream has passed this one (what the tables there point back at)
+  ByteRange region;               // kept too, until then (the segment holding the dynamic section, before it)
+  std::vector<ByteRange> loaded;  // what the loader maps; the rest holds the section name table
+};
+
 class SparseFile {
  public:
   explicit SparseFile(uint64_t size = 0) : size_(size) {}
   uint64_t size() const { return size_; }
 
-  // Adds bytes at `off` (chunks must not overlap; the collector feeds disjoint ranges).
+  // Adds bytes at `off` (overlapping chunks merge; the bytes must agree, as they come from one file).
   void add(uint64_t off, const uint8_t* p, size_t n) {
     if (n == 0) return;
     auto it = chunks_.find(off);
     if (it != chunks_.end() && it->second.size() >= n) return;
-    chunks_[off].assign(p, p + n);
+    auto& c = chunks_[off];
+    auto hint = expected_.find(off);
+    if (hint != expected_.end() && hint->second > n) c.reserve(hint->second);  // filled piece by piece: one allocation
+    c.assign(p, p + n);
     merge();
+  }
+  // A range that will be added piece by piece as it streams past.
+  void expect(const ByteRange& r) {
+    if (r.len && r.len <= size_) expected_[r.off] = std::max(expected_[r.off], r.len);
   }
   bool has(uint64_t off, uint64_t len) const { return find(off, len) != nullptr; }
 
@@ -83,6 +99,7 @@ class SparseFile {
 
   uint64_t size_;
   std::map<uint64_t, std::vector<uint8_t>> chunks_;
+  std::map<uint64_t, uint64_t> expected_;  // capacity hints by offset
 };
 
 }  // namespace wc

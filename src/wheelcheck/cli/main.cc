@@ -42,6 +42,7 @@ struct CheckArgs {
   unsigned jobs = 0;
   bool quiet = false, facts = false, no_binaries = false;
   std::string match;
+  std::string depth = "full";
 };
 
 int run_check(const CheckArgs& a) {
@@ -52,6 +53,7 @@ int run_check(const CheckArgs& a) {
   req.match = a.match;
   req.jobs = a.jobs;
   req.binaries = !a.no_binaries;
+  req.depth = a.depth == "metadata" ? Depth::metadata : Depth::full;
   req.include_facts = a.facts;
   if (!a.quiet && ::isatty(STDERR_FILENO))
     req.progress = [](size_t done, size_t total, const std::string& path) {
@@ -277,6 +279,11 @@ int main(int argc, char** argv) {
   c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
   c->add_flag("--no-binaries", check.no_binaries, "Skip ELF/Mach-O/PE/fatbin analysis (archive and metadata checks only)");
+  c->add_option("--depth", check.depth,
+                "full: inflate and hash every entry, parse binaries whole; metadata: central directory, dist-info and binary "
+                "headers only (sub-second on any wheel; hashes, symbol versions and GPU code not checked)")
+      ->check(CLI::IsMember({"full", "metadata"}))
+      ->capture_default_str();
 
   std::vector<std::string> inspect_targets;
   std::string inspect_format = "text", inspect_output, inspect_policy = "default";

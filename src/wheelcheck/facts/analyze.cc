@@ -1,14 +1,17 @@
 #include "facts/analyze.h"
 
 #include <algorithm>
-#include <filesystem>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "binary/binary_facts.h"
-#include "facts/binary_collector.h"
+#include "facts/binary_capture.h"
+#include "io/inflate.h"
 #include "io/targets.h"
-#include "io/zip_stream.h"
+#include "util/block_pipe.h"
 #include "util/digest.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
@@ -27,100 +30,6 @@ std::string choose_dist_info(const WheelFacts& f) {
   }
   return f.dist_info_dirs.front();
 }
-
-class WheelVisitor : public EntryVisitor {
- public:
-  WheelVisitor(WheelFacts& f, const AnalyzeOptions& opt, std::map<std::string, std::string*> capture,
-               BinaryCollector* binaries)
-      : f_(f), opt_(opt), capture_(std::move(capture)), binaries_(binaries) {}
-
-  bool begin(const ZipEntry& z) override {
-    cur_ = &f_.entries[z.central_index];
-    if (z.kind != EntryKind::file) {
-      cur_->skipped = "not a regular file";
-      return false;
-    }
-    if (stopped_) {
-      cur_->skipped = "reading stopped at the total uncompressed size limit";
-      return false;
-    }
-    if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes &&
-        ratio(z) > opt_.limits.max_compression_ratio) {
-      cur_->skipped = "compression ratio over the limit; not inflated";
-      return false;
-    }
-    sha_.emplace();
-    auto it = capture_.find(z.name);
-    text_ = it == capture_.end() ? nullptr : it->second;
-    if (text_) text_->clear();
-    if (binaries_) binaries_->begin_entry(z);
-    return true;
-  }
-
-  bool data(const uint8_t* p, size_t n) override {
-    if (cur_->bytes_read == 0) cur_->magic = sniff_binary(p, n);
-    if (cur_->bytes_read + n > cur_->size) {
-      cur_->read_error = "entry inflates past its declared size of " + std::to_string(cur_->size) + " bytes";
-      return false;
-    }
-    total_ += n;
-    if (total_ > opt_.limits.max_total_uncompressed_bytes) {
-      f_.limit_events.push_back({"total uncompressed size passes the limit of " +
-                                     std::to_string(opt_.limits.max_total_uncompressed_bytes) + " bytes; reading stopped",
-                                 cur_->name});
-      cur_->skipped = "total uncompressed size limit reached";
-      stopped_ = true;
-      return false;
-    }
-    cur_->bytes_read += n;
-    sha_->update(p, n);
-    if (text_) {
-      if (text_->size() + n > opt_.limits.max_metadata_bytes) {
-        f_.dist_info_read_errors.push_back(cur_->name + " is larger than the metadata size limit (" +
-                                           std::to_string(opt_.limits.max_metadata_bytes) + " bytes); not parsed");
-        oversize_.insert(cur_->name);
-        text_->clear();
-        text_ = nullptr;
-      } else {
-        text_->append(reinterpret_cast<const char*>(p), n);
-      }
-    }
-    if (binaries_) binaries_->data(p, n);
-    return true;
-  }
-
-  void end(const ZipEntry& z, const std::string& error) override {
-    EntryFacts& e = f_.entries[z.central_index];
-    if (!error.empty() && e.read_error.empty()) e.read_error = error;
-    if (sha_ && &e == cur_) {
-      if (e.complete()) e.sha256 = sha_->digest_b64();
-      if (binaries_) binaries_->end_entry(e);
-    }
-    if (!e.complete() && text_) text_->clear();
-    sha_.reset();
-    text_ = nullptr;
-    cur_ = nullptr;
-  }
-
- private:
-  static double ratio(const ZipEntry& z) {
-    return z.compressed_size ? double(z.uncompressed_size) / double(z.compressed_size) : double(z.uncompressed_size);
-  }
-
-  WheelFacts& f_;
-  const AnalyzeOptions& opt_;
-  std::map<std::string, std::string*> capture_;
-  BinaryCollector* binaries_;
-  EntryFacts* cur_ = nullptr;
-  std::optional<Digest> sha_;
-  std::string* text_ = nullptr;
-  uint64_t total_ = 0;
-  bool stopped_ = false;
-  std::set<std::string> oversize_;
-
- public:
-  bool oversize(const std::string& name) const { return oversize_.count(name) > 0; }
-};
 
 void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.unreadable = idx.fatal;
@@ -145,32 +54,347 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.reindex();
 }
 
-// RECORD may use sha384 or sha512; the stream computed SHA-256 only (what nearly every wheel
-// uses), so entries recorded with another algorithm are read once more, with that digest.
-void hash_other_algorithms(Source& src, const ZipIndex& idx, WheelFacts& f) {
-  std::map<size_t, std::string> want;
-  for (const auto& row : f.record->rows) {
-    auto eq = row.hash.find('=');
-    std::string algo = eq == std::string::npos ? "" : to_lower(row.hash.substr(0, eq));
-    if (algo != "sha384" && algo != "sha512") continue;
-    const EntryFacts* e = f.find_entry(row.path);
-    if (e && e->complete()) want[static_cast<size_t>(e - f.entries.data())] = algo;
-  }
-  if (want.empty()) return;
-  std::map<size_t, Digest> digests;
-  std::map<size_t, RereadSink> sinks;
-  for (const auto& [index, algo] : want) {
-    size_t i = index;  // clang 14 cannot capture a structured binding
-    digests.emplace(i, Digest(algo));
-    sinks[i] = [&digests, i](const uint8_t* p, size_t n, uint64_t) {
-      digests.at(i).update(p, n);
-      return true;
-    };
-  }
-  auto errors = reread_entries(src, idx, sinks);
-  for (auto& [i, d] : digests)
-    if (!errors.count(i)) f.entries[i].other_digests[want[i]] = d.digest_b64();
+double ratio(const ZipEntry& z) {
+  return z.compressed_size ? double(z.uncompressed_size) / double(z.compressed_size) : double(z.uncompressed_size);
 }
+
+// Reads a wheel's entries: each byte inflated once (ISA-L, straight from the zip index), hashed,
+// sniffed and handed to the binary capture on the way; entries spread over `threads` workers,
+// largest first. The dist-info files are read before the rest, so RECORD says up front which
+// entries need a sha384 or sha512 as well.
+class WheelReader {
+ public:
+  WheelReader(Source& src, const ZipIndex& idx, WheelFacts& f, const AnalyzeOptions& opt) : src_(src), idx_(idx), f_(f), opt_(opt) {}
+
+  void run() {
+    apply_total_limit();
+    std::set<std::string> first;
+    if (!f_.dist_info.empty())
+      for (const char* name : {"WHEEL", "METADATA", "RECORD"}) first.insert(f_.dist_info + "/" + name);
+    for (const auto& p : opt_.capture_files) first.insert(p);
+    std::vector<size_t> early, rest;
+    for (const auto& z : idx_.entries) (first.count(z.name) ? early : rest).push_back(z.central_index);
+    for (size_t i : early) read(i);
+    parse_dist_info();
+    if (opt_.depth == Depth::metadata) {
+      f_.metadata_depth = true;
+      for (size_t i : rest) read_headers(i);
+      std::sort(f_.binaries.begin(), f_.binaries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+      return;
+    }
+    // Largest first, so the workers finish together (the two 500 MB libraries of a torch wheel
+    // go to two cores at once).
+    std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) { return idx_.entries[a].compressed_size > idx_.entries[b].compressed_size; });
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t k; (k = next++) < rest.size();) read(rest[k]);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(1u, opt_.threads); ++t) pool.emplace_back(worker);
+    try {
+      worker();
+    } catch (...) {
+      next = rest.size();
+      for (auto& t : pool) t.join();
+      throw;
+    }
+    for (auto& t : pool) t.join();
+    if (first_exception_) std::rethrow_exception(first_exception_);
+    read_other_methods();
+    reread_missing();
+    std::sort(f_.binaries.begin(), f_.binaries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  }
+
+ private:
+  // Everything one entry's bytes feed.
+  struct Work {
+    EntryFacts* e = nullptr;
+    Digest sha256{"sha256"};
+    std::optional<Digest> other;  // sha384/sha512 when RECORD asks for it
+    std::string other_algo;
+    std::string* text = nullptr;  // dist-info files and files a policy reads
+    std::optional<BinaryCapture> capture;
+  };
+
+  bool data(Work& w, const uint8_t* p, size_t n) {
+    EntryFacts& e = *w.e;
+    if (e.bytes_read == 0) e.magic = sniff_binary(p, n);
+    if (n > e.size - e.bytes_read) {  // never more than the entry declares (libarchive's readers do not check)
+      e.read_error = "entry inflates past its declared size of " + std::to_string(e.size) + " bytes";
+      return false;
+    }
+    e.bytes_read += n;
+    w.sha256.update(p, n);
+    if (w.other) w.other->update(p, n);
+    if (w.text) {
+      if (w.text->size() + n > opt_.limits.max_metadata_bytes) {
+        std::lock_guard<std::mutex> l(mu_);
+        f_.dist_info_read_errors.push_back(e.name + " is larger than the metadata size limit (" + std::to_string(opt_.limits.max_metadata_bytes) +
+                                           " bytes); not parsed");
+        oversize_.insert(e.name);
+        w.text->clear();
+        w.text = nullptr;
+      } else {
+        w.text->append(reinterpret_cast<const char*>(p), n);
+      }
+    }
+    if (w.capture) w.capture->data(p, n);
+    return true;
+  }
+
+  // The entries read never yield more than they declare, so the total limit is applied to the
+  // declared sizes, in central directory order, before anything is inflated: the same entries are
+  // read whatever the number of threads.
+  void apply_total_limit() {
+    if (!opt_.refuse_over_limits) return;
+    uint64_t total = 0;
+    for (const auto& z : idx_.entries) {
+      if (z.kind != EntryKind::file || !skip_reason(z).empty()) continue;
+      total = total + z.uncompressed_size < total ? UINT64_MAX : total + z.uncompressed_size;
+      if (total <= opt_.limits.max_total_uncompressed_bytes) continue;
+      stop_from_ = z.central_index;
+      f_.limit_events.push_back({"total uncompressed size passes the limit of " + std::to_string(opt_.limits.max_total_uncompressed_bytes) +
+                                     " bytes here; this entry and the ones after it are not read",
+                                 z.name});
+      return;
+    }
+  }
+
+  // Why an entry is not read at all, or "".
+  std::string skip_reason(const ZipEntry& z) const {
+    if (z.kind != EntryKind::file) return "not a regular file";
+    if (z.central_index >= stop_from_) return "reading stopped at the total uncompressed size limit";
+    if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes && ratio(z) > opt_.limits.max_compression_ratio)
+      return "compression ratio over the limit; not inflated";
+    return "";
+  }
+
+  Work start(size_t i) {
+    const ZipEntry& z = idx_.entries[i];
+    Work w;
+    w.e = &f_.entries[i];
+    auto algo = other_algos_.find(z.name);
+    if (algo != other_algos_.end()) w.other.emplace(algo->second), w.other_algo = algo->second;
+    auto text = texts_.find(z.name);
+    if (text != texts_.end()) w.text = &text->second;
+    if (opt_.binaries) w.capture.emplace(z.name, z.uncompressed_size);
+    return w;
+  }
+
+  void end(size_t i, Work& w, const std::string& error, bool stopped) {
+    EntryFacts& e = *w.e;
+    if (!error.empty() && e.read_error.empty()) e.read_error = error;
+    if (e.complete()) {
+      e.sha256 = w.sha256.digest_b64();
+      if (w.other) e.other_digests[w.other_algo] = w.other->digest_b64();
+    } else if (w.text) {
+      w.text->clear();
+    }
+    // An entry not read to its end is a WC404 (or a WC403), not a binary to judge.
+    if (!w.capture || !e.complete() || stopped) return;
+    w.capture->finish();  // sniffs what was too short to sniff while streaming
+    if (!w.capture->is_binary()) return;
+    std::lock_guard<std::mutex> l(mu_);
+    if (w.capture->missing().empty()) f_.binaries.push_back(w.capture->take());
+    else pending_.emplace_back(i, std::move(*w.capture));
+  }
+
+  void read(size_t i) {
+    const ZipEntry& z = idx_.entries[i];
+    EntryFacts& e = f_.entries[i];
+    e.skipped = skip_reason(z);
+    if (!e.skipped.empty()) return;
+    if (!fast_path_supports(z)) {
+      std::lock_guard<std::mutex> l(mu_);
+      other_methods_.push_back(i);
+      return;
+    }
+    Work w = start(i);
+    try {
+      EntryRead r = pipelined(z) ? read_pipelined(z, w)
+                                 : read_entry(src_, z, [&](const uint8_t* p, size_t n, uint64_t) { return data(w, p, n); });
+      end(i, w, r.error, r.stopped);
+    } catch (const IoError& err) {
+      end(i, w, err.what(), false);
+      std::lock_guard<std::mutex> l(mu_);
+      if (!first_exception_) first_exception_ = std::current_exception();
+    }
+  }
+
+  // An entry larger than a fair share of the wheel decides how long the whole read takes (a 500 MB
+  // library among small files): it is inflated on one core and hashed and scanned on another.
+  bool pipelined(const ZipEntry& z) const {
+    return opt_.threads > 1 && z.uncompressed_size >= kPipelineMin && z.uncompressed_size > total_size_ / opt_.threads;
+  }
+
+  EntryRead read_pipelined(const ZipEntry& z, Work& w) {
+    BlockPipe pipe(4, 1u << 20);
+    std::exception_ptr failed;
+    std::thread consumer([&] {
+      try {
+        while (BlockPipe::Block* b = pipe.take()) {
+          bool more = data(w, b->bytes.data(), b->size);
+          pipe.done(b);
+          if (!more) pipe.close();
+        }
+      } catch (...) {
+        failed = std::current_exception();
+        pipe.close();
+      }
+    });
+    EntryRead r;
+    try {
+      r = read_entry(src_, z, [&](const uint8_t* p, size_t n, uint64_t) { return pipe.put(p, n); });
+    } catch (...) {
+      pipe.close();
+      consumer.join();
+      throw;
+    }
+    pipe.finish();
+    consumer.join();
+    if (failed) std::rethrow_exception(failed);
+    return r;
+  }
+
+  // --depth metadata: entries named or marked like binaries give their first bytes to the capture
+  // (headers); nothing else is inflated.
+  void read_headers(size_t i) {
+    const ZipEntry& z = idx_.entries[i];
+    EntryFacts& e = f_.entries[i];
+    e.skipped = skip_reason(z);
+    if (!e.skipped.empty()) return;
+    bool binary_like = is_native_library_name(z.name) || (z.unix_mode & 0111) || z.name.ends_with(".exe") ||
+                       z.name.ends_with(".cubin") || z.name.ends_with(".fatbin");
+    if (!opt_.binaries || !binary_like || !fast_path_supports(z)) {
+      e.skipped = "not read at --depth metadata";
+      return;
+    }
+    Work w = start(i);
+    EntryRead r = read_entry(src_, z, [&](const uint8_t* p, size_t n, uint64_t off) {
+      size_t take = static_cast<size_t>(std::min<uint64_t>(n, kHeaderPrefix - off));
+      e.bytes_read += take;
+      if (off == 0) e.magic = sniff_binary(p, take);
+      w.sha256.update(p, take);
+      w.capture->data(p, take);
+      return off + n < kHeaderPrefix;
+    });
+    if (!r.error.empty()) {
+      e.read_error = r.error;
+      return;
+    }
+    if (e.bytes_read < e.size) e.skipped = "only the first " + std::to_string(e.bytes_read) + " bytes read (--depth metadata)";
+    else e.sha256 = w.sha256.digest_b64();
+    w.capture->finish_prefix();
+    if (w.capture->is_binary()) f_.binaries.push_back(w.capture->take());
+  }
+
+  // The text of WHEEL, METADATA and RECORD (read first): RECORD names the digests to compute.
+  void parse_dist_info() {
+    auto read_ok = [&](const std::string& name) {
+      const EntryFacts* e = f_.find_entry(name);
+      return e && e->complete() && !oversize_.count(name);
+    };
+    if (!f_.dist_info.empty()) {
+      if (read_ok(f_.dist_info + "/WHEEL")) f_.wheel_file = parse_header_file(texts_[f_.dist_info + "/WHEEL"]);
+      if (read_ok(f_.dist_info + "/METADATA")) f_.metadata = parse_header_file(texts_[f_.dist_info + "/METADATA"]);
+      if (read_ok(f_.dist_info + "/RECORD")) f_.record = parse_record(texts_[f_.dist_info + "/RECORD"]);
+    }
+    for (const auto& p : opt_.capture_files)
+      if (read_ok(p)) f_.captured[p] = texts_[p];
+    if (!f_.record) return;
+    for (const auto& row : f_.record->rows) {
+      auto eq = row.hash.find('=');
+      std::string algo = eq == std::string::npos ? "" : to_lower(row.hash.substr(0, eq));
+      if (algo == "sha384" || algo == "sha512") other_algos_[row.path] = algo;
+    }
+  }
+
+  // Compression methods the fast path does not handle (PyPI rejects them; WC405 says so): read
+  // through libarchive, which knows more of them.
+  void read_other_methods() {
+    if (other_methods_.empty()) return;
+    std::map<size_t, Work> works;
+    std::map<size_t, EntrySink> sinks;
+    for (size_t i : other_methods_) {
+      works.emplace(i, start(i));
+      Work* w = &works.at(i);
+      sinks[i] = [this, w](const uint8_t* p, size_t n, uint64_t) { return data(*w, p, n); };
+    }
+    auto errors = read_entries(src_, idx_, sinks);
+    for (auto& [i, w] : works) {
+      auto err = errors.find(i);
+      std::string error = err != errors.end() ? err->second : w.e->bytes_read != w.e->size ? "entry data ends early" : "";
+      end(i, w, error, false);
+    }
+  }
+
+  // Binaries whose layout the single pass could not plan (program headers after the dynamic
+  // section): one more streaming pass with the plan known, then targeted reads of whatever is
+  // still missing (up to where the last missing range ends). All counted in reinflated_bytes.
+  void reread_missing() {
+    for (auto& [i, first] : pending_) {
+      uint64_t got = 0;
+      auto count = [&](uint64_t n) { got += n; };
+      BinaryCapture capture = first.second_pass();
+      auto errors = read_entries(src_, idx_, {{i, [&](const uint8_t* p, size_t n, uint64_t) {
+                                                 count(n);
+                                                 capture.data(p, n);
+                                                 return true;
+                                               }}});
+      std::string failure = errors.empty() ? "" : "second read failed: " + errors.begin()->second;
+      bool done = failure.empty() && capture.finish();
+      for (int round = 0; !done && failure.empty() && round < kMaxRereads; ++round) {
+        auto missing = capture.missing();
+        uint64_t upto = 0;
+        for (const auto& r : missing) upto = std::max(upto, r.end());
+        errors = read_entries(src_, idx_, {{i, [&](const uint8_t* p, size_t n, uint64_t off) {
+                                              count(n);
+                                              for (const auto& m : missing) {
+                                                uint64_t lo = std::max(m.off, off), hi = std::min(m.end(), off + n);
+                                                if (lo < hi) capture.add(lo, p + (lo - off), hi - lo);
+                                              }
+                                              return off + n < upto;
+                                            }}});
+        if (!errors.empty()) failure = "second read failed: " + errors.begin()->second;
+        else done = capture.finish();
+      }
+      if (!done && failure.empty()) failure = "structures still out of reach after " + std::to_string(kMaxRereads + 1) + " more reads";
+      f_.reinflated_bytes += got;
+      BinaryFacts b = capture.take();
+      if (!failure.empty()) b.errors.push_back(failure);
+      f_.binaries.push_back(std::move(b));
+    }
+    pending_.clear();
+  }
+
+  static constexpr int kMaxRereads = 4;
+  static constexpr uint64_t kPipelineMin = 32u << 20;
+  static constexpr uint64_t kHeaderPrefix = 64u << 10;  // read of each binary at --depth metadata
+
+  Source& src_;
+  const ZipIndex& idx_;
+  WheelFacts& f_;
+  const AnalyzeOptions& opt_;
+  std::mutex mu_;
+  size_t stop_from_ = SIZE_MAX;  // entries from here on are not read (total size limit)
+  std::map<std::string, std::string> texts_ = [&] {
+    std::map<std::string, std::string> t;
+    if (!f_.dist_info.empty())
+      for (const char* name : {"WHEEL", "METADATA", "RECORD"}) t[f_.dist_info + "/" + name];
+    for (const auto& p : opt_.capture_files) t[p];
+    return t;
+  }();
+  std::map<std::string, std::string> other_algos_;
+  std::set<std::string> oversize_;
+  std::vector<size_t> other_methods_;
+  std::vector<std::pair<size_t, BinaryCapture>> pending_;
+  std::exception_ptr first_exception_;
+  uint64_t total_size_ = [&] {
+    uint64_t t = 0;
+    for (const auto& z : idx_.entries) t = t + z.uncompressed_size < t ? UINT64_MAX : t + z.uncompressed_size;
+    return t;
+  }();
+};
 
 }  // namespace
 
@@ -193,38 +417,11 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
     for (auto& e : f.entries) e.skipped = "entry count over the limit";
     return f;
   }
-  std::string wheel_text, metadata_text, record_text;
-  std::map<std::string, std::string> extra_text;
-  std::map<std::string, std::string*> capture;
-  for (const auto& path : opt.capture_files) capture[path] = &extra_text[path];
-  if (!f.dist_info.empty()) {
-    capture[f.dist_info + "/WHEEL"] = &wheel_text;
-    capture[f.dist_info + "/METADATA"] = &metadata_text;
-    capture[f.dist_info + "/RECORD"] = &record_text;
-  }
-  std::unique_ptr<BinaryCollector> binaries;
-  if (opt.binaries) binaries = std::make_unique<BinaryCollector>(src, idx, f);
-  WheelVisitor v(f, opt, capture, binaries.get());
-  std::vector<ZipProblem> problems;
   try {
-    problems = stream_entries(src, idx, v);
+    WheelReader(src, idx, f, opt).run();
   } catch (const IoError& e) {
-    problems.push_back({e.what(), "", 0});
+    f.unreadable.push_back({e.what(), "", 0});
   }
-  for (auto& p : problems) f.unreadable.push_back(std::move(p));
-  if (binaries) binaries->finish();
-  auto read_ok = [&](const char* name) {
-    const EntryFacts* e = f.find_entry(f.dist_info + "/" + name);
-    return e && e->complete() && !v.oversize(e->name);
-  };
-  if (!f.dist_info.empty()) {
-    if (read_ok("WHEEL")) f.wheel_file = parse_header_file(wheel_text);
-    if (read_ok("METADATA")) f.metadata = parse_header_file(metadata_text);
-    if (read_ok("RECORD")) f.record = parse_record(record_text);
-  }
-  for (auto& [path, text] : extra_text)
-    if (const EntryFacts* e = f.find_entry(path); e && e->complete() && !v.oversize(path)) f.captured[path] = std::move(text);
-  if (f.record) hash_other_algorithms(src, idx, f);
   return f;
 }
 

@@ -8,12 +8,20 @@
 
 namespace wc {
 
+// How much of a wheel is read: everything (every entry inflated, hashed, binaries parsed whole), or
+// its metadata (central directory, dist-info files, and the first bytes of entries named or marked
+// like binaries, for their headers): a sub-second look at a wheel of any size.
+enum class Depth { full, metadata };
+
 struct AnalyzeOptions {
   Limits limits;
   bool binaries = true;  // parse ELF / Mach-O / PE / fatbin entries
   // Leave entries over the ratio limit, and wheels over the entry-count limit, uninflated (WC403
   // reports them). Off when the policy turns WC403 off: then they are read and checked like any other.
   bool refuse_over_limits = true;
+  // Workers reading one wheel's entries (entries are spread over them, largest first).
+  unsigned threads = 1;
+  Depth depth = Depth::full;
   std::vector<std::string> capture_files;  // entries kept as text (e.g. a version file the policy reads)
 };
 

@@ -73,6 +73,8 @@ json facts_to_json(const WheelFacts& f) {
   json bins = json::array();
   for (const auto& b : f.binaries) bins.push_back(binary_to_json(b));
   j["binaries"] = bins;
+  if (f.reinflated_bytes) j["reinflated_bytes"] = f.reinflated_bytes;
+  j["depth"] = f.metadata_depth ? "metadata" : "full";
   return j;
 }
 

@@ -61,6 +61,10 @@ struct WheelFacts {
 
   std::vector<BinaryFacts> binaries;
   std::map<std::string, std::string> captured;  // AnalyzeOptions::capture_files that were read
+  // Bytes inflated a second time for binary structures no capture plan foresaw (0 for the layouts
+  // linkers and patchelf produce; the single pass is measured by this).
+  uint64_t reinflated_bytes = 0;
+  bool metadata_depth = false;  // read at --depth metadata: entries not hashed, binaries by their headers
 
   WheelFacts();
   ~WheelFacts();

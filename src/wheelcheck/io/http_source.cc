@@ -102,7 +102,8 @@ class HttpSource : public Source {
     size_t done = 0;
     while (done < n) {
       uint64_t block = (off + done) / kBlock;
-      const std::string& b = fetch(block);
+      std::shared_ptr<const std::string> held = fetch(block);  // stays valid if another reader evicts it
+      const std::string& b = *held;
       uint64_t in = (off + done) - block * kBlock;
       size_t take = static_cast<size_t>(std::min<uint64_t>(n - done, b.size() - in));
       if (take == 0) throw IoError(url_ + ": short range reply");
@@ -131,7 +132,7 @@ class HttpSource : public Source {
     return r;
   }
 
-  const std::string& fetch(uint64_t block) {
+  std::shared_ptr<const std::string> fetch(uint64_t block) {
     std::lock_guard<std::mutex> lock(*mu_);
     auto it = cache_.find(block);
     if (it != cache_.end()) {
@@ -149,14 +150,14 @@ class HttpSource : public Source {
       lru_.pop_back();
     }
     lru_.push_front(block);
-    return cache_[block] = std::move(r.body);
+    return cache_[block] = std::make_shared<const std::string>(std::move(r.body));
   }
 
   std::string url_;
   uint64_t size_ = 0;
   bool whole_ = false;
   std::string body_;
-  std::map<uint64_t, std::string> cache_;
+  std::map<uint64_t, std::shared_ptr<const std::string>> cache_;
   std::list<uint64_t> lru_;
   std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
 };

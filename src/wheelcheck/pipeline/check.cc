@@ -28,12 +28,17 @@ WheelFacts failed_analysis(const std::string& path, const std::string& what) {
 std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
   std::vector<WheelFacts> facts(paths.size());
+  // Jobs go to wheels first; what is left over reads entries within a wheel (one torch wheel on
+  // two cores: its two large libraries inflate at once).
+  unsigned n = std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, paths.size()));
+  AnalyzeOptions per_wheel = opt;
+  per_wheel.threads = std::max(1u, (jobs ? jobs : default_jobs()) / n);
   std::atomic<size_t> next{0}, done{0};
   std::mutex mu;
   auto worker = [&] {
     for (size_t i; (i = next++) < paths.size();) {
       try {
-        facts[i] = analyze_target(paths[i], opt);
+        facts[i] = analyze_target(paths[i], per_wheel);
       } catch (const std::exception& e) {
         facts[i] = failed_analysis(paths[i], e.what());
       } catch (...) {
@@ -46,7 +51,6 @@ std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const
       }
     }
   };
-  unsigned n = std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, paths.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
@@ -68,9 +72,11 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   auto paths = expand_targets(req.targets, req.match);
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.binaries = req.binaries;
+  opt.depth = req.depth;
   auto facts = analyze_all(paths, opt, req.jobs, req.progress);
   RunReport report;
   report.policy = policy.name;
+  report.depth = req.depth == Depth::metadata ? "metadata" : "full";
   for (const auto& f : facts) {
     ItemResult item;
     item.path = f.path;

@@ -17,6 +17,7 @@ struct CheckRequest {
   std::string match;                 // glob on index links' file names
   unsigned jobs = 0;                 // wheels analysed at once; 0: the number of cores
   bool binaries = true;              // ELF / Mach-O / PE / fatbin analysis
+  Depth depth = Depth::full;         // what of each wheel is read
   bool include_facts = false;        // facts in the report items (JSON)
   // Called after each wheel is analysed (from worker threads, serialised).
   std::function<void(size_t done, size_t total, const std::string& path)> progress;

@@ -92,6 +92,9 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
   out << "; " << n.errors << " errors, " << n.warnings << " warnings";
   if (!r.policy.empty()) out << " (policy " << r.policy << ")";
   out << "\n";
+  if (r.depth == "metadata")
+    out << dim << "--depth metadata: archive structure, dist-info and binary headers checked; content hashes, needed libraries, "
+        << "symbol versions and GPU code were not read" << reset << "\n";
 }
 
 json report_to_json(const RunReport& r) {
@@ -120,6 +123,7 @@ json report_to_json(const RunReport& r) {
   }
   Counts n = count(r);
   json j = {{"schema", "wheelcheck-report/1"}, {"tool", r.tool}, {"version", r.version}, {"policy", r.policy}};
+  if (!r.depth.empty()) j["depth"] = r.depth;
   j[r.items_key] = items;
   j["summary"] = {{"total", r.items.size()}, {"passed", n.passed}, {"failed", n.failed}, {"skipped", n.skipped},
                   {"errors", n.errors}, {"warnings", n.warnings}, {"verdict", r.all_pass() ? "pass" : "fail"}};

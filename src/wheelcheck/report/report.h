@@ -29,6 +29,7 @@ struct RunReport {
   std::string policy;
   std::string items_key = "wheels";  // "suites" / "artifacts" for wheelsmoke
   std::string item_label;            // what the text summary counts ("cases"); items_key if empty
+  std::string depth;                 // wheelcheck: "full" or "metadata" (what was read); "" elsewhere
   std::vector<ItemResult> items;
   std::span<const RuleInfo> rules = wheelcheck_rules();  // the catalogue the findings come from (SARIF)
   bool all_pass() const;

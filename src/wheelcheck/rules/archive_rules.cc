@@ -31,7 +31,7 @@ void limits(const WheelFacts& f, FindingSink& s) {
     s.add("WC403", std::to_string(f.entries.size()) + " entries, over the limit of " + std::to_string(lim.max_entries));
   uint64_t total = 0;
   for (const auto& e : f.entries) {
-    total += e.size;
+    total = total + e.size < total ? UINT64_MAX : total + e.size;  // hostile sizes saturate
     if (e.size < lim.ratio_min_entry_bytes) continue;
     double ratio = e.compressed_size ? double(e.size) / double(e.compressed_size) : double(e.size);
     if (ratio > lim.max_compression_ratio) {

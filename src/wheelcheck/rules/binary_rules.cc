@@ -374,6 +374,28 @@ void pe_rules(const WheelFacts& f, const BinaryFacts& b, FindingSink& s) {
     if (a != b.arch) s.add("WC507", "PE machine is " + b.arch + ", the tag says " + (a == "x86" ? "win32" : "win_" + a), b.path);
 }
 
+// A binary seen through its first bytes only: its format and architecture against the tag, and an
+// executable stack; needed libraries, symbol versions, search paths and slices beyond the prefix
+// are unknown, so nothing is said of them.
+void headers_only_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* tight, bool plain_linux, FindingSink& s) {
+  if (b.format == "elf") {
+    if (b.arch == "cuda") return;
+    if (b.exec_stack) s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it", b.path);
+    if (tight && elf_arch_for_tag(tight->tag) != b.arch)
+      s.add("WC501", "ELF machine is " + b.arch + ", the platform tag says " + tight->tag.arch, b.path);
+    else if (!tight && !plain_linux)
+      s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + join(f.filename.platform_tags, ".") + "'", b.path);
+  } else if (b.format == "macho") {
+    bool apple = std::any_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(), [](const std::string& t) {
+      auto fam = classify_platform(to_lower(t)).family;
+      return fam == PlatformFamily::macos || fam == PlatformFamily::ios;
+    });
+    if (!apple) s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
+  } else if (b.format == "pe") {
+    pe_rules(f, b, s);
+  }
+}
+
 bool platform_any(const WheelFilename& w) {
   return w.valid && std::all_of(w.platform_tags.begin(), w.platform_tags.end(), [](const std::string& t) { return t == "any"; });
 }
@@ -407,6 +429,10 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);
     for (const auto& w : b.warnings) s.add("WC508", w, b.path, std::nullopt, Severity::warning);
     if (b.arch.empty()) continue;  // not parsed far enough to judge; WC508 says why
+    if (b.headers_only) {  // --depth metadata: judge what the headers say, nothing they do not
+      headers_only_rules(f, b, tight, plain_linux, s);
+      continue;
+    }
     if (b.format == "elf") {
       if (b.arch == "cuda") continue;  // a standalone cubin: GPU code, checked by the CUDA rules
       if (!tight && plain_linux) continue;  // linux_* tags: WC106 says they are not portable, and names the justified tag

@@ -102,6 +102,8 @@ JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
   for (const auto& b : f.binaries)
     if (b.format == "elf" && b.arch != "cuda" && (b.elf_type == "dyn" || b.elf_type == "exec")) elves.push_back(&b);
   if (elves.empty()) return out;
+  for (const auto* b : elves)
+    if (b->headers_only) return out;  // --depth metadata: the symbol versions were not read
   out.applies = true;
   auto fail = [&](std::string why) {
     out.why = std::move(why);

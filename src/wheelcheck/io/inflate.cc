@@ -1,0 +1,187 @@
+#include "io/inflate.h"
+
+#include "io/zip_stream.h"
+
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+
+#include <memory>
+#include <vector>
+
+namespace wc {
+namespace {
+
+constexpr size_t kIn = 256u << 10, kOut = 1u << 20;
+
+// Buffers and inflate state reused by every entry a thread reads (a wheel has thousands of small
+// entries; fresh megabyte buffers for each cost more than inflating them). A read from inside a
+// sink (nested) gets buffers of its own.
+struct ThreadBuffers {
+  std::vector<uint8_t> in = std::vector<uint8_t>(kIn), out = std::vector<uint8_t>(kOut);
+  inflate_state state;
+  bool busy = false;
+};
+
+class BufferLease {
+ public:
+  BufferLease() {
+    thread_local auto mine = std::make_unique<ThreadBuffers>();  // the state is ~40 KiB: not in TLS itself
+    if (mine->busy) {
+      own_ = std::make_unique<ThreadBuffers>();
+      b_ = own_.get();
+    } else {
+      b_ = mine.get();
+    }
+    b_->busy = true;
+  }
+  ~BufferLease() { b_->busy = false; }
+  BufferLease(const BufferLease&) = delete;
+  BufferLease& operator=(const BufferLease&) = delete;
+  ThreadBuffers& operator*() const { return *b_; }
+
+ private:
+  std::unique_ptr<ThreadBuffers> own_;
+  ThreadBuffers* b_;
+};
+
+std::string hex32(uint32_t v) {
+  char b[12];
+  std::snprintf(b, sizeof b, "%08x", v);
+  return b;
+}
+
+// Compressed bytes of the entry, read from the source in blocks.
+class CompressedInput {
+ public:
+  CompressedInput(Source& src, const ZipEntry& z, std::vector<uint8_t>& buf) : src_(src), next_(z.data_offset), left_(z.compressed_size), buf_(buf) {}
+  // Refills; returns the bytes now available (0 at the end of the entry's data).
+  size_t fill() {
+    size_t want = static_cast<size_t>(std::min<uint64_t>(left_, buf_.size()));
+    if (want == 0) return 0;
+    size_t got = src_.read_at(next_, buf_.data(), want);
+    if (got != want) throw IoError(src_.display_name() + ": file ends inside entry data at offset " + std::to_string(next_ + got));
+    next_ += got, left_ -= got;
+    return got;
+  }
+  uint8_t* data() { return buf_.data(); }
+  bool done() const { return left_ == 0; }
+
+ private:
+  Source& src_;
+  uint64_t next_, left_;
+  std::vector<uint8_t>& buf_;
+};
+
+EntryRead finish(EntryRead r, const ZipEntry& z, uint32_t crc) {
+  if (!r.error.empty() || r.stopped) return r;
+  if (r.bytes != z.uncompressed_size)
+    r.error = "entry data ends after " + std::to_string(r.bytes) + " bytes; the central directory says " + std::to_string(z.uncompressed_size);
+  else if (crc != z.crc32)
+    r.error = "CRC-32 of the data is " + hex32(crc) + ", the central directory says " + hex32(z.crc32);
+  return r;
+}
+
+EntryRead read_stored(Source& src, const ZipEntry& z, const EntrySink& sink) {
+  EntryRead r;
+  BufferLease tb;
+  CompressedInput in(src, z, (*tb).in);
+  uint32_t crc = 0;
+  for (size_t n; (n = in.fill()) > 0;) {
+    crc = crc32_gzip_refl(crc, in.data(), n);
+    bool more = sink(in.data(), n, r.bytes);
+    r.bytes += n;
+    if (!more) {
+      r.stopped = true;
+      break;
+    }
+  }
+  if (z.compressed_size != z.uncompressed_size && !r.stopped)
+    r.error = "stored entry's compressed size " + std::to_string(z.compressed_size) + " differs from its size " + std::to_string(z.uncompressed_size);
+  return finish(std::move(r), z, crc);
+}
+
+const char* inflate_error(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "invalid back-reference distance";
+    default: return "corrupt deflate stream";
+  }
+}
+
+EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink) {
+  EntryRead r;
+  BufferLease lease;
+  ThreadBuffers& tb = *lease;
+  CompressedInput in(src, z, tb.in);
+  inflate_state* state = &tb.state;
+  isal_inflate_init(state);
+  state->crc_flag = ISAL_GZIP_NO_HDR;  // raw deflate, with the gzip (= zip) CRC-32 of the output
+  std::vector<uint8_t>& out = tb.out;
+  while (state->block_state != ISAL_BLOCK_FINISH) {
+    if (state->avail_in == 0 && !in.done()) {
+      size_t n = in.fill();
+      state->next_in = in.data();
+      state->avail_in = static_cast<uint32_t>(n);
+    }
+    uint32_t in_before = state->avail_in;
+    state->next_out = out.data();
+    state->avail_out = static_cast<uint32_t>(out.size());
+    int rc = isal_inflate(state);
+    if (rc < 0) {
+      r.error = std::string(inflate_error(rc)) + " after " + std::to_string(r.bytes) + " bytes of output";
+      return r;
+    }
+    size_t n = out.size() - state->avail_out;
+    if (n == 0 && state->avail_in == in_before && state->block_state != ISAL_BLOCK_FINISH) {
+      // No progress: the compressed data is used up (or the stream cannot go on).
+      r.error = "deflate stream ends early, after " + std::to_string(r.bytes) + " of " + std::to_string(z.uncompressed_size) + " bytes";
+      return r;
+    }
+    if (n == 0) continue;
+    if (n > z.uncompressed_size - r.bytes) {  // never deliver more than the entry declares
+      r.error = "entry inflates past its declared size of " + std::to_string(z.uncompressed_size) + " bytes";
+      return r;
+    }
+    bool more = sink(out.data(), n, r.bytes);
+    r.bytes += n;
+    if (!more) {
+      r.stopped = true;
+      return r;
+    }
+  }
+  return finish(std::move(r), z, state->crc);
+}
+
+}  // namespace
+
+bool fast_path_supports(const ZipEntry& z) {
+  return (z.method == 0 || z.method == 8) && !(z.flags & 0x0001) && z.data_offset != 0;
+}
+
+EntryRead read_entry(Source& src, const ZipEntry& z, const EntrySink& sink) {
+  return z.method == 0 ? read_stored(src, z, sink) : read_deflated(src, z, sink);
+}
+
+std::map<size_t, std::string> read_entries(Source& src, const ZipIndex& idx, const std::map<size_t, EntrySink>& sinks) {
+  std::map<size_t, std::string> errors;
+  std::map<size_t, RereadSink> others;
+  for (const auto& [i, sink] : sinks) {
+    const ZipEntry& z = idx.entries.at(i);
+    if (!fast_path_supports(z)) {
+      others[i] = sink;
+      continue;
+    }
+    try {
+      EntryRead r = read_entry(src, z, sink);
+      if (!r.error.empty()) errors[i] = r.error;
+    } catch (const IoError& e) {
+      errors[i] = e.what();
+    }
+  }
+  if (!others.empty())
+    for (auto& [i, e] : reread_entries(src, idx, others)) errors[i] = std::move(e);
+  return errors;
+}
+
+}  // namespace wc
