@@ -9,7 +9,12 @@
 #include "binary/binary_facts.h"
 #include "binary/fatbin.h"
 #include "facts/analyze.h"
+#include "facts/binary_capture.h"
+#include "io/inflate.h"
 #include "io/source.h"
+#include "io/zip_index.h"
+#include "io/zip_stream.h"
+#include "util/digest.h"
 #include "io/targets.h"
 #include "policy/policy.h"
 #include "rules/rules.h"
@@ -125,11 +130,101 @@ void index(const uint8_t* d, size_t n) {
   }
 }
 
+namespace {
+
+struct Outcome {
+  std::string sha256;
+  bool ok = false;
+};
+
+class Reference : public EntryVisitor {
+ public:
+  std::map<size_t, Outcome> out;
+  bool begin(const ZipEntry& z) override {
+    if (z.kind != EntryKind::file || z.uncompressed_size > (16u << 20)) return false;
+    digest_.emplace("sha256");
+    bytes_ = 0;
+    return true;
+  }
+  bool data(const uint8_t* p, size_t n) override {
+    digest_->update(p, n);
+    bytes_ += n;
+    return bytes_ <= (16u << 20);
+  }
+  void end(const ZipEntry& z, const std::string& error) override {
+    if (!digest_) return;
+    out[z.central_index] = {digest_->digest_b64(), error.empty() && bytes_ == z.uncompressed_size};
+    digest_.reset();
+  }
+
+ private:
+  std::optional<Digest> digest_;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace
+
+void inflate(const uint8_t* d, size_t n) {
+  MemorySource src("fuzz.whl", std::vector<uint8_t>(d, d + n));
+  ZipIndex idx;
+  try {
+    idx = read_zip_index(src);
+  } catch (const IoError&) {
+    return;
+  }
+  if (!idx.ok()) return;
+  Reference ref;
+  stream_entries(src, idx, ref);
+  for (const auto& z : idx.entries) {
+    if (z.kind != EntryKind::file || !fast_path_supports(z) || z.uncompressed_size > (16u << 20)) continue;
+    Digest dg("sha256");
+    uint64_t got = 0;
+    EntryRead r;
+    try {
+      r = read_entry(src, z, [&](const uint8_t* p, size_t k, uint64_t) {
+        dg.update(p, k);
+        got += k;
+        return true;
+      });
+    } catch (const IoError&) {
+      continue;
+    }
+    if (got > z.uncompressed_size) __builtin_trap();  // more bytes than the entry declares
+    auto it = ref.out.find(z.central_index);
+    bool ok = r.error.empty();
+    // Both intact: the same bytes. (libarchive may miss an entry the index lists, or stop early on
+    // damage elsewhere; only a disagreement on intact data is a bug.)
+    if (ok && it != ref.out.end() && it->second.ok && dg.digest_b64() != it->second.sha256) __builtin_trap();
+  }
+}
+
+void capture(const uint8_t* d, size_t n) {
+  if (n < 2) return;
+  size_t chunk = 1 + (size_t(d[0]) * 997) % 65536;
+  std::vector<uint8_t> bytes(d + 1, d + n);
+  BinaryFacts whole;
+  whole.path = "fuzz.so";
+  parse_binary_image(bytes.data(), bytes.size(), whole);
+  BinaryCapture c("fuzz.so", bytes.size(), 4096);
+  for (size_t off = 0; off < bytes.size(); off += chunk) c.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
+  if (!c.finish()) {
+    BinaryCapture again = c.second_pass();
+    for (size_t off = 0; off < bytes.size(); off += chunk) again.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
+    for (int round = 0; round < 8 && !again.finish(); ++round)
+      for (const auto& r : again.missing())
+        if (r.off <= bytes.size() && r.len <= bytes.size() - r.off) again.add(r.off, bytes.data() + r.off, r.len);
+    c = std::move(again);
+  }
+  if (!c.is_binary()) return;
+  if (binary_to_json(c.take()) != binary_to_json(whole)) __builtin_trap();
+}
+
 const std::vector<NamedTarget>& all_targets() {
   static const std::vector<NamedTarget> t = {{"zip", zip},       {"filename", filename}, {"metadata", metadata},
                                              {"record", record}, {"wheel", wheel},       {"version", version},
                                              {"elf", elf},       {"macho", macho},       {"pe", pe},
-                                             {"fatbin", fatbin}, {"policy", policy},     {"index", index}};
+                                             {"fatbin", fatbin}, {"policy", policy},     {"index", index},
+                                             {"inflate", inflate}, {"capture", capture}};
   return t;
 }
 

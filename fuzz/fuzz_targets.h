@@ -29,6 +29,12 @@ void pe(const uint8_t* d, size_t n);         // PE
 void fatbin(const uint8_t* d, size_t n);     // fatbin containers, fed in chunks of varying size
 void policy(const uint8_t* d, size_t n);     // policy JSON (schema validation and loading)
 void index(const uint8_t* d, size_t n);      // PEP 503 HTML / PEP 691 JSON index pages
+// Differential: the ISA-L fast path and libarchive read every entry of a zip to the same bytes
+// (or both find a fault); the fast path never yields more than an entry declares.
+void inflate(const uint8_t* d, size_t n);
+// Differential: a binary's facts captured while it streams past (in chunks the first byte picks,
+// with a small retention cap, re-reads served from the input) equal the whole-image parse.
+void capture(const uint8_t* d, size_t n);
 
 const std::vector<NamedTarget>& all_targets();
 

@@ -61,6 +61,12 @@ TEST(FuzzCorpus, Seeds) {
   auto fat = testing::synth_container({{2, 90}, {1, 90, 0x11, 8, 5}, {2, 100, 0x100011}});
   fat.insert(fat.begin(), 7);  // the fatbin target's first byte picks the chunk size
   seeds["fatbin"] = {fat};
+  seeds["inflate"] = seeds["zip"];
+  for (const auto* kind : {"elf", "macho", "pe", "fatbin"})
+    for (auto s : seeds[kind]) {
+      s.insert(s.begin(), 3);  // the capture target's first byte picks the chunk size
+      seeds["capture"].push_back(std::move(s));
+    }
   seeds["policy"] = {text(*shipped_policy_text("pytorch")), text(*shipped_policy_text("strict"))};
   seeds["index"] = {text("<html><a href=\"../../f/demo-1.0-py3-none-any.whl#sha256=ab\" data-core-metadata=\"sha256=cd\">demo-1.0-py3-none-any.whl</a></html>"),
                     text("{\"meta\": {\"api-version\": \"1.1\"}, \"files\": [{\"filename\": \"demo-1.0-py3-none-any.whl\", "

@@ -5,6 +5,7 @@
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -50,13 +51,15 @@ std::string hex32(uint32_t v) {
   return b;
 }
 
-// Compressed bytes of the entry, read from the source in blocks.
+// Compressed bytes of the entry, read from the source in blocks that start small (a prefix read
+// of a remote wheel fetches little) and double up to the buffer's size.
 class CompressedInput {
  public:
   CompressedInput(Source& src, const ZipEntry& z, std::vector<uint8_t>& buf) : src_(src), next_(z.data_offset), left_(z.compressed_size), buf_(buf) {}
   // Refills; returns the bytes now available (0 at the end of the entry's data).
   size_t fill() {
-    size_t want = static_cast<size_t>(std::min<uint64_t>(left_, buf_.size()));
+    size_t want = static_cast<size_t>(std::min<uint64_t>(left_, std::min(block_, buf_.size())));
+    block_ = std::min(block_ * 2, buf_.size());
     if (want == 0) return 0;
     size_t got = src_.read_at(next_, buf_.data(), want);
     if (got != want) throw IoError(src_.display_name() + ": file ends inside entry data at offset " + std::to_string(next_ + got));
@@ -70,6 +73,7 @@ class CompressedInput {
   Source& src_;
   uint64_t next_, left_;
   std::vector<uint8_t>& buf_;
+  size_t block_ = 16u << 10;
 };
 
 EntryRead finish(EntryRead r, const ZipEntry& z, uint32_t crc) {
@@ -81,7 +85,7 @@ EntryRead finish(EntryRead r, const ZipEntry& z, uint32_t crc) {
   return r;
 }
 
-EntryRead read_stored(Source& src, const ZipEntry& z, const EntrySink& sink) {
+EntryRead read_stored(Source& src, const ZipEntry& z, const EntrySink& sink, uint64_t limit) {
   EntryRead r;
   BufferLease tb;
   CompressedInput in(src, z, (*tb).in);
@@ -90,7 +94,7 @@ EntryRead read_stored(Source& src, const ZipEntry& z, const EntrySink& sink) {
     crc = crc32_gzip_refl(crc, in.data(), n);
     bool more = sink(in.data(), n, r.bytes);
     r.bytes += n;
-    if (!more) {
+    if (!more || r.bytes >= limit) {
       r.stopped = true;
       break;
     }
@@ -109,13 +113,15 @@ const char* inflate_error(int rc) {
   }
 }
 
-EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink) {
+EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink, uint64_t limit) {
   EntryRead r;
   BufferLease lease;
   ThreadBuffers& tb = *lease;
   CompressedInput in(src, z, tb.in);
   inflate_state* state = &tb.state;
   isal_inflate_init(state);
+  state->next_in = nullptr;  // the state is reused: start without the last stream's input
+  state->avail_in = 0;
   state->crc_flag = ISAL_GZIP_NO_HDR;  // raw deflate, with the gzip (= zip) CRC-32 of the output
   std::vector<uint8_t>& out = tb.out;
   while (state->block_state != ISAL_BLOCK_FINISH) {
@@ -126,13 +132,14 @@ EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink) {
     }
     uint32_t in_before = state->avail_in;
     state->next_out = out.data();
-    state->avail_out = static_cast<uint32_t>(out.size());
+    const uint32_t room = static_cast<uint32_t>(std::min<uint64_t>(out.size(), limit - r.bytes));  // no more than asked for
+    state->avail_out = room;
     int rc = isal_inflate(state);
     if (rc < 0) {
       r.error = std::string(inflate_error(rc)) + " after " + std::to_string(r.bytes) + " bytes of output";
       return r;
     }
-    size_t n = out.size() - state->avail_out;
+    size_t n = room - state->avail_out;
     if (n == 0 && state->avail_in == in_before && state->block_state != ISAL_BLOCK_FINISH) {
       // No progress: the compressed data is used up (or the stream cannot go on).
       r.error = "deflate stream ends early, after " + std::to_string(r.bytes) + " of " + std::to_string(z.uncompressed_size) + " bytes";
@@ -145,7 +152,7 @@ EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink) {
     }
     bool more = sink(out.data(), n, r.bytes);
     r.bytes += n;
-    if (!more) {
+    if (!more || r.bytes >= limit) {
       r.stopped = true;
       return r;
     }
@@ -159,8 +166,9 @@ bool fast_path_supports(const ZipEntry& z) {
   return (z.method == 0 || z.method == 8) && !(z.flags & 0x0001) && z.data_offset != 0;
 }
 
-EntryRead read_entry(Source& src, const ZipEntry& z, const EntrySink& sink) {
-  return z.method == 0 ? read_stored(src, z, sink) : read_deflated(src, z, sink);
+EntryRead read_entry(Source& src, const ZipEntry& z, const EntrySink& sink, uint64_t limit) {
+  if (limit == 0) return EntryRead{"", 0, true};
+  return z.method == 0 ? read_stored(src, z, sink, limit) : read_deflated(src, z, sink, limit);
 }
 
 std::map<size_t, std::string> read_entries(Source& src, const ZipIndex& idx, const std::map<size_t, EntrySink>& sinks) {

@@ -32,7 +32,8 @@ bool fast_path_supports(const ZipEntry& z);
 // Reads one entry. Errors name what went wrong (a corrupt deflate stream, a CRC-32 that differs
 // from the central directory's, data that ends early or runs past the declared size). IoError from
 // the source propagates.
-EntryRead read_entry(Source& src, const ZipEntry& z, const EntrySink& sink);
+// `limit`: stop after that many bytes (a prefix: the rest is not inflated, and `stopped` is set).
+EntryRead read_entry(Source& src, const ZipEntry& z, const EntrySink& sink, uint64_t limit = UINT64_MAX);
 
 }  // namespace wc
 

@@ -158,13 +158,39 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
     idx.inconsistent.push_back({"central directory has " + std::to_string(c.remaining()) + " bytes after its last entry", "", c.offset()});
 }
 
-void check_local(Source& src, ZipIndex& idx, ZipEntry& z) {
+// Local headers through a window: small entries lie close together, so one read serves many
+// headers instead of two reads each.
+class Window {
+ public:
+  explicit Window(Source& s) : src_(s) {}
+  std::span<const uint8_t> get(uint64_t off, size_t n) {
+    if (off < base_ || off - base_ + n > buf_.size()) {
+      size_t len = static_cast<size_t>(std::min<uint64_t>(std::max<size_t>(n, kWindow), src_.size() - std::min(off, src_.size())));
+      buf_.resize(len);
+      size_t got = src_.read_at(off, buf_.data(), len);
+      if (got < n)
+        throw IoError(src_.display_name() + ": wanted " + std::to_string(n) + " bytes at offset " + std::to_string(off) +
+                      ", file ends after " + std::to_string(off + got));
+      buf_.resize(got);
+      base_ = off;
+    }
+    return {buf_.data() + (off - base_), n};
+  }
+
+ private:
+  static constexpr size_t kWindow = 32u << 10;
+  Source& src_;
+  uint64_t base_ = 0;
+  std::vector<uint8_t> buf_;
+};
+
+void check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   auto add = [&](std::string m) { idx.inconsistent.push_back({std::move(m), z.name, z.local_offset}); };
   if (z.local_offset > idx.archive_size || idx.archive_size - z.local_offset < 30) {
     idx.fatal.push_back({"local header offset " + std::to_string(z.local_offset) + " is outside the file", z.name, z.local_offset});
     return;
   }
-  auto hdr = src.read_exact(z.local_offset, 30);
+  auto hdr = src.get(z.local_offset, 30);
   Cursor l(hdr, z.local_offset);
   if (l.u32() != kLocalSig) {
     idx.fatal.push_back({"no local file header at offset " + std::to_string(z.local_offset), z.name, z.local_offset});
@@ -183,7 +209,7 @@ void check_local(Source& src, ZipIndex& idx, ZipEntry& z) {
     idx.fatal.push_back({"local header name/extra run past the end of the file", z.name, z.local_offset});
     return;
   }
-  auto var = src.read_exact(var_off, name_len + extra_len);
+  auto var = src.get(var_off, name_len + extra_len);
   Cursor v(var, var_off);
   std::string_view lname = v.str(name_len);
   apply_zip64_extra(v.sub(name_len, extra_len), loc, false);
@@ -223,7 +249,7 @@ void check_overlaps(ZipIndex& idx) {
 
 }  // namespace
 
-ZipIndex read_zip_index(Source& src) {
+ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted) {
   ZipIndex idx;
   idx.archive_size = src.size();
   try {
@@ -250,8 +276,13 @@ ZipIndex read_zip_index(Source& src) {
     idx.central_directory_offset = e.cd_offset;
     read_central(src, idx, e);
     if (!idx.fatal.empty()) return idx;
+    std::vector<ZipEntry*> by_offset;  // file order: neighbouring headers share a window
+    for (auto& z : idx.entries)
+      if (!local_wanted || local_wanted(z)) by_offset.push_back(&z);
+    std::stable_sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+    Window window(src);
+    for (auto* z : by_offset) check_local(window, idx, *z);
     for (auto& z : idx.entries) {
-      check_local(src, idx, z);
       if (z.method != 0 && z.method != 8)
         idx.methods.push_back({"compression method " + std::to_string(z.method) + " (only STORED and DEFLATED are portable; PyPI rejects others)", z.name, z.local_offset});
     }

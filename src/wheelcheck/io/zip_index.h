@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ struct ZipIndex {
 };
 
 // Never throws for bad data: problems are recorded. IoError from the source still propagates.
-ZipIndex read_zip_index(Source& src);
+// `local_wanted`, when given, limits the local-header checks (and data offsets) to the entries it
+// accepts: a metadata-depth look at a remote wheel does not fetch thousands of local headers.
+ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted = {});
 
 }  // namespace wc

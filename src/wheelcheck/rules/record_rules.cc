@@ -1,6 +1,9 @@
 // WC301-WC307: RECORD against the archive.
-#include <map>
-#include <set>
+#include <algorithm>
+#include <deque>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "rules/rules.h"
 #include "util/strings.h"
@@ -58,21 +61,27 @@ void check_row(const WheelFacts& f, const RecordRow& row, FindingSink& s) {
 }  // namespace
 
 void record_rules(const WheelFacts& f, FindingSink& s) {
-  // WC307 holds for any archive, RECORD or not.
-  std::map<std::string, int> names;
-  std::map<std::string, std::string> folded;
+  // WC307 holds for any archive, RECORD or not. Hashed by views into the entries (thousands of
+  // names: no tree of copies).
+  std::unordered_map<std::string_view, int> names;
+  std::unordered_map<std::string_view, std::string_view> folded;
+  std::deque<std::string> lowered;  // lower-case copies of names that have upper case
+  names.reserve(f.entries.size());
+  folded.reserve(f.entries.size());
   for (const auto& e : f.entries) {
     if (++names[e.name] == 2) s.add("WC307", "the archive holds this name more than once", e.name);
-    std::string lower = to_lower(e.name);
-    auto [it, fresh] = folded.emplace(lower, e.name);
+    std::string_view key = e.name;
+    if (std::any_of(e.name.begin(), e.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) key = lowered.emplace_back(to_lower(e.name));
+    auto [it, fresh] = folded.emplace(key, e.name);
     if (!fresh && it->second != e.name)
-      s.add("WC307", "differs only in case from '" + clip_for_display(it->second) +
+      s.add("WC307", "differs only in case from '" + clip_for_display(std::string(it->second)) +
                          "' (they collide on case-insensitive file systems)", e.name, std::nullopt, Severity::warning);
   }
   if (!f.record) return;  // missing RECORD is reported by the layout check
   const std::string record = f.dist_info + "/RECORD";
   for (const auto& p : f.record->problems) s.add("WC301", "RECORD " + p, record);
-  std::set<std::string> listed;
+  std::unordered_set<std::string_view> listed;
+  listed.reserve(f.record->rows.size());
   for (const auto& row : f.record->rows) {
     if (!listed.insert(row.path).second) {
       s.add("WC301", "RECORD lists this path more than once", row.path);

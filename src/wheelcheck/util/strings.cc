@@ -148,7 +148,20 @@ static bool glob_at(std::string_view p, size_t pi, std::string_view s, size_t si
   return si == s.size();
 }
 
-bool glob_match(std::string_view pattern, std::string_view path) { return glob_at(pattern, 0, path, 0); }
+bool glob_match(std::string_view pattern, std::string_view path) {
+  // Every run of plain characters (no wildcard, class or '/', which "**/" may drop) appears in
+  // any path the pattern matches: look for the longest one first, so most paths fail in one
+  // search instead of a backtracking walk.
+  std::string_view longest;
+  for (size_t i = 0; i < pattern.size();) {
+    size_t j = i;
+    while (j < pattern.size() && std::string_view("*?[]/").find(pattern[j]) == std::string_view::npos) ++j;
+    if (j - i > longest.size()) longest = pattern.substr(i, j - i);
+    i = j + 1;
+  }
+  if (!longest.empty() && path.find(longest) == std::string_view::npos) return false;
+  return glob_at(pattern, 0, path, 0);
+}
 
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n) {
   static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

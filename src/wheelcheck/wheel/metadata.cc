@@ -1,5 +1,7 @@
 #include "wheel/metadata.h"
 
+#include <algorithm>
+
 #include "util/strings.h"
 
 namespace wc {
@@ -64,6 +66,7 @@ HeaderFile parse_header_file(std::string_view text) {
 
 RecordFile parse_record(std::string_view text) {
   RecordFile rec;
+  rec.rows.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::vector<std::string> row;
   std::string field;
   size_t i = 0, line = 1, row_line = 1;
@@ -81,7 +84,7 @@ RecordFile parse_record(std::string_view text) {
       rec.problems.push_back("line " + std::to_string(row_line) + ": expected 3 fields (path,hash,size), found " +
                              std::to_string(row.size()));
     } else {
-      rec.rows.push_back({row[0], row[1], row[2], row_line});
+      rec.rows.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2]), row_line});
     }
     row.clear();
     row_started = false;
