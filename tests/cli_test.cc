@@ -1,7 +1,10 @@
 // End to end: the wheelcheck binary on wheels written at test time; exit codes, formats, files.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -96,6 +99,10 @@ TEST(Cli, SeveralReportsInOneRun) {
   ASSERT_EQ(py.exit_code, 0) << py.err;
   EXPECT_EQ(py.out, "2 1\n");
   EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "yaml:x"}).exit_code, 2);
+  // A wheel after --report FORMAT:FILE is a target, not another report.
+  auto after = run_wheelcheck({"check", "--report", "json:" + out.file("after.json"), w.good, w.bad});
+  EXPECT_EQ(after.exit_code, 1) << after.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(out.file("after.json")))["summary"]["total"], 2);
   auto sarif = run_wheelcheck({"check", w.bad, "--format", "sarif"});
   EXPECT_EQ(sarif.exit_code, 1);
   auto s = nlohmann::json::parse(sarif.out);
@@ -151,6 +158,22 @@ TEST(Cli, ParallelKeepsOrder) {
   auto four = run_wheelcheck({"check", d.path(), "--format", "json", "-j", "4"});
   EXPECT_EQ(one.exit_code, 0);
   EXPECT_EQ(one.out, four.out);
+}
+
+// Every rule ID the sources raise is in the catalogue `wheelcheck rules` prints (and SARIF lists).
+TEST(Cli, EveryRaisedRuleIsCatalogued) {
+  auto listed = nlohmann::json::parse(run_wheelcheck({"rules", "--format", "json"}).out);
+  std::set<std::string> known;
+  for (const auto& r : listed) known.insert(r["id"].get<std::string>());
+  std::regex id("\"(WC[0-9]{3})\"");
+  size_t raised = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(std::string(WC_SOURCE_DIR) + "/src/wheelcheck")) {
+    if (f.path().extension() != ".cc" || f.path().string().find("/catalog/") != std::string::npos) continue;
+    std::string text = slurp(f.path().string());
+    for (std::sregex_iterator it(text.begin(), text.end(), id), end; it != end; ++it, ++raised)
+      EXPECT_TRUE(known.count((*it)[1])) << (*it)[1] << " in " << f.path() << " is not in the catalogue";
+  }
+  EXPECT_GT(raised, 50u);
 }
 
 TEST(Cli, InspectRulesPolicy) {

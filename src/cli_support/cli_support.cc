@@ -7,7 +7,8 @@ namespace wc::cli {
 void add_report_options(CLI::App* app, ReportOptions& o) {
   app->add_option("-f,--format", o.format, "text, json, junit, github or sarif")->capture_default_str();
   app->add_option("-o,--output", o.output, "Write the --format report here instead of stdout");
-  app->add_option("--report", o.reports, "Another report as FORMAT:FILE (repeatable)");
+  // One value per --report (repeat the flag for more): the positional targets after it stay targets.
+  app->add_option("--report", o.reports, "Another report as FORMAT:FILE (repeatable)")->allow_extra_args(false);
 }
 
 std::vector<ReportTarget> report_targets(const ReportOptions& o) {

@@ -1,7 +1,14 @@
 #include "support/test_support.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <array>
 #include <cstdio>
@@ -30,6 +37,76 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+namespace {
+
+int free_port() {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (s >= 0 && ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  if (s >= 0) ::close(s);
+  return port;
+}
+
+bool accepts(int port) {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = s >= 0 && ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  if (s >= 0) ::close(s);
+  return ok;
+}
+
+}  // namespace
+
+ChildServer::ChildServer(std::vector<std::string> argv, const std::string& cwd) {
+  for (int attempt = 0; attempt < 3 && pid_ <= 0; ++attempt) {
+    port_ = free_port();
+    if (!port_) return;
+    std::vector<std::string> args = argv;
+    for (auto& a : args)
+      for (size_t at; (at = a.find("{port}")) != std::string::npos;) a.replace(at, 6, std::to_string(port_));
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(127);
+      std::freopen("/dev/null", "w", stdout);
+      std::freopen("/dev/null", "w", stderr);
+      std::vector<char*> cargs;
+      for (auto& a : args) cargs.push_back(a.data());
+      cargs.push_back(nullptr);
+      ::execvp(cargs[0], cargs.data());
+      _exit(127);
+    }
+    pid_ = pid;
+    for (int i = 0; i < 100; ++i) {
+      if (accepts(port_)) return;
+      int st;
+      if (::waitpid(pid_, &st, WNOHANG) == pid_) break;  // it died (port taken, binary missing)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+}
+
+ChildServer::~ChildServer() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  for (int i = 0; i < 40; ++i) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
 }
 
 std::string shell_quote(const std::string& s) {

@@ -39,6 +39,23 @@ std::vector<std::string> rule_ids(const std::vector<Finding>& fs);
 bool has_rule(const std::vector<Finding>& fs, const std::string& id);
 std::string dump(const std::vector<Finding>& fs);
 
+// A server process on 127.0.0.1 at a free port: every "{port}" in argv is replaced by it. Waits
+// until the port accepts connections; killed (and reaped) at destruction. up() is false when it
+// did not start (the tests skip with the reason then).
+class ChildServer {
+ public:
+  explicit ChildServer(std::vector<std::string> argv, const std::string& cwd = "");
+  ~ChildServer();
+  ChildServer(const ChildServer&) = delete;
+  ChildServer& operator=(const ChildServer&) = delete;
+  bool up() const { return pid_ > 0; }
+  int port() const { return port_; }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + "/" + path; }
+
+ private:
+  int pid_ = -1, port_ = 0;
+};
+
 // A python3 that can import `packaging`, or "" (the differential test skips then).
 std::string python_with_packaging();
 

@@ -65,7 +65,12 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC605", S::warning, "CUDA library bundled in the wheel that the policy expects from a dependency wheel", "binaries"},
       {"WC606", S::warning, "CUDA variant the policy knows nothing about (no variant facts, or no requirements for it)", "binaries"},
       {"WC701", S::error, "wheel over the policy's size limit", "core"},
+      {"WC702", S::error, "size grew past the allowed ratio against the baseline", "release set"},
+      {"WC703", S::error, "release matrix incomplete: an expected wheel is missing", "release set"},
+      {"WC704", S::error, "unexpected wheel in the release set", "release set"},
+      {"WC705", S::error, "Version / Requires-Dist / Requires-Python / classifiers differ across the release set", "release set"},
       {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
+      {"WC707", S::error, "CUDA variant (local version), Requires-Dist pins and GPU code disagree across the set", "release set"},
   };
   return rules;
 }

@@ -22,6 +22,7 @@
 #include "report/report.h"
 #include "rules/platform_tag.h"
 #include "util/json_text.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 #ifndef WHEELCHECK_VERSION
@@ -43,6 +44,7 @@ struct CheckArgs {
   bool quiet = false, facts = false, no_binaries = false;
   std::string match;
   std::string depth = "full";
+  std::string baseline, shard;
 };
 
 int run_check(const CheckArgs& a) {
@@ -54,6 +56,15 @@ int run_check(const CheckArgs& a) {
   req.jobs = a.jobs;
   req.binaries = !a.no_binaries;
   req.depth = a.depth == "metadata" ? Depth::metadata : Depth::full;
+  req.baseline = a.baseline;
+  if (!a.shard.empty()) {
+    auto slash = a.shard.find('/');
+    auto i = slash == std::string::npos ? std::nullopt : parse_decimal(std::string_view(a.shard).substr(0, slash), 10000);
+    auto n = slash == std::string::npos ? std::nullopt : parse_decimal(std::string_view(a.shard).substr(slash + 1), 10000);
+    if (!i || !n || *i < 1 || *i > *n) throw std::runtime_error("--shard '" + escape_for_display(a.shard) + "': expected I/N with 1 <= I <= N (e.g. 2/8)");
+    req.shard_index = static_cast<unsigned>(*i);
+    req.shard_count = static_cast<unsigned>(*n);
+  }
   req.include_facts = a.facts;
   if (!a.quiet && ::isatty(STDERR_FILENO))
     req.progress = [](size_t done, size_t total, const std::string& path) {
@@ -186,16 +197,41 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
 }
 
 // Combines the JSON reports of shards (one nightly gate split over machines) into one verdict.
-int run_merge(const std::vector<std::string>& files, const cli::ReportOptions& out) {
+struct MergeArgs {
+  std::vector<std::string> files;
+  cli::ReportOptions out;
+  std::string policy, baseline;
+};
+
+// Combines shard reports: every shard of one run present once (same N, same target list), no wheel
+// in two reports, then the release-set rules over the union.
+int run_merge(const MergeArgs& a) {
   RunReport report;
   report.version = WHEELCHECK_VERSION;
-  for (const auto& file : files) {
+  std::map<unsigned, std::string> shards;  // index -> file
+  std::optional<ShardInfo> first;
+  std::map<std::string, std::string> seen;  // wheel file name -> report file
+  std::vector<SetMember> members;
+  for (const auto& file : a.files) {
     nlohmann::json j = read_json_file(file);
     if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1")
       throw std::runtime_error(file + ": not a wheelcheck JSON report (schema wheelcheck-report/1)");
     report.tool = j.value("tool", "wheelcheck");
     if (report.policy.empty()) report.policy = j.value("policy", "");
     else if (j.value("policy", "") != report.policy) report.policy = "mixed";
+    std::string source = j.value("policy_source", j.value("policy", ""));
+    if (report.policy_source.empty()) report.policy_source = source;
+    else if (source != report.policy_source) report.policy_source = "mixed";
+    if (j.contains("depth")) report.depth = j.value("depth", "");
+    if (j.contains("shard") && j["shard"].is_object()) {
+      ShardInfo s{j["shard"].value("index", 0u), j["shard"].value("count", 0u), j["shard"].value("targets", size_t{0}), j["shard"].value("digest", "")};
+      if (!first) first = s;
+      if (s.count != first->count || s.digest != first->digest)
+        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + " of another run (" +
+                                 a.files.front() + " is a shard of " + std::to_string(first->count) + " over other targets)");
+      if (!shards.emplace(s.index, file).second)
+        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + " is also " + shards[s.index]);
+    }
     for (const char* key : {"wheels", "artifacts", "suites"}) {
       if (!j.contains(key)) continue;
       report.items_key = key;
@@ -204,18 +240,47 @@ int run_merge(const std::vector<std::string>& files, const cli::ReportOptions& o
         item.path = w.value("path", "");
         item.skipped = w.value("verdict", "") == "skip";
         item.skip_reason = w.value("skip_reason", "");
+        item.size = w.value("size", uint64_t{0});
+        item.bytes_read = w.value("bytes_read", uint64_t{0});
         if (w.contains("facts")) item.facts = w["facts"];
+        if (w.contains("release")) {
+          item.release = w["release"];
+          if (auto m = member_from_json(w["release"])) members.push_back(std::move(*m));
+        }
         for (const auto& f : w.value("findings", nlohmann::json::array())) {
           auto sev = parse_severity(f.value("severity", "error"));
           Finding x{f.value("rule", ""), sev.value_or(Severity::error), f.value("message", ""), f.value("entry", ""), std::nullopt};
           if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
           item.findings.push_back(std::move(x));
         }
+        std::string name = target_basename(item.path);
+        if (key == std::string("wheels") && !seen.emplace(name, file).second)
+          throw std::runtime_error(name + " was checked twice (" + seen[name] + " and " + file + "): the shards overlap");
         report.items.push_back(std::move(item));
       }
     }
   }
-  return cli::emit_reports(report, out);
+  if (first) {
+    std::vector<std::string> missing;
+    for (unsigned i = 1; i <= first->count; ++i)
+      if (!shards.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(first->count));
+    if (!missing.empty()) throw std::runtime_error("shard" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ") + " missing: give every shard's report");
+    if (shards.size() != a.files.size()) throw std::runtime_error("a mix of shard reports and unsharded reports");
+    if (report.items.size() != first->targets)
+      throw std::runtime_error("the shards hold " + std::to_string(report.items.size()) + " wheels; the run had " + std::to_string(first->targets) + " targets");
+  }
+  if (report.items_key == "wheels") {
+    std::string spec = a.policy.empty() ? report.policy_source : a.policy;
+    if (!spec.empty() && spec != "mixed") {
+      Policy policy = load_policy(spec);  // throws naming what is wrong: exit 2
+      report.policy = policy.name;
+      report.policy_source = policy.spec;
+      judge_set(report, members, policy, a.baseline);
+    } else if (!a.baseline.empty()) {
+      throw std::runtime_error("--baseline needs the policy: the reports were written with different ones; pass --policy");
+    }
+  }
+  return cli::emit_reports(report, a.out);
 }
 
 int run_rules(const std::string& format) {
@@ -284,6 +349,10 @@ int main(int argc, char** argv) {
                 "headers only (sub-second on any wheel; hashes, symbol versions and GPU code not checked)")
       ->check(CLI::IsMember({"full", "metadata"}))
       ->capture_default_str();
+  c->add_option("--baseline", check.baseline, "A previous JSON report: wheel and large-entry sizes compared (WC702)");
+  c->add_option("--shard", check.shard,
+                "I/N: check only the I-th of N parts of the targets (a deterministic partition by file name); "
+                "`merge` combines the shard reports and runs the release-set rules");
 
   std::vector<std::string> inspect_targets;
   std::string inspect_format = "text", inspect_output, inspect_policy = "default";
@@ -293,11 +362,12 @@ int main(int argc, char** argv) {
   i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
   i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
 
-  std::vector<std::string> merge_files;
-  cli::ReportOptions merge_out;
-  auto* m = app.add_subcommand("merge", "Combine JSON reports of shards into one verdict");
-  m->add_option("reports", merge_files, "JSON reports written by check --report json:FILE")->required();
-  cli::add_report_options(m, merge_out);
+  MergeArgs merge;
+  auto* m = app.add_subcommand("merge", "Combine JSON reports of shards into one verdict, with the release-set rules over all of them");
+  m->add_option("reports", merge.files, "JSON reports written by check --report json:FILE")->required();
+  m->add_option("-p,--policy", merge.policy, "Policy for the release-set rules (default: the one the reports name)");
+  m->add_option("--baseline", merge.baseline, "A previous JSON report: sizes compared (WC702)");
+  cli::add_report_options(m, merge.out);
 
   std::string rules_format = "text";
   auto* r = app.add_subcommand("rules", "List the rule catalogue");
@@ -319,7 +389,7 @@ int main(int argc, char** argv) {
     if (*c) return run_check(check);
     if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy);
     if (*r) return run_rules(rules_format);
-    if (*m) return run_merge(merge_files, merge_out);
+    if (*m) return run_merge(merge);
     if (*pv) return run_policy_validate(validate_files);
     if (*ps) {
       std::cout << load_policy(show_spec).document.dump(2) << "\n";

@@ -54,6 +54,23 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.reindex();
 }
 
+// Entries --depth metadata reads the first bytes of: named like native code, or executable.
+bool binary_like(const ZipEntry& z) {
+  return is_native_library_name(z.name) || (z.unix_mode & 0111) || z.name.ends_with(".exe") || z.name.ends_with(".cubin") ||
+         z.name.ends_with(".fatbin");
+}
+
+// At --depth metadata only these entries need their local headers (data offsets): the dist-info
+// files, the files a policy reads, and binaries.
+bool read_at_metadata_depth(const ZipEntry& z, const AnalyzeOptions& opt) {
+  auto slash = z.name.find('/');
+  if (slash != std::string::npos && z.name.find('/', slash + 1) == std::string::npos &&
+      std::string_view(z.name).substr(0, slash).ends_with(".dist-info"))
+    return true;
+  if (std::find(opt.capture_files.begin(), opt.capture_files.end(), z.name) != opt.capture_files.end()) return true;
+  return opt.binaries && binary_like(z);
+}
+
 double ratio(const ZipEntry& z) {
   return z.compressed_size ? double(z.uncompressed_size) / double(z.compressed_size) : double(z.uncompressed_size);
 }
@@ -263,21 +280,31 @@ class WheelReader {
     EntryFacts& e = f_.entries[i];
     e.skipped = skip_reason(z);
     if (!e.skipped.empty()) return;
-    bool binary_like = is_native_library_name(z.name) || (z.unix_mode & 0111) || z.name.ends_with(".exe") ||
-                       z.name.ends_with(".cubin") || z.name.ends_with(".fatbin");
-    if (!opt_.binaries || !binary_like || !fast_path_supports(z)) {
+    if (!opt_.binaries || !binary_like(z) || !fast_path_supports(z)) {
       e.skipped = "not read at --depth metadata";
       return;
     }
     Work w = start(i);
-    EntryRead r = read_entry(src_, z, [&](const uint8_t* p, size_t n, uint64_t off) {
-      size_t take = static_cast<size_t>(std::min<uint64_t>(n, kHeaderPrefix - off));
-      e.bytes_read += take;
-      if (off == 0) e.magic = sniff_binary(p, take);
-      w.sha256.update(p, take);
-      w.capture->data(p, take);
-      return off + n < kHeaderPrefix;
-    });
+    bool not_binary = false;
+    EntryRead r = read_entry(
+        src_, z,
+        [&](const uint8_t* p, size_t n, uint64_t off) {
+          if (off == 0) e.magic = sniff_binary(p, n);
+          if (off == 0 && e.magic.empty() && !is_native_library_name(z.name)) {
+            not_binary = true;  // executable, but a script: nothing more to read
+            return false;
+          }
+          e.bytes_read += n;
+          w.sha256.update(p, n);
+          w.capture->data(p, n);
+          return true;
+        },
+        kHeaderPrefix);
+    if (not_binary) {
+      e.bytes_read = 0;
+      e.skipped = "not read at --depth metadata";
+      return;
+    }
     if (!r.error.empty()) {
       e.read_error = r.error;
       return;
@@ -398,30 +425,40 @@ class WheelReader {
 
 }  // namespace
 
-WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
-  WheelFacts f;
-  f.path = src.display_name();
-  f.file_size = src.size();
-  f.filename = parse_wheel_filename(target_basename(f.path));
+namespace {
+
+void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
   ZipIndex idx;
   try {
-    idx = read_zip_index(src);
+    if (opt.depth == Depth::metadata) idx = read_zip_index(src, [&](const ZipEntry& z) { return read_at_metadata_depth(z, opt); });
+    else idx = read_zip_index(src);
   } catch (const IoError& e) {
     f.unreadable.push_back({e.what(), "", 0});
-    return f;
+    return;
   }
   index_to_facts(idx, f);
-  if (!idx.ok()) return f;
+  if (!idx.ok()) return;
   if (opt.refuse_over_limits && idx.entries.size() > opt.limits.max_entries) {
     // WC403 reports the count from the central directory; nothing is inflated.
     for (auto& e : f.entries) e.skipped = "entry count over the limit";
-    return f;
+    return;
   }
   try {
     WheelReader(src, idx, f, opt).run();
   } catch (const IoError& e) {
     f.unreadable.push_back({e.what(), "", 0});
   }
+}
+
+}  // namespace
+
+WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
+  WheelFacts f;
+  f.path = src.display_name();
+  f.file_size = src.size();
+  f.filename = parse_wheel_filename(target_basename(f.path));
+  analyze_into(src, opt, f);
+  f.bytes_read = src.bytes_read();
   return f;
 }
 
@@ -431,12 +468,41 @@ WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt) {
     src = open_source(path);
   } catch (const IoError& e) {
     WheelFacts f;
-    f.path = path;
+    f.path = display_url(path);
     f.filename = parse_wheel_filename(target_basename(path));
     f.unreadable.push_back({e.what(), "", 0});
     return f;
   }
   return analyze_wheel(*src, opt);
+}
+
+WheelFacts analyze_index_metadata(const TargetRef& t, const AnalyzeOptions& opt) {
+  WheelFacts f;
+  f.path = display_url(t.location);
+  f.filename = parse_wheel_filename(target_basename(t.location));
+  f.metadata_depth = f.from_index_metadata = true;
+  if (f.filename.valid) f.dist_info = escape_name(f.filename.name) + "-" + f.filename.version_text + ".dist-info";
+  std::string body;
+  try {
+    body = http_get(t.metadata_url, "", opt.limits.max_metadata_bytes);
+  } catch (const IoError& e) {
+    f.unreadable.push_back({std::string("the index's core metadata: ") + e.what(), "", 0});
+    return f;
+  }
+  f.bytes_read = body.size();
+  if (!t.metadata_sha256.empty()) {
+    Digest d("sha256");
+    d.update(body.data(), body.size());
+    std::string got = d.digest_hex();
+    if (got != to_lower(t.metadata_sha256)) {
+      f.unreadable.push_back({"the core metadata served at " + display_url(t.metadata_url) + " has sha256 " + got + "; the index says " +
+                                  clip_for_display(t.metadata_sha256, 80),
+                              "", 0});
+      return f;
+    }
+  }
+  f.metadata = parse_header_file(body);
+  return f;
 }
 
 AnalyzeOptions analyze_options_for(const Policy& p) {
@@ -457,16 +523,28 @@ const EntryFacts* WheelFacts::find_entry(const std::string& name) const {
   return it == entry_index_.end() ? nullptr : &entries[it->second];
 }
 
+struct WheelFacts::InstallPaths {
+  std::once_flag once;
+  std::unordered_set<std::string> paths;
+};
+
 void WheelFacts::reindex() {
   entry_index_.clear();
-  install_paths_.clear();
   entry_index_.reserve(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) {
-    entry_index_.emplace(entries[i].name, i);
-    if (entries[i].kind == EntryKind::directory) continue;
-    std::string p = install_path(entries[i].name);
-    if (!p.empty()) install_paths_.insert(std::move(p));
-  }
+  for (size_t i = 0; i < entries.size(); ++i) entry_index_.emplace(entries[i].name, i);
+  install_paths_ = std::make_unique<InstallPaths>();
+}
+
+bool WheelFacts::installs(const std::string& path) const {
+  if (!install_paths_) return false;
+  std::call_once(install_paths_->once, [&] {
+    for (const auto& e : entries) {
+      if (e.kind == EntryKind::directory) continue;
+      std::string p = install_path(e.name);
+      if (!p.empty()) install_paths_->paths.insert(std::move(p));
+    }
+  });
+  return install_paths_->paths.count(path) > 0;
 }
 
 WheelFacts::WheelFacts() = default;

@@ -4,6 +4,7 @@
 
 #include "facts/wheel_facts.h"
 #include "io/source.h"
+#include "io/targets.h"
 #include "policy/policy.h"
 
 namespace wc {
@@ -30,6 +31,9 @@ struct AnalyzeOptions {
 WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt);
 // Opens `path` (file or http(s) URL) and analyses it; a source that cannot be opened is a fact too.
 WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt);
+// The core metadata an index serves beside a wheel (PEP 658/714): METADATA alone, checked against
+// the index's sha256 when it gives one; the wheel is not touched.
+WheelFacts analyze_index_metadata(const TargetRef& t, const AnalyzeOptions& opt);
 // Options a policy implies: its limits, and the files its rules read.
 AnalyzeOptions analyze_options_for(const Policy& p);
 

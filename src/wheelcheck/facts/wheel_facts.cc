@@ -75,6 +75,8 @@ json facts_to_json(const WheelFacts& f) {
   j["binaries"] = bins;
   if (f.reinflated_bytes) j["reinflated_bytes"] = f.reinflated_bytes;
   j["depth"] = f.metadata_depth ? "metadata" : "full";
+  if (f.from_index_metadata) j["source"] = "index metadata (PEP 658)";
+  j["bytes_read"] = f.bytes_read;
   return j;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,6 +66,10 @@ struct WheelFacts {
   // linkers and patchelf produce; the single pass is measured by this).
   uint64_t reinflated_bytes = 0;
   bool metadata_depth = false;  // read at --depth metadata: entries not hashed, binaries by their headers
+  uint64_t bytes_read = 0;      // bytes moved from the file or over HTTP to check it
+  // Only the core metadata the index serves beside the wheel was read (PEP 658/714, --depth
+  // metadata): no archive, no dist-info layout, no binaries.
+  bool from_index_metadata = false;
 
   WheelFacts();
   ~WheelFacts();
@@ -79,11 +84,13 @@ struct WheelFacts {
   // assemble facts by hand).
   void reindex();
   // Whether the wheel installs a file at `path` (relative to site-packages; see install_path()).
-  bool installs(const std::string& path) const { return install_paths_.count(path) > 0; }
+  // Built on first use (only the library-resolution rules ask), once, thread-safely.
+  bool installs(const std::string& path) const;
 
  private:
+  struct InstallPaths;
   std::unordered_map<std::string, size_t> entry_index_;
-  std::unordered_set<std::string> install_paths_;
+  std::unique_ptr<InstallPaths> install_paths_;
 };
 
 nlohmann::json facts_to_json(const WheelFacts& f);

@@ -1,13 +1,21 @@
-// Wheels behind http(s):// URLs, read with HTTP range requests (libcurl) so a metadata-only look
-// at a remote wheel fetches the central directory and a few entries, not the whole file.
-// Blocks are cached (LRU); servers that ignore Range get one whole download, capped in size.
+// Wheels behind http(s):// URLs, read with HTTP range requests (libcurl): a metadata-depth look at
+// a remote wheel fetches the central directory, the dist-info files and the first bytes of its
+// binaries, not the whole file. Requests are sized to what is read (64 KiB, growing while reads are
+// sequential), fetched spans are cached (LRU, bounded), every reply is checked (status, the
+// Content-Range it claims, the body length), transient failures are retried with backoff, and a
+// stalled transfer ends at the configured timeout. Credentials come from ~/.netrc (or $NETRC) and
+// WHEELCHECK_HTTP_AUTHORIZATION; URLs are shown without any user:password part, and header values
+// are never shown.
 #include <curl/curl.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
-
 #include <list>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "io/source.h"
 #include "util/parse.h"
@@ -16,13 +24,26 @@
 namespace wc {
 namespace {
 
-constexpr uint64_t kBlock = 1u << 20;
-constexpr size_t kCachedBlocks = 32;
-constexpr uint64_t kMaxWholeDownload = 4ull << 30;
+constexpr uint64_t kMinRequest = 32u << 10;
+constexpr uint64_t kMaxRequest = 8u << 20;
+constexpr uint64_t kCacheBytes = 64u << 20;
+constexpr uint64_t kMaxWholeDownload = 1ull << 30;  // servers that ignore Range: whole file, at most this
 
 void curl_global() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+HttpOptions& options() {
+  static HttpOptions o = [] {
+    HttpOptions d;
+    if (const char* t = std::getenv("WHEELCHECK_HTTP_TIMEOUT"))
+      if (auto v = parse_decimal(t, 3600); v && *v > 0) d.timeout_seconds = static_cast<unsigned>(*v);
+    if (const char* r = std::getenv("WHEELCHECK_HTTP_RETRIES"))
+      if (auto v = parse_decimal(r, 10)) d.retries = static_cast<unsigned>(*v);
+    return d;
+  }();
+  return o;
 }
 
 struct Reply {
@@ -31,6 +52,7 @@ struct Reply {
   std::string content_range;
   uint64_t cap = 0;
   bool too_big = false;
+  CURLcode code = CURLE_OK;
 };
 
 size_t on_body(char* p, size_t sz, size_t n, void* ud) {
@@ -44,53 +66,137 @@ size_t on_body(char* p, size_t sz, size_t n, void* ud) {
 }
 
 size_t on_header(char* p, size_t sz, size_t n, void* ud) {
-  std::string h(p, sz * n);
+  std::string_view h(p, sz * n);
+  auto* r = static_cast<Reply*>(ud);
+  if (h.rfind("HTTP/", 0) == 0) r->content_range.clear();  // a new response (after a redirect)
   if (h.size() > 14 && (h.compare(0, 14, "Content-Range:") == 0 || h.compare(0, 14, "content-range:") == 0))
-    static_cast<Reply*>(ud)->content_range = h.substr(14);
+    r->content_range = std::string(trim(h.substr(14)));
   return sz * n;
 }
 
-// The options every request shares: redirects, http(s) only, timeouts that end a stalled transfer.
-CURL* new_request(const std::string& url, Reply& r) {
+bool transient(const Reply& r) {
+  switch (r.code) {
+    case CURLE_OK: return r.status == 429 || r.status == 500 || r.status == 502 || r.status == 503 || r.status == 504;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING: return true;
+    default: return false;
+  }
+}
+
+std::string status_text(long status) {
+  switch (status) {
+    case 401: return " (unauthorized: credentials from ~/.netrc or WHEELCHECK_HTTP_AUTHORIZATION?)";
+    case 403: return " (forbidden)";
+    case 404: return " (not found)";
+    case 416: return " (range not satisfiable)";
+    case 429: return " (too many requests)";
+    default: return status >= 500 ? " (server error)" : "";
+  }
+}
+
+// One request with the options every request shares (redirects, http(s) only, credentials,
+// timeouts), retried with backoff while the failure is transient. Returns the last reply.
+Reply perform(const std::string& url, const std::string& range, uint64_t cap, const std::string& accept) {
   curl_global();
-  CURL* c = curl_easy_init();
-  if (!c) throw IoError(url + ": cannot start libcurl");
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);  // abort a stalled transfer after 60 s
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "wheelcheck");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-  return c;
+  const HttpOptions& o = options();
+  Reply r;
+  for (unsigned attempt = 0;; ++attempt) {
+    r = Reply{};
+    r.cap = cap;
+    CURL* c = curl_easy_init();
+    if (!c) throw IoError(display_url(url) + ": cannot start libcurl");
+    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, static_cast<long>(o.timeout_seconds));
+    // A transfer that moves under 1 KiB/s for the timeout is stalled: it ends, and is retried.
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.timeout_seconds));
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "wheelcheck");
+    curl_easy_setopt(c, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_OPTIONAL));
+    if (const char* netrc = std::getenv("NETRC")) curl_easy_setopt(c, CURLOPT_NETRC_FILE, netrc);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    struct curl_slist* headers = nullptr;
+    if (!accept.empty()) headers = curl_slist_append(headers, ("Accept: " + accept).c_str());
+    if (const char* auth = std::getenv("WHEELCHECK_HTTP_AUTHORIZATION"); auth && *auth)
+      headers = curl_slist_append(headers, ("Authorization: " + std::string(auth)).c_str());
+    if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    if (!range.empty()) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+    r.code = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(c);
+    if (r.too_big || !transient(r) || attempt >= o.retries) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(4000u, 250u << attempt)));
+  }
+}
+
+// An IoError for a reply that failed (transport error or an HTTP status other than `ok`s).
+void require_ok(const Reply& r, const std::string& url, std::initializer_list<long> ok, uint64_t cap) {
+  if (r.too_big) throw IoError(display_url(url) + ": reply larger than " + std::to_string(cap) + " bytes");
+  if (r.code == CURLE_TOO_MANY_REDIRECTS) throw IoError(display_url(url) + ": more than 10 redirects (a redirect loop?)");
+  if (r.code == CURLE_OPERATION_TIMEDOUT)
+    throw IoError(display_url(url) + ": the server stalled (no progress for " + std::to_string(options().timeout_seconds) +
+                  " s; WHEELCHECK_HTTP_TIMEOUT sets it)");
+  if (r.code == CURLE_PARTIAL_FILE) throw IoError(display_url(url) + ": the body was cut short (the server closed the connection early)");
+  if (r.code != CURLE_OK) throw IoError(display_url(url) + ": " + curl_easy_strerror(r.code));
+  for (long s : ok)
+    if (r.status == s) return;
+  throw IoError(display_url(url) + ": HTTP status " + std::to_string(r.status) + status_text(r.status));
+}
+
+// "bytes LO-HI/TOTAL" -> (lo, hi, total); nullopt when it does not parse.
+struct ContentRange {
+  uint64_t lo = 0, hi = 0, total = 0;
+};
+std::optional<ContentRange> parse_content_range(std::string_view v) {
+  if (v.rfind("bytes ", 0) != 0) return std::nullopt;
+  v.remove_prefix(6);
+  auto dash = v.find('-'), slash = v.find('/');
+  if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) return std::nullopt;
+  auto lo = parse_decimal(v.substr(0, dash), 1ull << 48), hi = parse_decimal(v.substr(dash + 1, slash - dash - 1), 1ull << 48),
+       total = parse_decimal(v.substr(slash + 1), 1ull << 48);
+  if (!lo || !hi || !total || *lo > *hi || *hi >= *total) return std::nullopt;
+  return ContentRange{*lo, *hi, *total};
 }
 
 class HttpSource : public Source {
  public:
-  explicit HttpSource(std::string url) : url_(std::move(url)) {
-    Reply r = get("0-0", 1 << 16, /*allow_truncated=*/true);  // CURLOPT_RANGE takes "A-B"
+  explicit HttpSource(std::string url) : url_(std::move(url)), shown_(display_url(url_)) {
+    Reply r = perform(url_, "0-0", 1 << 16, "");
+    if (r.too_big) r.too_big = false, r.code = CURLE_OK;  // a 200 to a range probe: only its status matters
+    require_ok(r, url_, {200, 206}, 1 << 16);
+    fetched_ += r.body.size();
     if (r.status == 206) {
-      auto slash = r.content_range.rfind('/');
-      if (slash == std::string::npos) throw IoError(url_ + ": range reply without a total size");
-      auto total = parse_decimal(trim(std::string_view(r.content_range).substr(slash + 1)), 1ull << 48);
-      if (!total) throw IoError(url_ + ": unreadable Content-Range '" + escape_for_display(trim(r.content_range)) + "'");
-      size_ = *total;
-    } else if (r.status == 200) {
+      auto cr = parse_content_range(r.content_range);
+      if (!cr || cr->lo != 0 || cr->hi != 0)
+        throw IoError(shown_ + ": unreadable Content-Range '" + escape_for_display(r.content_range) + "' in reply to a range request");
+      size_ = cr->total;
+    } else {
+      // The server ignores Range: one whole download, bounded.
       whole_ = true;
-      Reply all = get("", kMaxWholeDownload);
-      if (all.status != 200) throw IoError(url_ + ": HTTP status " + std::to_string(all.status));
+      Reply all = perform(url_, "", kMaxWholeDownload, "");
+      if (all.too_big)
+        throw IoError(shown_ + ": the server ignores range requests and the file is larger than " + std::to_string(kMaxWholeDownload) + " bytes");
+      require_ok(all, url_, {200}, kMaxWholeDownload);
+      fetched_ += all.body.size();
       body_ = std::move(all.body);
       size_ = body_.size();
-    } else {
-      throw IoError(url_ + ": HTTP status " + std::to_string(r.status));
     }
   }
 
   uint64_t size() const override { return size_; }
-  const std::string& display_name() const override { return url_; }
+  const std::string& display_name() const override { return shown_; }  // never the credentials
+  uint64_t bytes_read() const override { return fetched_; }
 
   size_t read_at(uint64_t off, void* buf, size_t n) override {
     if (off >= size_) return 0;
@@ -101,83 +207,84 @@ class HttpSource : public Source {
     }
     size_t done = 0;
     while (done < n) {
-      uint64_t block = (off + done) / kBlock;
-      std::shared_ptr<const std::string> held = fetch(block);  // stays valid if another reader evicts it
-      const std::string& b = *held;
-      uint64_t in = (off + done) - block * kBlock;
-      size_t take = static_cast<size_t>(std::min<uint64_t>(n - done, b.size() - in));
-      if (take == 0) throw IoError(url_ + ": short range reply");
-      std::memcpy(static_cast<char*>(buf) + done, b.data() + in, take);
+      std::shared_ptr<const Span> s = span_at(off + done, n - done);
+      uint64_t in = off + done - s->off;
+      size_t take = static_cast<size_t>(std::min<uint64_t>(n - done, s->bytes.size() - in));
+      std::memcpy(static_cast<char*>(buf) + done, s->bytes.data() + in, take);
       done += take;
     }
     return done;
   }
 
  private:
-  // `allow_truncated`: a reply over `cap` is cut off and returned (status still set) instead of
-  // failing: the first probe only needs the status of a server that ignores Range.
-  Reply get(const std::string& range, uint64_t cap, bool allow_truncated = false) const {
-    Reply r;
-    r.cap = cap;
-    CURL* c = new_request(url_, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
-    if (!range.empty()) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
-    CURLcode rc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
-    curl_easy_cleanup(c);
-    if (r.too_big && allow_truncated) return r;
-    if (r.too_big) throw IoError(url_ + ": reply larger than " + std::to_string(cap) + " bytes");
-    if (rc != CURLE_OK) throw IoError(url_ + ": " + curl_easy_strerror(rc));
-    return r;
-  }
+  struct Span {
+    uint64_t off;
+    std::string bytes;
+  };
 
-  std::shared_ptr<const std::string> fetch(uint64_t block) {
-    std::lock_guard<std::mutex> lock(*mu_);
-    auto it = cache_.find(block);
-    if (it != cache_.end()) {
-      lru_.remove(block);
-      lru_.push_front(block);
-      return it->second;
-    }
-    uint64_t lo = block * kBlock, hi = std::min(size_, lo + kBlock) - 1;
-    Reply r = get(std::to_string(lo) + "-" + std::to_string(hi), kBlock + 1);
-    if (r.status != 206 || r.body.size() != hi - lo + 1)
-      throw IoError(url_ + ": range " + std::to_string(lo) + "-" + std::to_string(hi) + " answered with status " +
-                    std::to_string(r.status) + " and " + std::to_string(r.body.size()) + " bytes");
-    if (lru_.size() >= kCachedBlocks) {
-      cache_.erase(lru_.back());
+  // A cached span holding `off`, or a new one fetched from `off` (at least `want` bytes; more while
+  // reads run on sequentially).
+  std::shared_ptr<const Span> span_at(uint64_t off, uint64_t want) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = lru_.begin(); it != lru_.end(); ++it)
+      if (off >= (*it)->off && off - (*it)->off < (*it)->bytes.size()) {
+        auto s = *it;
+        lru_.erase(it);
+        lru_.push_front(s);
+        return s;
+      }
+    readahead_ = off == last_end_ ? std::min(readahead_ * 2, kMaxRequest) : kMinRequest;
+    uint64_t len = std::min(std::max(want, readahead_), size_ - off);
+    uint64_t lo = off, hi = off + len - 1;
+    Reply r = perform(url_, std::to_string(lo) + "-" + std::to_string(hi), len + 1, "");
+    require_ok(r, url_, {206}, len + 1);
+    fetched_ += r.body.size();
+    auto cr = parse_content_range(r.content_range);
+    if (!cr || cr->lo != lo || cr->hi != hi || cr->total != size_)
+      throw IoError(shown_ + ": asked for bytes " + std::to_string(lo) + "-" + std::to_string(hi) + " of " + std::to_string(size_) +
+                    ", the reply says Content-Range '" + escape_for_display(r.content_range) + "'");
+    if (r.body.size() != len)
+      throw IoError(shown_ + ": range " + std::to_string(lo) + "-" + std::to_string(hi) + " answered with " + std::to_string(r.body.size()) +
+                    " bytes (the body was cut short)");
+    last_end_ = hi + 1;
+    auto s = std::make_shared<const Span>(Span{lo, std::move(r.body)});
+    cached_ += s->bytes.size();
+    lru_.push_front(s);
+    while (cached_ > kCacheBytes && lru_.size() > 1) {
+      cached_ -= lru_.back()->bytes.size();
       lru_.pop_back();
     }
-    lru_.push_front(block);
-    return cache_[block] = std::make_shared<const std::string>(std::move(r.body));
+    return s;
   }
 
-  std::string url_;
+  std::string url_, shown_;
   uint64_t size_ = 0;
   bool whole_ = false;
   std::string body_;
-  std::map<uint64_t, std::shared_ptr<const std::string>> cache_;
-  std::list<uint64_t> lru_;
-  std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
+  std::list<std::shared_ptr<const Span>> lru_;
+  uint64_t cached_ = 0, last_end_ = UINT64_MAX, readahead_ = kMinRequest;
+  std::atomic<uint64_t> fetched_{0};
+  std::mutex mu_;
 };
 
 }  // namespace
 
+void set_http_options(const HttpOptions& o) { options() = o; }
+const HttpOptions& http_options() { return options(); }
+
+std::string display_url(const std::string& url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  auto host_start = scheme + 3;
+  auto path = url.find_first_of("/?#", host_start);
+  auto at = url.rfind('@', path == std::string::npos ? url.size() : path);
+  if (at == std::string::npos || at < host_start) return url;
+  return url.substr(0, host_start) + url.substr(at + 1);
+}
+
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap) {
-  Reply r;
-  r.cap = cap;
-  CURL* c = new_request(url, r);
-  struct curl_slist* headers = nullptr;
-  if (!accept.empty()) headers = curl_slist_append(headers, ("Accept: " + accept).c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  CURLcode rc = curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(c);
-  if (r.too_big) throw IoError(url + ": reply larger than " + std::to_string(cap) + " bytes");
-  if (rc != CURLE_OK) throw IoError(url + ": " + curl_easy_strerror(rc));
-  if (r.status != 200) throw IoError(url + ": HTTP status " + std::to_string(r.status));
+  Reply r = perform(url, "", cap, accept);
+  require_ok(r, url, {200}, cap);
   return r.body;
 }
 

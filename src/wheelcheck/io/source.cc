@@ -46,6 +46,7 @@ size_t FileSource::read_at(uint64_t off, void* buf, size_t n) {
     if (r == 0) break;
     done += static_cast<size_t>(r);
   }
+  read_ += done;
   return done;
 }
 

@@ -2,6 +2,7 @@
 // Everything above this interface (zip index, libarchive streaming) is agnostic of where bytes live.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +23,8 @@ class Source {
   // Reads up to n bytes at off; returns the count (short only at end of data). Throws IoError.
   virtual size_t read_at(uint64_t off, void* buf, size_t n) = 0;
   virtual const std::string& display_name() const = 0;
+  // Bytes moved from where the wheel lives so far (file reads; bytes transferred over HTTP).
+  virtual uint64_t bytes_read() const { return 0; }
 
   std::vector<uint8_t> read_exact(uint64_t off, size_t n);
 };
@@ -36,11 +39,13 @@ class FileSource : public Source {
   uint64_t size() const override { return size_; }
   size_t read_at(uint64_t off, void* buf, size_t n) override;
   const std::string& display_name() const override { return path_; }
+  uint64_t bytes_read() const override { return read_; }
 
  private:
   std::string path_;
   int fd_ = -1;
   uint64_t size_ = 0;
+  std::atomic<uint64_t> read_{0};
 };
 
 // Bytes held in memory (tests, fuzzing, small downloads).
@@ -62,6 +67,17 @@ class MemorySource : public Source {
 namespace wc {
 // A FileSource for paths, an HttpSource (range requests) for http(s):// URLs. Throws IoError.
 std::unique_ptr<Source> open_source(const std::string& target);
-// One whole HTTP GET (index pages); throws IoError naming the URL on any failure or status != 200.
+// One whole HTTP GET (index pages, PEP 658 metadata); throws IoError naming the URL on any failure
+// or status != 200 (after the retries).
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap);
+
+// How HTTP requests behave. Defaults from WHEELCHECK_HTTP_TIMEOUT and WHEELCHECK_HTTP_RETRIES.
+struct HttpOptions {
+  unsigned timeout_seconds = 60;  // connect timeout, and how long a transfer may stall
+  unsigned retries = 3;           // for 429/5xx and dropped or stalled transfers, with backoff
+};
+void set_http_options(const HttpOptions& o);  // before any request (not thread-safe)
+const HttpOptions& http_options();
+// The URL without any user:password@ part (for messages and reports).
+std::string display_url(const std::string& url);
 }  // namespace wc

@@ -159,30 +159,30 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
   return links;
 }
 
-static std::vector<std::string> index_wheels(const std::string& page, const std::string& match) {
+static std::vector<TargetRef> index_wheels(const std::string& page, const std::string& match) {
   std::string body;
   try {
     body = http_get(page, "application/vnd.pypi.simple.v1+json, text/html;q=0.5", 64u << 20);
   } catch (const IoError& e) {
     throw std::runtime_error(e.what());
   }
-  std::vector<std::string> out;
+  std::vector<TargetRef> out;
   for (const auto& l : parse_index_page(body, page)) {
     if (!l.filename.ends_with(".whl")) continue;
     if (!match.empty() && !glob_match(match, l.filename)) continue;
-    out.push_back(l.url);
+    out.push_back({l.url, l.metadata ? l.url + ".metadata" : "", l.metadata_sha256, l.sha256});
   }
-  if (out.empty()) throw std::runtime_error(page + ": the index page lists no wheels" + (match.empty() ? "" : " matching '" + match + "'"));
+  if (out.empty()) throw std::runtime_error(display_url(page) + ": the index page lists no wheels" + (match.empty() ? "" : " matching '" + match + "'"));
   return out;
 }
 
-std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match) {
-  std::vector<std::string> out;
+std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& targets, const std::string& match) {
+  std::vector<TargetRef> out;
   for (const auto& t : targets) {
     if (is_url(t)) {
       std::string path = t.substr(0, t.find_first_of("?#"));
       if (path.ends_with(".whl")) {
-        out.push_back(t);
+        out.push_back({t, "", "", ""});
       } else {
         auto wheels = index_wheels(t, match);
         out.insert(out.end(), wheels.begin(), wheels.end());
@@ -198,13 +198,19 @@ std::vector<std::string> expand_targets(const std::vector<std::string>& targets,
       }
       if (found.empty()) throw std::runtime_error(t + ": no *.whl files in this directory");
       std::sort(found.begin(), found.end());
-      out.insert(out.end(), found.begin(), found.end());
+      for (auto& f : found) out.push_back({std::move(f), "", "", ""});
     } else if (fs::exists(t, ec)) {
-      out.push_back(t);
+      out.push_back({t, "", "", ""});
     } else {
       throw std::runtime_error(t + ": no such file or directory");
     }
   }
+  return out;
+}
+
+std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match) {
+  std::vector<std::string> out;
+  for (auto& r : expand_target_refs(targets, match)) out.push_back(std::move(r.location));
   return out;
 }
 

@@ -12,6 +12,15 @@ struct IndexLink {
   std::string metadata_sha256;
 };
 
+// A wheel to check, and what the index said of it (PEP 658/714 metadata served beside it).
+struct TargetRef {
+  std::string location;         // path or URL
+  std::string metadata_url;     // "" unless the index serves the core metadata
+  std::string metadata_sha256;  // hex, when the index gives it
+  std::string sha256;           // of the wheel, when the index gives it
+};
+std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& targets, const std::string& match = "");
+
 // Expands command-line targets: directories (recursively, *.whl, sorted), files and wheel URLs as
 // given, and package index project pages (PEP 503 HTML or PEP 691 JSON, any http(s) URL not
 // ending in .whl) into their wheel links. `match` (a glob on file names) filters index links.

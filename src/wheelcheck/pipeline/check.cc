@@ -7,6 +7,7 @@
 
 #include "io/targets.h"
 #include "rules/rules.h"
+#include "util/json_text.h"
 
 namespace wc {
 
@@ -17,7 +18,7 @@ namespace {
 // The facts of a wheel whose analysis threw: its name, and what failed.
 WheelFacts failed_analysis(const std::string& path, const std::string& what) {
   WheelFacts f;
-  f.path = path;
+  f.path = display_url(path);
   f.filename = parse_wheel_filename(target_basename(path));
   f.unreadable.push_back({"analysis stopped by an internal error: " + what, "", 0});
   return f;
@@ -25,29 +26,31 @@ WheelFacts failed_analysis(const std::string& path, const std::string& what) {
 
 }  // namespace
 
-std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
+std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
-  std::vector<WheelFacts> facts(paths.size());
+  std::vector<WheelFacts> facts(targets.size());
   // Jobs go to wheels first; what is left over reads entries within a wheel (one torch wheel on
   // two cores: its two large libraries inflate at once).
-  unsigned n = std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, paths.size()));
+  unsigned n = std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, targets.size()));
   AnalyzeOptions per_wheel = opt;
   per_wheel.threads = std::max(1u, (jobs ? jobs : default_jobs()) / n);
   std::atomic<size_t> next{0}, done{0};
   std::mutex mu;
   auto worker = [&] {
-    for (size_t i; (i = next++) < paths.size();) {
+    for (size_t i; (i = next++) < targets.size();) {
+      const TargetRef& t = targets[i];
       try {
-        facts[i] = analyze_target(paths[i], per_wheel);
+        facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
+                                                                          : analyze_target(t.location, per_wheel);
       } catch (const std::exception& e) {
-        facts[i] = failed_analysis(paths[i], e.what());
+        facts[i] = failed_analysis(t.location, e.what());
       } catch (...) {
-        facts[i] = failed_analysis(paths[i], "unknown exception");
+        facts[i] = failed_analysis(t.location, "unknown exception");
       }
       size_t d = ++done;
       if (progress) {
         std::lock_guard<std::mutex> lock(mu);
-        progress(d, paths.size(), paths[i]);
+        progress(d, targets.size(), display_url(t.location));
       }
     }
   };
@@ -56,6 +59,38 @@ std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const
   worker();
   for (auto& t : pool) t.join();
   return facts;
+}
+
+std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
+                                    const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  std::vector<TargetRef> refs;
+  for (const auto& p : paths) refs.push_back({p, "", "", ""});
+  return analyze_all(refs, opt, jobs, progress);
+}
+
+std::vector<SetMember> read_baseline(const std::string& path) {
+  nlohmann::json j = read_json_file(path);  // throws naming the file
+  if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1" || !j.contains("wheels"))
+    throw std::runtime_error(path + ": not a wheelcheck JSON report (schema wheelcheck-report/1 with wheels)");
+  std::vector<SetMember> out;
+  for (const auto& w : j["wheels"])
+    if (w.is_object() && w.contains("release"))
+      if (auto m = member_from_json(w["release"])) out.push_back(std::move(*m));
+  return out;
+}
+
+void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy, const std::string& baseline) {
+  if (!release_rules_apply(policy) && baseline.empty()) return;
+  std::vector<SetMember> before;
+  if (!baseline.empty()) before = read_baseline(baseline);
+  SetVerdict v = check_release_set(members, policy, baseline.empty() ? nullptr : &before);
+  SetSection s;
+  s.findings = std::move(v.findings);
+  s.waived = std::move(v.waived);
+  s.members = v.members;
+  s.baseline = baseline;
+  s.baseline_matched = v.baseline_matched;
+  report.set = std::move(s);
 }
 
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy) {
@@ -69,23 +104,44 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
 }
 
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
-  auto paths = expand_targets(req.targets, req.match);
+  auto targets = expand_target_refs(req.targets, req.match);
+  RunReport report;
+  if (req.shard_count) {
+    std::vector<std::string> all;
+    for (const auto& t : targets) all.push_back(target_basename(t.location));
+    report.shard = ShardInfo{req.shard_index, req.shard_count, targets.size(), targets_digest(all)};
+    std::vector<TargetRef> mine;
+    for (auto& t : targets)
+      if (shard_of(target_basename(t.location), req.shard_count) == req.shard_index - 1) mine.push_back(std::move(t));
+    targets = std::move(mine);
+  }
+  if (!req.baseline.empty()) read_baseline(req.baseline);  // a bad baseline is a usage error, before any wheel is read
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.binaries = req.binaries;
   opt.depth = req.depth;
-  auto facts = analyze_all(paths, opt, req.jobs, req.progress);
-  RunReport report;
+  auto facts = analyze_all(targets, opt, req.jobs, req.progress);
   report.policy = policy.name;
+  report.policy_source = policy.spec;
   report.depth = req.depth == Depth::metadata ? "metadata" : "full";
+  std::vector<SetMember> members;
   for (const auto& f : facts) {
     ItemResult item;
     item.path = f.path;
     WheelVerdict v = judge_wheel(f, facts, policy);
     item.findings = std::move(v.findings);
     item.waived = std::move(v.waived);
+    item.size = f.file_size;
+    item.bytes_read = f.bytes_read;
+    members.push_back(summarize(f, policy));
+    item.release = member_to_json(members.back());
     if (req.include_facts) item.facts = facts_to_json(f);
     report.items.push_back(std::move(item));
   }
+  if (req.shard_count && (release_rules_apply(policy) || !req.baseline.empty()))
+    report.set_note = "shard " + std::to_string(req.shard_index) + "/" + std::to_string(req.shard_count) +
+                      ": the release-set rules run when `wheelcheck merge` combines the shards";
+  else
+    judge_set(report, members, policy, req.baseline);
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include "facts/analyze.h"
 #include "policy/policy.h"
 #include "report/report.h"
+#include "rules/release_set.h"
 
 namespace wc {
 
@@ -18,6 +19,8 @@ struct CheckRequest {
   unsigned jobs = 0;                 // wheels analysed at once; 0: the number of cores
   bool binaries = true;              // ELF / Mach-O / PE / fatbin analysis
   Depth depth = Depth::full;         // what of each wheel is read
+  std::string baseline;              // a previous JSON report: sizes compared (WC702)
+  unsigned shard_index = 0, shard_count = 0;  // --shard I/N (1-based); 0/0: no sharding
   bool include_facts = false;        // facts in the report items (JSON)
   // Called after each wheel is analysed (from worker threads, serialised).
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
@@ -31,6 +34,16 @@ RunReport run_check(const CheckRequest& req, const Policy& policy);
 // boundary: an unexpected exception becomes a WC404 fact on that wheel and the rest goes on.
 std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress = {});
+// The same over index targets: at --depth metadata, a wheel whose index serves its core metadata
+// (PEP 658) is judged from that alone.
+std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
+                                    const std::function<void(size_t, size_t, const std::string&)>& progress = {});
+
+// The release-set members of a previous JSON report (--baseline); throws std::runtime_error naming
+// the file when it is not a wheelcheck report.
+std::vector<SetMember> read_baseline(const std::string& path);
+// Set rules over `members` into `report.set` (with the baseline, when given).
+void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy, const std::string& baseline);
 
 // One wheel's verdict against the others checked with it; an exception while judging becomes a
 // WC404 finding naming what failed.

@@ -379,6 +379,8 @@ Policy load_policy(const std::string& spec) {
   load_into(spec, {}, merged, chain, p.sources);
   parse_typed(merged, p);
   p.document = std::move(merged);
+  std::error_code ec;
+  p.spec = shipped_policy_text(spec) ? spec : std::filesystem::absolute(spec, ec).string();
   return p;
 }
 

@@ -142,6 +142,7 @@ class PolicyError : public std::runtime_error {
 
 struct Policy {
   std::string name = "default";
+  std::string spec;  // what it was loaded from: a shipped name, or the file's absolute path
   std::string description;
   std::vector<std::string> sources;          // the files / embedded names merged, base first
   std::map<std::string, Severity> severity;  // overrides of the catalogue's defaults

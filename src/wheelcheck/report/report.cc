@@ -18,7 +18,7 @@ using nlohmann::json;
 bool RunReport::all_pass() const {
   for (const auto& i : items)
     if (!i.pass()) return false;
-  return true;
+  return !set || set->pass();
 }
 
 bool parse_format(const std::string& s, Format& out) {
@@ -45,7 +45,41 @@ Counts count(const RunReport& r) {
     else ++c.failed;
     for (const auto& f : i.findings) (f.severity == Severity::error ? c.errors : c.warnings)++;
   }
+  if (r.set)
+    for (const auto& f : r.set->findings) (f.severity == Severity::error ? c.errors : c.warnings)++;
   return c;
+}
+
+std::string human_bytes(uint64_t b) {
+  char buf[32];
+  if (b >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.2f GB", double(b) / 1e9);
+  else if (b >= 1'000'000) std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
+  else if (b >= 10'000) std::snprintf(buf, sizeof buf, "%.0f kB", double(b) / 1e3);
+  else std::snprintf(buf, sizeof buf, "%llu byte%s", static_cast<unsigned long long>(b), b == 1 ? "" : "s");
+  return buf;
+}
+
+bool remote(const std::string& path) { return path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0; }
+
+json findings_json(const std::vector<Finding>& fs) {
+  json out = json::array();
+  for (const auto& f : fs) {
+    json x = {{"rule", f.rule}, {"severity", severity_name(f.severity)}, {"message", f.message}};
+    if (!f.entry.empty()) x["entry"] = f.entry;
+    if (f.offset) x["offset"] = *f.offset;
+    out.push_back(x);
+  }
+  return out;
+}
+
+json waived_json(const std::vector<WaivedFinding>& ws) {
+  json out = json::array();
+  for (const auto& w : ws) {
+    json x = {{"rule", w.finding.rule}, {"severity", severity_name(w.finding.severity)}, {"message", w.finding.message}, {"reason", w.reason}};
+    if (!w.finding.entry.empty()) x["entry"] = w.finding.entry;
+    out.push_back(x);
+  }
+  return out;
 }
 
 const char* paint(bool on, const char* code) { return on ? code : ""; }
@@ -79,11 +113,28 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
       out << "  " << dim << "waived " << i.waived.size() << " finding" << (i.waived.size() == 1 ? "" : "s") << " ("
           << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason) << (i.waived.size() > 1 ? ", ..." : "") << ")"
           << reset << "\n";
+    if (remote(i.path) && i.size)
+      out << "        " << dim << "read " << human_bytes(i.bytes_read) << " of " << human_bytes(i.size) << reset << "\n";
     for (const auto& f : i.findings) {
       bool err = f.severity == Severity::error;
       out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset
           << "  " << dim << where(f) << reset << escape_for_display(f.message) << "\n";
     }
+  }
+  if (r.set) {
+    const SetSection& st = *r.set;
+    out << (st.pass() ? green : red) << (st.pass() ? "PASS" : "FAIL") << reset << "  release set: " << st.members << " wheel"
+        << (st.members == 1 ? "" : "s");
+    if (!st.baseline.empty()) out << ", " << st.baseline_matched << " compared with " << escape_for_display(st.baseline);
+    out << "\n";
+    if (!st.waived.empty()) out << "  " << dim << "waived " << st.waived.size() << " set finding" << (st.waived.size() == 1 ? "" : "s") << reset << "\n";
+    for (const auto& f : st.findings) {
+      bool err = f.severity == Severity::error;
+      out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset << "  " << dim
+          << where(f) << reset << escape_for_display(f.message) << "\n";
+    }
+  } else if (!r.set_note.empty()) {
+    out << dim << r.set_note << reset << "\n";
   }
   Counts n = count(r);
   out << "\n" << count_of(r) << ": " << green << n.passed << " passed" << reset << ", "
@@ -100,31 +151,28 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
 json report_to_json(const RunReport& r) {
   json items = json::array();
   for (const auto& i : r.items) {
-    json fs = json::array();
-    for (const auto& f : i.findings) {
-      json x = {{"rule", f.rule}, {"severity", severity_name(f.severity)}, {"message", f.message}};
-      if (!f.entry.empty()) x["entry"] = f.entry;
-      if (f.offset) x["offset"] = *f.offset;
-      fs.push_back(x);
-    }
-    json item = {{"path", i.path}, {"verdict", i.skipped ? "skip" : i.pass() ? "pass" : "fail"}, {"findings", fs}};
-    if (!i.waived.empty()) {
-      json ws = json::array();
-      for (const auto& w : i.waived) {
-        json x = {{"rule", w.finding.rule}, {"severity", severity_name(w.finding.severity)}, {"message", w.finding.message}, {"reason", w.reason}};
-        if (!w.finding.entry.empty()) x["entry"] = w.finding.entry;
-        ws.push_back(x);
-      }
-      item["waived"] = ws;
-    }
+    json item = {{"path", i.path}, {"verdict", i.skipped ? "skip" : i.pass() ? "pass" : "fail"}, {"findings", findings_json(i.findings)}};
+    if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
     if (i.skipped) item["skip_reason"] = i.skip_reason;
+    if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
+    if (!i.release.is_null()) item["release"] = i.release;
     if (!i.facts.is_null()) item["facts"] = i.facts;
     items.push_back(item);
   }
   Counts n = count(r);
   json j = {{"schema", "wheelcheck-report/1"}, {"tool", r.tool}, {"version", r.version}, {"policy", r.policy}};
+  if (!r.policy_source.empty()) j["policy_source"] = r.policy_source;
   if (!r.depth.empty()) j["depth"] = r.depth;
+  if (r.shard) j["shard"] = {{"index", r.shard->index}, {"count", r.shard->count}, {"targets", r.shard->targets}, {"digest", r.shard->digest}};
   j[r.items_key] = items;
+  if (r.set) {
+    json st = {{"members", r.set->members}, {"verdict", r.set->pass() ? "pass" : "fail"}, {"findings", findings_json(r.set->findings)}};
+    if (!r.set->waived.empty()) st["waived"] = waived_json(r.set->waived);
+    if (!r.set->baseline.empty()) st["baseline"] = r.set->baseline, st["baseline_matched"] = r.set->baseline_matched;
+    j["set"] = st;
+  } else if (!r.set_note.empty()) {
+    j["set_note"] = r.set_note;
+  }
   j["summary"] = {{"total", r.items.size()}, {"passed", n.passed}, {"failed", n.failed}, {"skipped", n.skipped},
                   {"errors", n.errors}, {"warnings", n.warnings}, {"verdict", r.all_pass() ? "pass" : "fail"}};
   return j;
@@ -152,11 +200,12 @@ std::string xml_escape(const std::string& s) {
 
 void write_junit(const RunReport& r, std::ostream& out) {
   Counts n = count(r);
+  size_t tests = r.items.size() + (r.set ? 1 : 0), failures = n.failed + (r.set && !r.set->pass() ? 1 : 0);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << r.items.size() << "\" failures=\"" << n.failed
+  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" skipped=\"" << n.skipped << "\">\n";
   out << "  <testsuite name=\"" << r.tool << (r.policy.empty() ? "" : " (" + xml_escape(r.policy) + ")") << "\" tests=\""
-      << r.items.size() << "\" failures=\"" << n.failed << "\" skipped=\"" << n.skipped << "\">\n";
+      << tests << "\" failures=\"" << failures << "\" skipped=\"" << n.skipped << "\">\n";
   for (const auto& i : r.items) {
     out << "    <testcase classname=\"" << r.tool << "\" name=\"" << xml_escape(i.path) << "\">\n";
     std::string body;
@@ -173,6 +222,14 @@ void write_junit(const RunReport& r, std::ostream& out) {
     } else if (!body.empty()) {
       out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
     }
+    out << "    </testcase>\n";
+  }
+  if (r.set) {  // the release set is one more test case
+    out << "    <testcase classname=\"" << r.tool << "\" name=\"release set\">\n";
+    std::string body;
+    for (const auto& f : r.set->findings) body += std::string(severity_name(f.severity)) + " " + f.rule + " " + where(f) + f.message + "\n";
+    if (!r.set->pass()) out << "      <failure message=\"release set\" type=\"" << r.tool << "\">" << xml_escape(body) << "</failure>\n";
+    else if (!body.empty()) out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
@@ -200,8 +257,14 @@ void write_github(const RunReport& r, std::ostream& out) {
           << gh_escape(f.message, false) << "\n";
     }
   }
+  if (r.set)
+    for (const auto& f : r.set->findings)
+      out << "::" << (f.severity == Severity::error ? "error" : "warning") << " title=" << gh_escape(f.rule + " release set", true) << "::"
+          << gh_escape((f.entry.empty() ? "" : clip_for_display(f.entry, 200) + ": ") + f.message, false) << "\n";
   Counts n = count(r);
-  out << count_of(r) << ": " << n.passed << " passed, " << n.failed << " failed\n";
+  out << count_of(r) << ": " << n.passed << " passed, " << n.failed << " failed";
+  if (r.set) out << "; release set " << (r.set->pass() ? "passed" : "failed");
+  out << "\n";
 }
 
 std::string github_summary_markdown(const RunReport& r) {
@@ -226,6 +289,13 @@ std::string github_summary_markdown(const RunReport& r) {
     md += std::string("| ") + (i.skipped ? "skip" : i.pass() ? "pass" : "**fail**") + " | `" + path + "` | " +
           std::to_string(e) + " | " + std::to_string(w) + " | " + rl + " |\n";
   }
+  if (r.set) {
+    md += "\n### Release set: " + std::string(r.set->pass() ? "pass" : "**fail**") + " (" + std::to_string(r.set->members) + " wheels)\n\n";
+    for (const auto& f : r.set->findings) {
+      std::string line = escape_for_display((f.entry.empty() ? "" : f.entry + ": ") + f.message);
+      md += "- " + std::string(severity_name(f.severity)) + " " + f.rule + ": " + line + "\n";
+    }
+  }
   return md;
 }
 
@@ -244,6 +314,14 @@ void write_sarif(const RunReport& r, std::ostream& out) {
       if (!f.entry.empty()) loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
       json res = {{"ruleId", f.rule}, {"level", f.severity == Severity::error ? "error" : "warning"},
                   {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}, {"locations", json::array({loc})}};
+      if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
+      results.push_back(res);
+    }
+  if (r.set)  // findings on the set: located at the wheel they name, else at the run (no location)
+    for (const auto& f : r.set->findings) {
+      json res = {{"ruleId", f.rule}, {"level", f.severity == Severity::error ? "error" : "warning"},
+                  {"message", {{"text", "release set: " + (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}};
+      if (!f.entry.empty()) res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", f.entry}}}}}}});
       if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
       results.push_back(res);
     }

@@ -237,7 +237,7 @@ void requires_python(const WheelFacts& f, FindingSink& s) {
 }  // namespace
 
 void distinfo_rules(const WheelFacts& f, FindingSink& s) {
-  layout(f, s);
+  if (!f.from_index_metadata) layout(f, s);  // an index's metadata has no archive to lay out
   for (const auto& e : f.dist_info_read_errors) s.add("WC202", e);
   wheel_file(f, s);
   metadata_file(f, s);

@@ -26,4 +26,12 @@ std::string Digest::digest_b64() {
   return base64_urlsafe_nopad(out_, len_);
 }
 
+std::string Digest::digest_hex() {
+  finish();
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < len_; ++i) s += hex[out_[i] >> 4], s += hex[out_[i] & 15];
+  return s;
+}
+
 }  // namespace wc

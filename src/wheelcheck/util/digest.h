@@ -14,6 +14,7 @@ class Digest {
   explicit Digest(const std::string& algorithm = "sha256");  // throws std::invalid_argument if unknown
   void update(const void* data, size_t n);
   std::string digest_b64();
+  std::string digest_hex();  // lower-case hex (index pages give sha256 that way)
 
  private:
   struct Free {

@@ -1,0 +1,458 @@
+#include "rules/release_set.h"
+
+#include <algorithm>
+#include <set>
+
+#include "binary/binary_facts.h"
+#include "facts/cuda_facts.h"
+#include "rules/rules.h"
+#include "util/parse.h"
+#include "util/strings.h"
+#include "wheel/requirement.h"
+#include "wheel/version.h"
+
+namespace wc {
+namespace {
+
+using json = nlohmann::json;
+
+std::string some_of(const std::vector<std::string>& names, size_t n = 3) {
+  std::vector<std::string> shown(names.begin(), names.begin() + std::min(n, names.size()));
+  return join(shown, ", ") + (names.size() > n ? ", ..." : "");
+}
+
+// "==13.2.2" (first clause naming a version) -> "13.2"; "" when none.
+std::string cuda_version_in(const std::string& specifier) {
+  for (size_t i = 0; i + 1 < specifier.size(); ++i) {
+    std::string_view op = std::string_view(specifier).substr(i, 2);
+    if (op != "==" && op != "~=" && op != ">=") continue;
+    std::string_view v = std::string_view(specifier).substr(i + 2);
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    uint64_t major = 0, minor = 0;
+    if (!consume_number(v, 999, major)) return "";
+    if (consume(v, ".") && consume_number(v, 999, minor)) return std::to_string(major) + "." + std::to_string(minor);
+    return std::to_string(major);
+  }
+  return "";
+}
+
+// What the CUDA pins of a wheel name: "-cuNN" package suffixes ("12"), and the version of packages
+// that version with CUDA itself (cuda-toolkit==13.2.2 -> "13.2").
+std::vector<std::string> cuda_pins_of(const WheelFacts& f, const CudaPolicy& cuda) {
+  std::set<std::string> out;
+  if (!f.metadata) return {};
+  for (const auto& line : f.metadata->get_all("Requires-Dist")) {
+    auto r = parse_requirement(line);
+    if (!r) continue;
+    const std::string& n = r->canonical_name;
+    auto dash = n.rfind("-cu");
+    if (n.rfind("nvidia-", 0) == 0 && dash != std::string::npos && all_digits(std::string_view(n).substr(dash + 3)) && dash + 3 < n.size())
+      out.insert(n.substr(dash + 3));
+    else if (n == "cuda-toolkit" || cuda.toolkit_versioned_packages.count(n))
+      if (auto v = cuda_version_in(r->specifier); !v.empty()) out.insert(v);
+  }
+  return {out.begin(), out.end()};
+}
+
+std::string key_of(const SetMember& m) {
+  return m.project + " " + join(m.python_tags, ".") + "-" + join(m.abi_tags, ".") + "-" + join(m.platform_tags, ".") + " " +
+         (m.variant.empty() ? "(no variant)" : m.variant);
+}
+
+bool any_glob(const std::vector<std::string>& values, const std::string& pattern) {
+  return std::any_of(values.begin(), values.end(), [&](const std::string& v) { return glob_match(pattern, v); });
+}
+
+std::vector<std::string> python_abi_pairs(const SetMember& m) {
+  std::vector<std::string> out;
+  for (const auto& py : m.python_tags)
+    for (const auto& abi : m.abi_tags) out.push_back(py + "-" + abi);
+  return out;
+}
+
+bool in_release(const SetMember& m, const ReleasePolicy& r) {
+  if (!r.project.empty() && !glob_match(r.project, m.project)) return false;
+  if (!r.version.empty() && !glob_match(r.version, m.public_version)) return false;
+  return true;
+}
+
+// --- WC703 / WC704: the matrix --------------------------------------------------------------------
+
+void matrix(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, FindingSink& s) {
+  if (r.python.empty() && r.platforms.empty() && r.variants.empty()) return;
+  std::vector<std::string> pythons = r.python.empty() ? std::vector<std::string>{"*"} : r.python;
+  std::vector<std::string> platforms = r.platforms.empty() ? std::vector<std::string>{"*"} : r.platforms;
+  std::vector<std::string> variants = r.variants.empty() ? std::vector<std::string>{"*"} : r.variants;
+  auto excepted = [&](const std::string& py, const std::string& plat, const std::string& var) {
+    for (const auto& e : r.exceptions)
+      if ((e.python.empty() || glob_match(e.python, py)) && (e.platform.empty() || glob_match(e.platform, plat)) &&
+          (e.variant.empty() || glob_match(e.variant, var)))
+        return true;
+    return false;
+  };
+  auto covers = [](const SetMember& m, const std::string& py, const std::string& plat, const std::string& var) {
+    return any_glob(python_abi_pairs(m), py) && any_glob(m.platform_tags, plat) && (var == "*" || m.variant == var);
+  };
+  std::vector<bool> expected(ms.size(), false);
+  for (const auto& py : pythons)
+    for (const auto& plat : platforms)
+      for (const auto& var : variants) {
+        if (excepted(py, plat, var)) {
+          for (size_t i = 0; i < ms.size(); ++i)  // a wheel for an excepted combination is allowed, not required
+            if (covers(*ms[i], py, plat, var)) expected[i] = true;
+          continue;
+        }
+        bool found = false;
+        for (size_t i = 0; i < ms.size(); ++i)
+          if (covers(*ms[i], py, plat, var)) found = expected[i] = true;
+        if (!found)
+          s.add("WC703", "no wheel for " + py + " / " + plat + " / " + (var.empty() ? "(no variant)" : var) + " in the release set");
+      }
+  for (size_t i = 0; i < ms.size(); ++i)
+    if (!expected[i])
+      s.add("WC704", "not in the expected matrix (" + join(python_abi_pairs(*ms[i]), ", ") + " / " + join(ms[i]->platform_tags, ".") + " / " +
+                         (ms[i]->variant.empty() ? "(no variant)" : ms[i]->variant) + ")",
+            ms[i]->filename);
+}
+
+// --- WC705: metadata that must agree --------------------------------------------------------------
+
+// Reports the wheels whose `value` differs from the most common one.
+template <typename Value, typename Show>
+void agree(const std::vector<const SetMember*>& ms, const std::string& field, Value&& value, Show&& show, FindingSink& s) {
+  std::map<std::string, std::vector<std::string>> by;
+  for (const auto* m : ms)
+    if (m->have_metadata) by[value(*m)].push_back(m->filename);
+  if (by.size() < 2) return;
+  auto common = std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  for (const auto& [v, names] : by) {
+    if (v == common->first) continue;
+    for (const auto& n : names)
+      s.add("WC705", field + " is " + show(v) + " here; " + std::to_string(common->second.size()) + " other wheel" +
+                         (common->second.size() == 1 ? "" : "s") + " of the release (" + some_of(common->second) + ") say " + show(common->first),
+            n);
+  }
+}
+
+// A requirement as compared across wheels: name, extras and specifier (the marker decides where it applies).
+std::string identity(const Requirement& r) {
+  std::vector<std::string> extras = r.extras;
+  std::sort(extras.begin(), extras.end());
+  std::string spec = r.specifier;
+  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+  return r.canonical_name + (extras.empty() ? "" : "[" + join(extras, ",") + "]") + spec + (r.url.empty() ? "" : " @ " + r.url);
+}
+
+// Requires-Dist: within one variant (a variant's own pins differ from another's by design), a
+// requirement another wheel declares must be in this wheel too when its marker applies on this
+// wheel's platform and Python (a marker that limits it to x86_64 excuses an aarch64 wheel).
+void requirements(const std::vector<const SetMember*>& ms, FindingSink& s) {
+  struct Parsed {
+    const SetMember* m;
+    WheelFilename name;
+    std::vector<Requirement> reqs;
+    std::set<std::string> here;  // identities of its own requirements that apply to itself
+  };
+  std::vector<Parsed> ps;
+  for (const auto* m : ms) {
+    if (!m->have_metadata) continue;
+    Parsed p{m, parse_wheel_filename(m->filename), {}, {}};
+    for (const auto& line : m->requires_dist)
+      if (auto r = parse_requirement(line)) p.reqs.push_back(*r);
+    MarkerEnvironment env = environment_for(p.name);
+    for (const auto& r : p.reqs)
+      if (evaluate(r, env) != Truth::no) p.here.insert(identity(r));
+    ps.push_back(std::move(p));
+  }
+  for (const auto& b : ps) {
+    MarkerEnvironment env = environment_for(b.name);
+    std::map<std::string, std::pair<std::string, std::vector<std::string>>> missing;  // identity -> (line, declared by)
+    for (const auto& a : ps) {
+      if (&a == &b || a.m->variant != b.m->variant) continue;
+      for (const auto& r : a.reqs) {
+        if (evaluate(r, env) != Truth::yes) continue;  // does not apply here (or cannot tell)
+        std::string id = identity(r);
+        if (b.here.count(id)) continue;
+        auto& slot = missing[id];
+        slot.first = r.name + r.specifier + (r.marker_text.empty() ? "" : "; " + r.marker_text);
+        slot.second.push_back(a.m->filename);
+      }
+    }
+    for (auto& [id, slot] : missing) std::sort(slot.second.begin(), slot.second.end());
+    for (const auto& [id, slot] : missing)
+      s.add("WC705",
+            "lacks Requires-Dist '" + clip_for_display(slot.first, 200) + "', which " + std::to_string(slot.second.size()) + " other " +
+                (b.m->variant.empty() ? "" : b.m->variant + " ") + "wheel" + (slot.second.size() == 1 ? "" : "s") + " of the release declare (" +
+                some_of(slot.second) + ") with a marker that holds on this wheel's platform",
+            b.m->filename);
+  }
+}
+
+// --- WC707: CUDA variants across the set -----------------------------------------------------------
+
+struct Signature {
+  std::vector<std::string> pins, toolkits;
+  std::vector<int> links;
+  bool operator==(const Signature&) const = default;
+  bool operator<(const Signature& o) const { return std::tie(pins, toolkits, links) < std::tie(o.pins, o.toolkits, o.links); }
+  bool empty() const { return pins.empty() && toolkits.empty() && links.empty(); }
+  std::string show() const {
+    std::vector<std::string> parts;
+    if (!pins.empty()) parts.push_back("CUDA " + join(pins, "/") + " pins");
+    if (!links.empty()) {
+      std::vector<std::string> l;
+      for (int x : links) l.push_back(std::to_string(x));
+      parts.push_back("the CUDA " + join(l, "/") + " runtime");
+    }
+    if (!toolkits.empty()) parts.push_back("GPU code from CUDA " + join(toolkits, "/"));
+    return parts.empty() ? "no CUDA pins, runtime or GPU code" : join(parts, ", ");
+  }
+};
+
+void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
+  std::map<std::string, std::vector<const SetMember*>> by_label;
+  for (const auto* m : ms)
+    if (m->variant.rfind("cu", 0) == 0) by_label[m->variant].push_back(m);
+  if (by_label.empty()) return;
+  // A wheel whose binaries were not read (metadata depth) is compared on its pins alone.
+  auto sig = [](const SetMember& m) { return m.gpu_known ? Signature{m.cuda_pins, m.cuda_toolkits, m.cuda_links} : Signature{m.cuda_pins, {}, {}}; };
+  auto matches = [](const SetMember& m, const Signature& s) {
+    return m.gpu_known ? Signature{m.cuda_pins, m.cuda_toolkits, m.cuda_links} == s : m.cuda_pins == s.pins;
+  };
+  std::map<std::string, Signature> majority;
+  for (const auto& [label, members] : by_label) {
+    std::map<Signature, size_t> count;
+    for (const auto* m : members) count[sig(*m)] += m->gpu_known ? 2 : 1;  // fuller evidence weighs more
+    majority[label] = std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  }
+  for (const auto& [label, members] : by_label) {
+    const Signature& mine = majority[label];
+    for (const auto* m : members) {
+      if (matches(*m, mine)) continue;
+      Signature own = sig(*m);
+      std::string like;
+      for (const auto& [other, osig] : majority)
+        if (other != label && matches(*m, osig) && !own.empty()) like = other;
+      s.add("WC707",
+            "labelled " + label + ", but here: " + own.show() + (like.empty() ? "" : " (as the " + like + " wheels have)") + "; the other " +
+                label + " wheels: " + mine.show(),
+            m->filename);
+    }
+  }
+  // Two labels whose wheels are indistinguishable: one label is wrong.
+  for (auto a = majority.begin(); a != majority.end(); ++a)
+    for (auto b = std::next(a); b != majority.end(); ++b)
+      if (a->second == b->second && !a->second.empty())
+        s.add("WC707", "the " + a->first + " and " + b->first + " wheels are indistinguishable (both " + a->second.show() +
+                           "): one of the labels is wrong");
+}
+
+// --- WC702: sizes against the baseline ------------------------------------------------------------
+
+std::string mb(uint64_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
+  return buf;
+}
+
+std::string growth(uint64_t from, uint64_t to) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.0f%%", from ? (double(to) / double(from) - 1) * 100 : 100.0);
+  return buf;
+}
+
+size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMember>& baseline, const ReleasePolicy& r, FindingSink& s) {
+  std::map<std::string, const SetMember*> before;
+  for (const auto& b : baseline) before[key_of(b)] = &b;
+  size_t matched = 0;
+  char ratio[16];
+  std::snprintf(ratio, sizeof ratio, "%.2f", r.max_growth_ratio);
+  for (const auto* m : ms) {
+    auto it = before.find(key_of(*m));
+    if (it == before.end()) continue;
+    ++matched;
+    const SetMember& b = *it->second;
+    // The entries that grew most (by bytes), for the message and their own findings.
+    std::vector<std::pair<int64_t, std::string>> grew;
+    for (const auto& [name, size] : m->large_entries) {
+      auto old = b.large_entries.find(name);
+      if (old != b.large_entries.end() && size > old->second) grew.push_back({int64_t(size - old->second), name});
+    }
+    std::sort(grew.rbegin(), grew.rend());
+    bool wheel_over = b.size && double(m->size) > double(b.size) * r.max_growth_ratio;
+    if (wheel_over) {
+      std::vector<std::string> most;
+      for (size_t i = 0; i < grew.size() && i < 3; ++i)
+        most.push_back(grew[i].second + " (" + mb(b.large_entries.at(grew[i].second)) + " -> " + mb(m->large_entries.at(grew[i].second)) + ")");
+      s.add("WC702", "grew from " + mb(b.size) + " to " + mb(m->size) + " (" + growth(b.size, m->size) + ") since the baseline (" + b.filename +
+                         "), over the allowed ratio " + ratio + (most.empty() ? "" : "; grew most: " + join(most, ", ")),
+            m->filename);
+      continue;
+    }
+    for (const auto& [bytes, name] : grew) {
+      uint64_t old = b.large_entries.at(name), now = m->large_entries.at(name);
+      if (double(now) > double(old) * r.max_growth_ratio)
+        s.add("WC702", name + " grew from " + mb(old) + " to " + mb(now) + " (" + growth(old, now) + ") since the baseline, over the allowed ratio " + ratio,
+              m->filename);
+    }
+  }
+  return matched;
+}
+
+}  // namespace
+
+SetMember summarize(const WheelFacts& f, const Policy& p) {
+  SetMember m;
+  m.path = f.path;
+  m.filename = f.filename.raw;
+  m.project = f.filename.canonical_name;
+  m.version = f.filename.version_text;
+  if (f.filename.version) {
+    m.public_version = f.filename.version->public_version();
+    m.variant = join(f.filename.version->local, ".");
+  } else {
+    m.public_version = f.filename.version_text;
+  }
+  m.python_tags = f.filename.python_tags;
+  m.abi_tags = f.filename.abi_tags;
+  m.platform_tags = f.filename.platform_tags;
+  m.size = f.file_size;
+  for (const auto& e : f.entries)
+    if (e.size >= p.release.min_entry_bytes_reported && e.kind == EntryKind::file) m.large_entries[e.name] = e.size;
+  if (f.metadata) {
+    m.have_metadata = true;
+    m.metadata_version_field = f.metadata->get("Version").value_or("");
+    m.requires_python = std::string(trim(f.metadata->get("Requires-Python").value_or("")));
+    m.classifiers = f.metadata->get_all("Classifier");
+    std::sort(m.classifiers.begin(), m.classifiers.end());
+    m.requires_dist = f.metadata->get_all("Requires-Dist");
+  }
+  m.cuda_pins = cuda_pins_of(f, p.cuda);
+  m.gpu_known = !f.metadata_depth;
+  if (m.gpu_known) {
+    CudaFacts c = derive_cuda_facts(f, p.cuda);
+    std::set<int> links;
+    for (const auto& l : c.links) links.insert(l.major);
+    m.cuda_links.assign(links.begin(), links.end());
+    std::set<std::string> toolkits;
+    for (const auto& t : c.toolkits) toolkits.insert(t.version);
+    m.cuda_toolkits.assign(toolkits.begin(), toolkits.end());
+  }
+  return m;
+}
+
+json member_to_json(const SetMember& m) {
+  json j = {{"filename", m.filename}, {"project", m.project}, {"version", m.version}, {"public_version", m.public_version},
+            {"variant", m.variant}, {"python_tags", m.python_tags}, {"abi_tags", m.abi_tags}, {"platform_tags", m.platform_tags},
+            {"size", m.size}, {"large_entries", m.large_entries}, {"gpu_known", m.gpu_known}};
+  if (m.have_metadata)
+    j["metadata"] = {{"version", m.metadata_version_field}, {"requires_python", m.requires_python},
+                     {"classifiers", m.classifiers}, {"requires_dist", m.requires_dist}};
+  json cuda = {{"pins", m.cuda_pins}, {"toolkits", m.cuda_toolkits}, {"links", m.cuda_links}};
+  j["cuda"] = cuda;
+  return j;
+}
+
+std::optional<SetMember> member_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("filename")) return std::nullopt;
+  try {
+    SetMember m;
+    m.filename = j.at("filename").get<std::string>();
+    m.project = j.value("project", "");
+    m.version = j.value("version", "");
+    m.public_version = j.value("public_version", "");
+    m.variant = j.value("variant", "");
+    m.python_tags = j.value("python_tags", std::vector<std::string>{});
+    m.abi_tags = j.value("abi_tags", std::vector<std::string>{});
+    m.platform_tags = j.value("platform_tags", std::vector<std::string>{});
+    m.size = j.value("size", uint64_t{0});
+    m.large_entries = j.value("large_entries", std::map<std::string, uint64_t>{});
+    m.gpu_known = j.value("gpu_known", true);
+    if (j.contains("metadata")) {
+      const json& md = j.at("metadata");
+      m.have_metadata = true;
+      m.metadata_version_field = md.value("version", "");
+      m.requires_python = md.value("requires_python", "");
+      m.classifiers = md.value("classifiers", std::vector<std::string>{});
+      m.requires_dist = md.value("requires_dist", std::vector<std::string>{});
+    }
+    if (j.contains("cuda")) {
+      const json& c = j.at("cuda");
+      m.cuda_pins = c.value("pins", std::vector<std::string>{});
+      m.cuda_toolkits = c.value("toolkits", std::vector<std::string>{});
+      m.cuda_links = c.value("links", std::vector<int>{});
+    }
+    return m;
+  } catch (const json::exception&) {
+    return std::nullopt;  // a malformed record is not a member
+  }
+}
+
+bool release_rules_apply(const Policy& p) { return p.release.defined; }
+
+SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p, const std::vector<SetMember>* baseline) {
+  SetVerdict v;
+  FindingSink s(p);
+  const ReleasePolicy& r = p.release;
+  std::vector<const SetMember*> ms;  // in file name order: the findings do not depend on input or shard order
+  for (const auto& m : wheels)
+    if (in_release(m, r)) ms.push_back(&m);
+  std::sort(ms.begin(), ms.end(), [](const SetMember* a, const SetMember* b) { return a->filename < b->filename; });
+  v.members = ms.size();
+  if (r.defined) {
+    matrix(ms, r, s);
+    const auto& fields = r.consistent_fields;
+    auto wants = [&](const char* f) { return std::find(fields.begin(), fields.end(), f) != fields.end(); };
+    if (wants("Version")) {
+      agree(ms, "the public version", [](const SetMember& m) { return m.public_version; }, [](const std::string& x) { return "'" + x + "'"; }, s);
+      agree(ms, "METADATA's Version (without the local part)",
+            [](const SetMember& m) {
+              auto v = parse_version(m.metadata_version_field);
+              return v ? v->public_version() : m.metadata_version_field;
+            },
+            [](const std::string& x) { return "'" + x + "'"; }, s);
+    }
+    if (wants("Requires-Python"))
+      agree(ms, "Requires-Python", [](const SetMember& m) { return m.requires_python; },
+            [](const std::string& x) { return x.empty() ? std::string("(none)") : "'" + x + "'"; }, s);
+    if (wants("Classifier"))
+      agree(ms, "the Classifier list", [](const SetMember& m) { return join(m.classifiers, "\n"); },
+            [](const std::string& x) { return "[" + std::to_string(x.empty() ? 0 : std::count(x.begin(), x.end(), '\n') + 1) + " classifiers]"; }, s);
+    if (wants("Requires-Dist")) requirements(ms, s);
+    variants(ms, s);
+  }
+  if (baseline) v.baseline_matched = sizes(ms, *baseline, r, s);
+  v.findings = s.take();
+  v.waived = s.take_waived();
+  std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+  return v;
+}
+
+unsigned shard_of(const std::string& target, unsigned count) {
+  // FNV-1a of the file name: stable across runs, machines and input order.
+  std::string name = target;
+  auto slash = name.find_last_of('/');
+  if (slash != std::string::npos) name = name.substr(slash + 1);
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return count ? static_cast<unsigned>(h % count) : 0;
+}
+
+std::string targets_digest(const std::vector<std::string>& targets) {
+  std::vector<std::string> names;
+  for (const auto& t : targets) {
+    auto slash = t.find_last_of('/');
+    names.push_back(slash == std::string::npos ? t : t.substr(slash + 1));
+  }
+  std::sort(names.begin(), names.end());
+  uint64_t h = 1469598103934665603ull;
+  for (const auto& n : names) {
+    for (unsigned char c : n) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace wc

@@ -1,0 +1,222 @@
+// Remote wheels against real servers on 127.0.0.1 started here: nginx (Range support, redirects),
+// Python's http.server (no Range: the whole-download path) and tests/tools/http_fault_server.py
+// (a 500 then success, a body cut short, a wrong Content-Range, a stalled transfer, credentials,
+// a PEP 503 index with PEP 658 metadata). Each fault ends in a finding on that wheel or a clear
+// error, never a hang; where the bytes arrive, the verdict equals the local file's; credentials
+// never appear in any output.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using nlohmann::json;
+using testing::ChildServer;
+using testing::run_command;
+using testing::shell_quote;
+using testing::TempDir;
+using testing::WheelBuilder;
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// wheelcheck with the HTTP settings the tests want (a short stall timeout, quick retries).
+testing::RunResult wc(const std::vector<std::string>& args, const std::string& env = "") {
+  std::string cmd = "env -u GITHUB_STEP_SUMMARY NO_COLOR=1 WHEELCHECK_HTTP_TIMEOUT=2 WHEELCHECK_HTTP_RETRIES=2 " + env + " " + shell_quote(WC_BINARY);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  return run_command(cmd);
+}
+
+// Findings as "RULE entry" lines: what must not depend on where the bytes came from.
+std::vector<std::string> verdict_of(const std::string& report) {
+  auto j = json::parse(report);
+  std::vector<std::string> out;
+  for (const auto& w : j["wheels"]) {
+    out.push_back(w["verdict"].get<std::string>());
+    for (const auto& f : w["findings"]) out.push_back(f["rule"].get<std::string>() + " " + f.value("entry", ""));
+  }
+  return out;
+}
+
+class RemoteFaults : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    std::string www = dir_->file("www");
+    std::filesystem::create_directories(www);
+    // A platform wheel with a large incompressible entry (metadata depth must not fetch it) and a
+    // small ELF, and a second, failing wheel (a RECORD size that lies).
+    std::string blob;
+    uint32_t x = 11;
+    for (int i = 0; i < 16 << 20; ++i) blob.push_back(static_cast<char>((x = x * 1664525 + 1013904223) >> 24));
+    auto so = run_command("printf 'int f(void){return 1;}' | gcc -x c -shared -fPIC -o " + shell_quote(dir_->file("lib.so")) + " -");
+    std::string elf = so.exit_code == 0 ? slurp(dir_->file("lib.so")) : "";
+    good_ = WheelBuilder("demo", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
+                .add("demo/__init__.py", "x = 1\n").add("demo/data.bin", blob).add("demo/_native.so", elf).write(www);
+    bad_ = WheelBuilder("demo", "1.1").add("demo/__init__.py", "").edit_record([](auto& r) { r[0][2] = "9"; }).write(www);
+    good_ = std::filesystem::path(good_).filename().string();
+    bad_ = std::filesystem::path(bad_).filename().string();
+    log_ = dir_->file("requests.log");
+    // nginx: Range, 404, a redirect loop and a redirect to another path.
+    std::string conf = "daemon off; master_process off; worker_processes 1; pid " + dir_->file("nginx.pid") + "; error_log " +
+                       dir_->file("nginx.err") + ";\nevents { worker_connections 64; }\nhttp {\n access_log off;\n" +
+                       " client_body_temp_path " + dir_->file("t1") + "; proxy_temp_path " + dir_->file("t2") + "; fastcgi_temp_path " +
+                       dir_->file("t3") + "; uwsgi_temp_path " + dir_->file("t4") + "; scgi_temp_path " + dir_->file("t5") + ";\n" +
+                       " server {\n  listen 127.0.0.1:PORT_HERE;\n  root " + www + ";\n  location /loop/ { return 302 $uri; }\n" +
+                       "  location /moved/ { rewrite ^/moved/(.*)$ /$1 permanent; }\n }\n}\n";
+    testing::write_file(dir_->file("nginx.conf.in"), std::vector<uint8_t>(conf.begin(), conf.end()));
+    nginx_ = new ChildServer({"sh", "-c", "sed 's/PORT_HERE/{port}/' " + dir_->file("nginx.conf.in") + " > " + dir_->file("nginx.conf") +
+                                              " && exec nginx -c " + dir_->file("nginx.conf") + " -p " + dir_->path()});
+    plain_ = new ChildServer({"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"}, www);
+    faults_ = new ChildServer({"python3", std::string(WC_SOURCE_DIR) + "/tests/tools/http_fault_server.py", www, "{port}", log_});
+  }
+  static void TearDownTestSuite() {
+    delete nginx_;
+    delete plain_;
+    delete faults_;
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!faults_->up()) GTEST_SKIP() << "could not start tests/tools/http_fault_server.py on loopback";
+  }
+  std::string local(const std::string& name) const { return dir_->file("www/" + name); }
+  static std::string requests() { return slurp(log_); }
+
+  static TempDir* dir_;
+  static ChildServer *nginx_, *plain_, *faults_;
+  static std::string good_, bad_, log_;
+};
+TempDir* RemoteFaults::dir_ = nullptr;
+ChildServer *RemoteFaults::nginx_ = nullptr, *RemoteFaults::plain_ = nullptr, *RemoteFaults::faults_ = nullptr;
+std::string RemoteFaults::good_, RemoteFaults::bad_, RemoteFaults::log_;
+
+TEST_F(RemoteFaults, VerdictsEqualTheLocalFilesOnEveryServer) {
+  auto local_run = wc({"check", "--format", "json", local(good_), local(bad_)});
+  ASSERT_EQ(local_run.exit_code, 1) << local_run.err;
+  auto want = verdict_of(local_run.out);
+  ASSERT_EQ(want.front(), "pass") << "the good wheel (a 16 MiB entry read in many input blocks) passes locally: " << local_run.out;
+  std::vector<std::pair<std::string, const ChildServer*>> servers = {{"fault server /ok/", faults_}};
+  if (nginx_->up()) servers.push_back({"nginx", nginx_});
+  if (plain_->up()) servers.push_back({"python http.server (no Range)", plain_});
+  for (const auto& [what, server] : servers) {
+    std::string prefix = server == faults_ ? "ok/" : "";
+    auto r = wc({"check", "--format", "json", server->url(prefix + good_), server->url(prefix + bad_)});
+    EXPECT_EQ(r.exit_code, 1) << what << ": " << r.err;
+    EXPECT_EQ(verdict_of(r.out), want) << what;
+  }
+  if (!nginx_->up()) GTEST_SKIP() << "nginx did not start: " << slurp(dir_->file("nginx.err"));
+}
+
+TEST_F(RemoteFaults, MetadataDepthMovesUnderOnePercent) {
+  const ChildServer* s = nginx_->up() ? nginx_ : faults_;
+  std::string prefix = s == faults_ ? "ok/" : "";
+  auto r = wc({"check", "--depth", "metadata", "--format", "json", s->url(prefix + good_)});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto w = json::parse(r.out)["wheels"][0];
+  uint64_t size = w["size"], read = w["bytes_read"];
+  EXPECT_LT(read * 100, size) << "read " << read << " of " << size << " bytes";
+  EXPECT_GT(read, 0u);
+  auto text = wc({"check", "--depth", "metadata", s->url(prefix + good_)});
+  EXPECT_NE(text.out.find(" of 16.8 MB"), std::string::npos) << "the text report says how much was read: " << text.out;
+}
+
+TEST_F(RemoteFaults, NotFoundIsAFindingAndTheBatchGoesOn) {
+  const ChildServer* s = nginx_->up() ? nginx_ : faults_;
+  std::string prefix = s == faults_ ? "ok/" : "";
+  auto r = wc({"check", s->url(prefix + "missing-1.0-py3-none-any.whl"), s->url(prefix + good_)});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("WC404"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("HTTP status 404 (not found)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PASS  " + s->url(prefix + good_)), std::string::npos) << r.out;
+}
+
+TEST_F(RemoteFaults, ServerErrorThenSuccessIsRetried) {
+  auto r = wc({"check", faults_->url("flaky/" + good_)});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string log = requests();
+  size_t asked = 0;
+  for (size_t at = 0; (at = log.find("GET /flaky/" + good_ + " bytes=0-0", at)) != std::string::npos; ++at) ++asked;
+  EXPECT_EQ(asked, 2u) << "one 500, one retry: " << log;
+}
+
+TEST_F(RemoteFaults, EachBrokenReplyIsAFindingNamingIt) {
+  struct Case {
+    std::string path, expect;
+  } cases[] = {
+      {"short/" + good_, "the body was cut short"},
+      {"badrange/" + good_, "the reply says Content-Range 'bytes "},
+      {"loop/" + good_, "more than 10 redirects (a redirect loop?)"},
+      {"auth/" + good_, "HTTP status 401 (unauthorized"},
+  };
+  for (const auto& c : cases) {
+    auto start = std::chrono::steady_clock::now();
+    auto r = wc({"check", faults_->url(c.path)});
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 1) << c.path << ": " << r.err;
+    EXPECT_NE(r.out.find("WC404"), std::string::npos) << c.path << ": " << r.out;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.path << ": " << r.out;
+    EXPECT_LT(secs, 20) << c.path;
+  }
+}
+
+TEST_F(RemoteFaults, AStalledTransferEndsAtTheTimeout) {
+  auto start = std::chrono::steady_clock::now();
+  auto r = wc({"check", faults_->url("stall/" + good_)}, "WHEELCHECK_HTTP_RETRIES=0");
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("the server stalled (no progress for 2 s"), std::string::npos) << r.out;
+  EXPECT_LT(secs, 15) << "bounded by the timeout, not the server";
+}
+
+TEST_F(RemoteFaults, RedirectToAnotherPathIsFollowed) {
+  const ChildServer* s = nginx_->up() ? nginx_ : faults_;
+  auto r = wc({"check", s->url("moved/" + good_)});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST_F(RemoteFaults, CredentialsFromTheEnvironmentOrNetrcAreNeverShown) {
+  auto bearer = wc({"check", "--format", "json", faults_->url("auth/" + good_)}, "WHEELCHECK_HTTP_AUTHORIZATION='Bearer s3cret'");
+  EXPECT_EQ(bearer.exit_code, 0) << bearer.out << bearer.err;
+  EXPECT_EQ((bearer.out + bearer.err).find("s3cret"), std::string::npos);
+  std::string netrc = dir_->file("netrc");
+  std::string text = "machine 127.0.0.1 login user password pw\n";
+  testing::write_file(netrc, std::vector<uint8_t>(text.begin(), text.end()));
+  auto viarc = wc({"check", faults_->url("auth/" + good_)}, "NETRC=" + shell_quote(netrc));
+  EXPECT_EQ(viarc.exit_code, 0) << viarc.out << viarc.err;
+  // user:password in the URL works, and is shown nowhere.
+  std::string url = "http://user:pw@127.0.0.1:" + std::to_string(faults_->port()) + "/auth/" + good_;
+  auto inurl = wc({"check", "--format", "json", url});
+  EXPECT_EQ(inurl.exit_code, 0) << inurl.out << inurl.err;
+  EXPECT_EQ((inurl.out + inurl.err).find("user:pw"), std::string::npos) << inurl.out;
+}
+
+TEST_F(RemoteFaults, IndexMetadataAtMetadataDepthNeverTouchesTheWheel) {
+  std::string before = requests();
+  auto r = wc({"check", "--depth", "metadata", "--format", "json", faults_->url("simple/demo/")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // demo 1.1's RECORD lie needs the wheel: not read here
+  auto j = json::parse(r.out);
+  ASSERT_EQ(j["wheels"].size(), 2u);
+  for (const auto& w : j["wheels"]) EXPECT_LT(w["bytes_read"].get<uint64_t>(), 2000u);
+  std::string log = requests().substr(before.size());
+  EXPECT_NE(log.find(".whl.metadata"), std::string::npos) << log;
+  for (size_t at = 0; (at = log.find(".whl ", at)) != std::string::npos; ++at) ADD_FAILURE() << "a wheel was fetched: " << log;
+  // At full depth the same index reads the wheels and finds the lie.
+  auto full = wc({"check", faults_->url("simple/demo/")});
+  EXPECT_EQ(full.exit_code, 1) << full.out;
+  EXPECT_NE(full.out.find("WC303"), std::string::npos) << full.out;
+}
+
+}  // namespace
+}  // namespace wc
