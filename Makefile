@@ -7,14 +7,15 @@ CMAKE_ARGS   ?=
 FUZZ_SECONDS ?= 60
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo test test-sanitize bench fuzz install clean
+.PHONY: all deps build demo test test-large test-sanitize bench fuzz install clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
-$(BUILD)/build.ninja: CMakeLists.txt
+# Configured once; after that the build regenerates itself when a CMakeLists.txt changes.
+$(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWHEELCHECK_WERROR=ON $(CMAKE_ARGS)
 
 build: $(BUILD)/build.ninja
@@ -26,23 +27,24 @@ demo: deps
 
 test: deps
 	@$(MAKE) --no-print-directory build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE large
+
+# The opt-in real wheels over ~50 MB (torch, NVIDIA's CUDA wheels; downloaded into a cache once).
+test-large: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest --output-on-failure -L large
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (CUDA left out: nvcc and
-# the sanitizers do not mix). CI runs it as a second job.
+# the sanitizers do not mix). CI runs it as a second job. The configurations are CMakePresets.json's.
 test-sanitize: deps
-	cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWHEELCHECK_WERROR=ON -DWHEELCHECK_CUDA=OFF \
-	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-	  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" $(CMAKE_ARGS)
+	cmake --preset sanitize $(CMAKE_ARGS)
 	cmake --build build-sanitize -j $(JOBS)
-	cd build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	ctest --preset sanitize -j $(JOBS)
 
 # Every libFuzzer target for FUZZ_SECONDS each (clang), seeded by the tests.
 fuzz: deps
 	@bash scripts/install-deps.sh --fuzz
-	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DWHEELCHECK_FUZZ=ON -DWHEELCHECK_CUDA=OFF "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined"
+	cmake --preset fuzz
 	cmake --build build-fuzz -j $(JOBS)
 	WHEELCHECK_FUZZ_SEEDS=$(CURDIR)/build-fuzz/seeds build-fuzz/tests/wheelcheck_tests --gtest_filter=FuzzCorpus.Seeds
 	bash fuzz/run.sh build-fuzz $(FUZZ_SECONDS)

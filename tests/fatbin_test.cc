@@ -1,5 +1,5 @@
 // Fatbin inventory: real fatbins from nvcc (skipped without a CUDA toolkit) must list exactly the
-// -gencode targets asked for; synthetic containers (built below, layout per REFERENCE.md §3)
+// -gencode targets asked for; synthetic containers (built below, layout per docs/DESIGN.md)
 // placed in a gcc-built .nv_fatbin section exercise the CUDA rules on every machine.
 #include <gtest/gtest.h>
 
@@ -341,7 +341,7 @@ TEST_F(NvccFatbin, PtxIsaOfTheInstalledToolkit) {
   auto b = build("-gencode arch=compute_80,code=compute_80");
   ASSERT_EQ(b.fatbin.entries.size(), 1u);
   auto v = run_command(std::string(WC_NVCC) + " --version").out;
-  // CUDA 13.x emits PTX ISA 9.x, 12.8 emits 8.7 (REFERENCE.md §3).
+  // CUDA 13.x emits PTX ISA 9.x, 12.8 emits 8.7 (docs/DESIGN.md, "NVIDIA fatbin layout").
   if (v.find("release 13.0") != std::string::npos) {
     EXPECT_EQ(b.fatbin.entries[0].version_major, 9);
   } else if (v.find("release 12.8") != std::string::npos) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The module graph as DESIGN.md draws it: each directory of src/wheelcheck may include only from
+"""The module graph as docs/DESIGN.md draws it: each directory of src/wheelcheck may include only from
 the layers below it (and itself). Prints every include that breaks the order, and any cycle."""
 import os, re, sys
 

@@ -1,5 +1,5 @@
 // A host-side Philox generator with per-capture RNG state, modelled on PyTorch's CUDA generator
-// (REFERENCE.md §4): eager launches get (seed, offset) values and advance the offset; launches
+// (docs/DESIGN.md, "Kernel suites"): eager launches get (seed, offset) values and advance the offset; launches
 // captured into a graph get pointers to two slots that each replay fills, plus their offset within
 // the graph; the generator then advances by the graph's whole increment.
 #pragma once

@@ -1,5 +1,5 @@
 // Facts for deciding offline whether GPU code runs somewhere: named GPUs, driver versions and the
-// CUDA version they support, PTX ISA versions and the driver they need (REFERENCE.md §3).
+// CUDA version they support, PTX ISA versions and the driver they need (docs/DESIGN.md, "NVIDIA fatbin layout").
 #pragma once
 
 #include <optional>

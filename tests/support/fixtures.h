@@ -1,6 +1,6 @@
 // Binary fixtures written by small builders (no Apple or Microsoft toolchain, no cross compiler
 // here): thin and fat Mach-O, PE32+ with imports, minimal ELF of any class and byte order, and
-// fatbin containers laid out per REFERENCE.md section 3. Used by the tests and by the fuzz seeds.
+// fatbin containers laid out per docs/DESIGN.md. Used by the tests and by the fuzz seeds.
 #pragma once
 
 #include <cstdint>

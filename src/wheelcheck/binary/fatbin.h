@@ -1,5 +1,5 @@
 // NVIDIA fatbin containers (magic 0xBA55ED50) found while an ELF streams past. Layout in
-// ../shared/REFERENCE.md section 3; the entry flag bits for `a` (0x100000) and `f` (0x200000)
+// docs/DESIGN.md, "NVIDIA fatbin layout"; the entry flag bits for `a` (0x100000) and `f` (0x200000)
 // targets were read off nvcc 13.0 output (tests/fatbin_test.cc builds them and checks).
 #pragma once
 

@@ -77,7 +77,7 @@ int run_check(const CheckArgs& a) {
   return cli::emit_reports(report, a.out);
 }
 
-// "sm_80 sm_90a compute_90" -> which compute capabilities can run it (REFERENCE.md §3): SASS
+// "sm_80 sm_90a compute_90" -> which compute capabilities can run it (docs/DESIGN.md, "NVIDIA fatbin layout"): SASS
 // sm_XY on X.Y..X.9, sm_XYa on X.Y only, PTX compute_XY on X.Y and newer through the driver's JIT.
 std::string runs_on(const FatbinFacts& fb) {
   std::vector<std::string> parts;
@@ -397,6 +397,7 @@ int main(int argc, char** argv) {
     }
     if (*pl) {
       for (const auto& n : shipped_policy_names()) std::cout << n << "\n";
+      for (const auto& [n, file] : installed_policies()) std::cout << n << "  (" << file << ")\n";
       return kExitPass;
     }
     std::cout << policy_schema_text();

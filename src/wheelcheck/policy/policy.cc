@@ -1,5 +1,7 @@
 #include "policy/policy.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -58,6 +60,36 @@ const std::string* shipped_policy_text(const std::string& name) {
   }();
   auto it = texts.find(name);
   return it == texts.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> policy_search_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("WHEELCHECK_POLICY_PATH"))
+    for (const auto& d : split(env, ':'))
+      if (!d.empty()) dirs.emplace_back(d);
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path share = exe.parent_path().parent_path() / "share" / "wheelcheck" / "policies";
+    if (fs::is_directory(share, ec)) dirs.push_back(share.string());
+  }
+  return dirs;
+}
+
+std::vector<std::pair<std::string, std::string>> installed_policies() {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::set<std::string> seen;
+  for (const auto& d : policy_search_dirs()) {
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (it->path().extension() != ".json") continue;
+      std::string name = it->path().stem().string();
+      if (name == "policy.schema" || shipped_policy_text(name) || !seen.insert(name).second) continue;
+      out.emplace_back(name, it->path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 const std::string& policy_schema_text() {
@@ -149,6 +181,15 @@ std::optional<Resolved> resolve(const std::string& spec, const fs::path& rel_dir
     }
   }
   if (const std::string* t = shipped_policy_text(spec)) return Resolved{spec, *t, {}};
+  if (spec.find('/') == std::string::npos && !spec.ends_with(".json"))  // a name: the installed policies
+    for (const auto& d : policy_search_dirs()) {
+      fs::path p = fs::path(d) / (spec + ".json");
+      if (!fs::is_regular_file(p, ec)) continue;
+      std::ifstream in(p, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      return Resolved{p.string(), ss.str(), p.parent_path()};
+    }
   return std::nullopt;
 }
 
@@ -380,7 +421,7 @@ Policy load_policy(const std::string& spec) {
   parse_typed(merged, p);
   p.document = std::move(merged);
   std::error_code ec;
-  p.spec = shipped_policy_text(spec) ? spec : std::filesystem::absolute(spec, ec).string();
+  p.spec = fs::is_regular_file(spec, ec) ? fs::absolute(spec, ec).string() : spec;  // a file, or a name found again by name
   return p;
 }
 

@@ -165,6 +165,12 @@ Policy load_policy(const std::string& spec);
 std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std::string& file);
 std::vector<std::string> shipped_policy_names();
 const std::string* shipped_policy_text(const std::string& name);
+// Directories searched for NAME.json when a policy is given by name and is not shipped: each of
+// $WHEELCHECK_POLICY_PATH (':'-separated), then the installed share/wheelcheck/policies beside the
+// running binary (a site or team puts its policies there).
+std::vector<std::string> policy_search_dirs();
+// (name, file) of the *.json policies in those directories that are not shipped ones.
+std::vector<std::pair<std::string, std::string>> installed_policies();
 const std::string& policy_schema_text();
 
 }  // namespace wc

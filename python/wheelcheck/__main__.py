@@ -1,0 +1,3 @@
+from wheelcheck import main
+
+main()
