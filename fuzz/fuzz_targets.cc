@@ -1,10 +1,10 @@
 #include "fuzz_targets.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
-#include <unistd.h>
 
 #include "binary/binary_facts.h"
 #include "binary/fatbin.h"
@@ -12,12 +12,12 @@
 #include "facts/binary_capture.h"
 #include "io/inflate.h"
 #include "io/source.h"
+#include "io/targets.h"
 #include "io/zip_index.h"
 #include "io/zip_stream.h"
-#include "util/digest.h"
-#include "io/targets.h"
 #include "policy/policy.h"
 #include "rules/rules.h"
+#include "util/digest.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
 #include "wheel/version.h"
@@ -44,8 +44,10 @@ WheelFacts facts_with(const char* file, std::string_view t) {
   e.size = e.bytes_read = t.size();
   f.entries.push_back(e);
   f.reindex();
-  if (std::string_view(file) == "METADATA") f.metadata = parse_header_file(t);
-  else f.wheel_file = parse_header_file(t);
+  if (std::string_view(file) == "METADATA")
+    f.metadata = parse_header_file(t);
+  else
+    f.wheel_file = parse_header_file(t);
   return f;
 }
 
@@ -206,10 +208,12 @@ void capture(const uint8_t* d, size_t n) {
   whole.path = "fuzz.so";
   parse_binary_image(bytes.data(), bytes.size(), whole);
   BinaryCapture c("fuzz.so", bytes.size(), 4096);
-  for (size_t off = 0; off < bytes.size(); off += chunk) c.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
+  for (size_t off = 0; off < bytes.size(); off += chunk)
+    c.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
   if (!c.finish()) {
     BinaryCapture again = c.second_pass();
-    for (size_t off = 0; off < bytes.size(); off += chunk) again.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
+    for (size_t off = 0; off < bytes.size(); off += chunk)
+      again.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
     for (int round = 0; round < 8 && !again.finish(); ++round)
       for (const auto& r : again.missing())
         if (r.off <= bytes.size() && r.len <= bytes.size() - r.off) again.add(r.off, bytes.data() + r.off, r.len);
@@ -220,11 +224,10 @@ void capture(const uint8_t* d, size_t n) {
 }
 
 const std::vector<NamedTarget>& all_targets() {
-  static const std::vector<NamedTarget> t = {{"zip", zip},       {"filename", filename}, {"metadata", metadata},
-                                             {"record", record}, {"wheel", wheel},       {"version", version},
-                                             {"elf", elf},       {"macho", macho},       {"pe", pe},
-                                             {"fatbin", fatbin}, {"policy", policy},     {"index", index},
-                                             {"inflate", inflate}, {"capture", capture}};
+  static const std::vector<NamedTarget> t = {
+      {"zip", zip},         {"filename", filename}, {"metadata", metadata}, {"record", record},  {"wheel", wheel},
+      {"version", version}, {"elf", elf},           {"macho", macho},       {"pe", pe},          {"fatbin", fatbin},
+      {"policy", policy},   {"index", index},       {"inflate", inflate},   {"capture", capture}};
   return t;
 }
 

@@ -17,18 +17,18 @@ struct NamedTarget {
   Target fn;
 };
 
-void zip(const uint8_t* d, size_t n);        // a whole wheel: zip index, streaming, dist-info, binaries, rules
-void filename(const uint8_t* d, size_t n);   // wheel file names, tags, platform classification, name rules
-void metadata(const uint8_t* d, size_t n);   // METADATA as a header file, the METADATA rules
-void record(const uint8_t* d, size_t n);     // RECORD as CSV
-void wheel(const uint8_t* d, size_t n);      // WHEEL as a header file, the WHEEL rules
-void version(const uint8_t* d, size_t n);    // PEP 440 versions and specifier sets
-void elf(const uint8_t* d, size_t n);        // ELF images
-void macho(const uint8_t* d, size_t n);      // Mach-O (thin and fat)
-void pe(const uint8_t* d, size_t n);         // PE
-void fatbin(const uint8_t* d, size_t n);     // fatbin containers, fed in chunks of varying size
-void policy(const uint8_t* d, size_t n);     // policy JSON (schema validation and loading)
-void index(const uint8_t* d, size_t n);      // PEP 503 HTML / PEP 691 JSON index pages
+void zip(const uint8_t* d, size_t n);       // a whole wheel: zip index, streaming, dist-info, binaries, rules
+void filename(const uint8_t* d, size_t n);  // wheel file names, tags, platform classification, name rules
+void metadata(const uint8_t* d, size_t n);  // METADATA as a header file, the METADATA rules
+void record(const uint8_t* d, size_t n);    // RECORD as CSV
+void wheel(const uint8_t* d, size_t n);     // WHEEL as a header file, the WHEEL rules
+void version(const uint8_t* d, size_t n);   // PEP 440 versions and specifier sets
+void elf(const uint8_t* d, size_t n);       // ELF images
+void macho(const uint8_t* d, size_t n);     // Mach-O (thin and fat)
+void pe(const uint8_t* d, size_t n);        // PE
+void fatbin(const uint8_t* d, size_t n);    // fatbin containers, fed in chunks of varying size
+void policy(const uint8_t* d, size_t n);    // policy JSON (schema validation and loading)
+void index(const uint8_t* d, size_t n);     // PEP 503 HTML / PEP 691 JSON index pages
 // Differential: the ISA-L fast path and libarchive read every entry of a zip to the same bytes
 // (or both find a fault); the fast path never yields more than an entry declares.
 void inflate(const uint8_t* d, size_t n);

@@ -21,15 +21,17 @@ using testing::shell_quote;
 using testing::WheelBuilder;
 
 std::string dump_of(const std::vector<Finding>& fs) { return testing::dump(fs); }
-bool says(const std::vector<Finding>& fs, const std::string& text) { return dump_of(fs).find(text) != std::string::npos; }
+bool says(const std::vector<Finding>& fs, const std::string& text) {
+  return dump_of(fs).find(text) != std::string::npos;
+}
 
 class Gcc : public ::testing::Test {
  protected:
   testing::TempDir dir;
   std::string lib(const std::string& name, const std::string& src, const std::string& flags) {
     testing::write_file(dir.file(name + ".c"), std::vector<uint8_t>(src.begin(), src.end()));
-    auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " + shell_quote(dir.file(name)) + " -L" +
-                         shell_quote(dir.path()) + " " + flags);
+    auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " +
+                         shell_quote(dir.file(name)) + " -L" + shell_quote(dir.path()) + " " + flags);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     auto b = testing::read_file(dir.file(name));
     return std::string(b.begin(), b.end());
@@ -38,7 +40,8 @@ class Gcc : public ::testing::Test {
   std::string needing(const std::string& soname, const std::string& rpath = "") {
     lib("libstub.so", "int stub(void){return 1;}", "-Wl,-soname," + soname);
     return lib("libuser.so", "int stub(void); int u(void){return stub();}",
-               "-Wl,--no-as-needed " + shell_quote(dir.file("libstub.so")) + (rpath.empty() ? "" : " -Wl,-rpath,'" + rpath + "'"));
+               "-Wl,--no-as-needed " + shell_quote(dir.file("libstub.so")) +
+                   (rpath.empty() ? "" : " -Wl,-rpath,'" + rpath + "'"));
   }
 };
 
@@ -47,7 +50,8 @@ TEST_F(Gcc, InstallSetsArePerArchitecture) {
   WheelBuilder app("app", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   app.purelib(false).add("app/lib/_app.cpython-312-x86_64-linux-gnu.so", user);
   auto x86 = testing::tiny_elf(true, false, 62), arm = testing::tiny_elf(true, false, 183);
-  WheelBuilder dep86("dep", "1.0", "py3-none-manylinux_2_28_x86_64"), deparm("dep", "1.0", "py3-none-manylinux_2_28_aarch64");
+  WheelBuilder dep86("dep", "1.0", "py3-none-manylinux_2_28_x86_64"),
+      deparm("dep", "1.0", "py3-none-manylinux_2_28_aarch64");
   dep86.purelib(false).add("dep/lib/libdep.so.1", std::string(x86.begin(), x86.end()));
   deparm.purelib(false).add("dep/lib/libdep.so.1", std::string(arm.begin(), arm.end()));
   std::vector<WheelFacts> run;
@@ -55,7 +59,9 @@ TEST_F(Gcc, InstallSetsArePerArchitecture) {
   run.push_back(testing::facts_of(deparm.build(), deparm.filename()));
   Policy p = load_policy("default");
   auto only_arm = judge_wheel(run[0], run, p).findings;
-  EXPECT_TRUE(says(only_arm, "WC503 [error] app/lib/_app.cpython-312-x86_64-linux-gnu.so: needs libdep.so.1, which is not found")) << dump_of(only_arm);
+  EXPECT_TRUE(says(only_arm,
+                   "WC503 [error] app/lib/_app.cpython-312-x86_64-linux-gnu.so: needs libdep.so.1, which is not found"))
+      << dump_of(only_arm);
   EXPECT_FALSE(installable_together(run[0], run[1]));
   run.push_back(testing::facts_of(dep86.build(), dep86.filename()));
   auto with_x86 = judge_wheel(run[0], run, p).findings;
@@ -71,7 +77,9 @@ TEST_F(Gcc, NeedsADeclaredDependencyProvides) {
     return testing::findings_of(b.build(), b.filename());
   };
   auto declared = check("nvidia-cublas==13.4.1.3; platform_system == \"Linux\"");
-  EXPECT_TRUE(says(declared, "WC503 [warning] gpuapp-1.0.dist-info/METADATA: libcublas.so.13 (needed by 1 binary) come from the dependency nvidia-cublas"))
+  EXPECT_TRUE(says(declared,
+                   "WC503 [warning] gpuapp-1.0.dist-info/METADATA: libcublas.so.13 (needed by 1 binary) come from the "
+                   "dependency nvidia-cublas"))
       << dump_of(declared);
   EXPECT_FALSE(has_errors(declared)) << dump_of(declared);
   auto meta = check("cuda-toolkit[cublas,cudart]==13.2.2");  // the meta-package's extras name what it pulls in
@@ -79,8 +87,11 @@ TEST_F(Gcc, NeedsADeclaredDependencyProvides) {
   auto windows_only = check("nvidia-cublas==13.4.1.3; platform_system == \"Windows\"");  // not installed on Linux
   EXPECT_TRUE(says(windows_only, "WC503 [error]")) << dump_of(windows_only);
   auto undeclared = check("");
-  EXPECT_TRUE(says(undeclared, "WC503 [error] gpuapp/_core.cpython-312-x86_64-linux-gnu.so: needs libcublas.so.13, which is not found: searched "
-                               "$ORIGIN/../nvidia/cu13/lib (-> nvidia/cu13/lib)")) << dump_of(undeclared);
+  EXPECT_TRUE(says(
+      undeclared,
+      "WC503 [error] gpuapp/_core.cpython-312-x86_64-linux-gnu.so: needs libcublas.so.13, which is not found: searched "
+      "$ORIGIN/../nvidia/cu13/lib (-> nvidia/cu13/lib)"))
+      << dump_of(undeclared);
 }
 
 TEST_F(Gcc, UnmetNeedOfALibraryNothingLoads) {
@@ -89,12 +100,15 @@ TEST_F(Gcc, UnmetNeedOfALibraryNothingLoads) {
   WheelBuilder b("fort", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   b.purelib(false).add("fort/_ext.cpython-312-x86_64-linux-gnu.so", ext).add("fort/lib/libgfortran.so.5", leftover);
   auto fs = testing::findings_of(b.build(), b.filename());
-  EXPECT_TRUE(says(fs, "WC503 [warning] fort/lib/libgfortran.so.5: needs libquadmath.so.0, which is nowhere in the wheel or its install set")) << dump_of(fs);
+  EXPECT_TRUE(says(fs,
+                   "WC503 [warning] fort/lib/libgfortran.so.5: needs libquadmath.so.0, which is nowhere in the wheel "
+                   "or its install set"))
+      << dump_of(fs);
   EXPECT_TRUE(says(fs, "nothing in them links fort/lib/libgfortran.so.5")) << dump_of(fs);
   EXPECT_FALSE(has_errors(fs)) << dump_of(fs);
   // Linked by the extension module, the same missing library is an error.
-  std::string linking = lib("ext2.so", "int u(void); int e(void){return u();}", "-Wl,--no-as-needed " + shell_quote(dir.file("libuser.so")) +
-                                                                                    " -Wl,-rpath,'$ORIGIN/lib'");
+  std::string linking = lib("ext2.so", "int u(void); int e(void){return u();}",
+                            "-Wl,--no-as-needed " + shell_quote(dir.file("libuser.so")) + " -Wl,-rpath,'$ORIGIN/lib'");
   run_command("cp " + shell_quote(dir.file("libuser.so")) + " " + shell_quote(dir.file("libuser.so.keep")));
   WheelBuilder c("fort", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   c.purelib(false).add("fort/_ext.cpython-312-x86_64-linux-gnu.so", linking).add("fort/lib/libuser.so", leftover);
@@ -104,7 +118,8 @@ TEST_F(Gcc, UnmetNeedOfALibraryNothingLoads) {
 
 TEST(Calibration, WaiversSetFindingsAsideWithTheirReason) {
   testing::TempDir d;
-  std::string pol = R"({"extends": "strict", "waive": [{"rule": "WC706", "path": "pkg/tests/**", "reason": "the test suite ships on purpose"}]})";
+  std::string pol =
+      R"({"extends": "strict", "waive": [{"rule": "WC706", "path": "pkg/tests/**", "reason": "the test suite ships on purpose"}]})";
   testing::write_file(d.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
   WheelBuilder b("pkg", "1.0");
   b.add("pkg/__init__.py", "").add("pkg/tests/test_x.py", "").add("tests/test_top.py", "");
@@ -114,7 +129,8 @@ TEST(Calibration, WaiversSetFindingsAsideWithTheirReason) {
   auto& w = j["wheels"][0];
   ASSERT_EQ(w["waived"].size(), 0u) << "strict forbids tests/** at the top only: " << w.dump();
   // Waive the top-level one instead: it moves from findings to waived, and the wheel passes.
-  pol = R"({"extends": "strict", "waive": [{"rule": "WC706", "path": "tests/**", "reason": "the test suite ships on purpose"}]})";
+  pol =
+      R"({"extends": "strict", "waive": [{"rule": "WC706", "path": "tests/**", "reason": "the test suite ships on purpose"}]})";
   testing::write_file(d.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
   r = testing::run_wheelcheck({"check", "--policy", d.file("p.json"), "--format", "json", wheel});
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -139,7 +155,8 @@ TEST(Calibration, AndroidAndIosTags) {
     return testing::findings_of(b.build(), b.filename());
   };
   EXPECT_FALSE(testing::has_rule(android("arm64_v8a"), "WC501")) << dump_of(android("arm64_v8a"));
-  EXPECT_TRUE(says(android("x86_64"), "ELF machine is aarch64, the platform tag says x86_64")) << dump_of(android("x86_64"));
+  EXPECT_TRUE(says(android("x86_64"), "ELF machine is aarch64, the platform tag says x86_64"))
+      << dump_of(android("x86_64"));
   auto mach = testing::macho_thin(0x0100000c, 0x00110000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path");
   WheelBuilder ios("spam", "0.1.0", "cp313-cp313-ios_17_0_arm64_iphoneos");
   ios.purelib(false).add("spam.cpython-313-iphoneos.so", std::string(mach.begin(), mach.end()));
@@ -161,9 +178,11 @@ TEST(Calibration, MacOsMinimums) {
   EXPECT_FALSE(testing::has_rule(check("macosx_10_13_universal2", universal(0x000B0000)), "WC506"));
   auto arm = [](uint32_t minos) { return testing::macho_thin(0x0100000c, minos, {}, ""); };
   auto minor = check("macosx_12_0_arm64", arm(0x000C0300));
-  EXPECT_TRUE(says(minor, "WC506 [warning] mac/_c.cpython-312-darwin.so: arm64 slice needs macOS 12.3")) << dump_of(minor);
+  EXPECT_TRUE(says(minor, "WC506 [warning] mac/_c.cpython-312-darwin.so: arm64 slice needs macOS 12.3"))
+      << dump_of(minor);
   auto major = check("macosx_11_0_arm64", arm(0x000D0000));
-  EXPECT_TRUE(says(major, "WC506 [error] mac/_c.cpython-312-darwin.so: arm64 slice needs macOS 13.0")) << dump_of(major);
+  EXPECT_TRUE(says(major, "WC506 [error] mac/_c.cpython-312-darwin.so: arm64 slice needs macOS 13.0"))
+      << dump_of(major);
 }
 
 TEST(Calibration, MetadataVersionMinorWarnsMajorFails) {
@@ -199,7 +218,9 @@ TEST(Calibration, UnknownCudaVariantIsSaid) {
   WheelBuilder b("gpu", "1.0+cu999", "cp312-cp312-manylinux_2_28_x86_64");
   b.purelib(false);
   auto fs = testing::findings_of(b.build(), b.filename());
-  EXPECT_TRUE(says(fs, "WC606 [warning] : CUDA variant cu999 (local version +cu999) is not in the policy's variant table")) << dump_of(fs);
+  EXPECT_TRUE(
+      says(fs, "WC606 [warning] : CUDA variant cu999 (local version +cu999) is not in the policy's variant table"))
+      << dump_of(fs);
   auto py = testing::findings_of(b.build(), b.filename(), "pytorch");
   EXPECT_TRUE(says(py, "WC606 [error]")) << dump_of(py);
 }
@@ -212,7 +233,8 @@ TEST(Requirements, Pep508MarkersAgainstTheWheelsTags) {
     return r ? evaluate(*r, env) : Truth::unknown;
   };
   EXPECT_EQ(truth("nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\""), Truth::yes);
-  EXPECT_EQ(truth("a; platform_system == 'Windows' or (sys_platform == 'linux' and platform_machine == 'x86_64')"), Truth::yes);
+  EXPECT_EQ(truth("a; platform_system == 'Windows' or (sys_platform == 'linux' and platform_machine == 'x86_64')"),
+            Truth::yes);
   EXPECT_EQ(truth("a; python_version < \"3.12\""), Truth::no);
   EXPECT_EQ(truth("a; python_version >= '3.10' and extra == 'ctk'"), Truth::no);
   EXPECT_EQ(truth("a; 'linux' in sys_platform"), Truth::yes);

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <sstream>
 #include <map>
+#include <sstream>
 
 #include "binary/binary_facts.h"
 #include "facts/analyze.h"
@@ -35,10 +35,11 @@ nlohmann::json whole_file_facts(const std::string& name, const std::vector<uint8
 
 // Streams `bytes` into a capture in chunks of `chunk`; serves what it still misses from `bytes`.
 // Returns the facts and how many bytes the re-reads had to supply.
-std::pair<nlohmann::json, uint64_t> captured_facts(const std::string& name, const std::vector<uint8_t>& bytes, size_t chunk,
-                                                   uint64_t cap = kRetainCap) {
+std::pair<nlohmann::json, uint64_t> captured_facts(const std::string& name, const std::vector<uint8_t>& bytes,
+                                                   size_t chunk, uint64_t cap = kRetainCap) {
   BinaryCapture c(name, bytes.size(), cap);
-  for (size_t off = 0; off < bytes.size(); off += chunk) c.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
+  for (size_t off = 0; off < bytes.size(); off += chunk)
+    c.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
   uint64_t reread = 0;
   for (int round = 0; round < 4 && !c.finish(); ++round)
     for (const auto& r : c.missing()) {
@@ -95,7 +96,8 @@ TEST_F(CaptureFixture, ChunkingNeverChangesTheFacts) {
   for (const auto& [name, bytes] : files) {
     auto want = whole_file_facts(name, bytes);
     ASSERT_FALSE(want["format"].get<std::string>().empty()) << name;
-    for (size_t chunk : {size_t{1} << 20, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{4093}, (size_t{1} << 20) + 7, bytes.size()}) {
+    for (size_t chunk : {size_t{1} << 20, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{4093},
+                         (size_t{1} << 20) + 7, bytes.size()}) {
       if (chunk == 1 && bytes.size() > (1u << 20)) continue;  // byte-at-a-time over MiBs: slow, nothing new
       auto [got, reread] = captured_facts(name, bytes, chunk);
       EXPECT_EQ(got, want) << name << " in chunks of " << chunk;
@@ -110,8 +112,10 @@ TEST_F(CaptureFixture, FirstSegmentPastTheFirstMebibyteIsKeptInOnePass) {
   EXPECT_EQ(want["soname"], "libbig.so.3");
   EXPECT_FALSE(want["version_needs"].empty());
   // Through a wheel, read by the analyzer: the same facts, and nothing inflated twice.
-  auto zip = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
-                 .add("pkg/big.so", std::string(bytes.begin(), bytes.end())).build();
+  auto zip = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                 .purelib(false)
+                 .add("pkg/big.so", std::string(bytes.begin(), bytes.end()))
+                 .build();
   auto f = testing::facts_of(zip, "pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl");
   ASSERT_EQ(f.binaries.size(), 1u);
   auto got = binary_to_json(f.binaries[0]);
@@ -134,7 +138,8 @@ TEST_F(CaptureFixture, TablesPastTheRetainCapAreReadAgainAndCounted) {
 // the same facts every way, limits included.
 TEST_F(CaptureFixture, ThreadsAndThePipelineNeverChangeTheFacts) {
   auto big = big_first_segment();
-  auto zip = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
+  auto zip = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                 .purelib(false)
                  .add("pkg/big.so", std::string(big.begin(), big.end()))
                  .add("pkg/data.bin", pseudo_random_text(48u << 20, 9))  // over the pipeline's threshold
                  .add("pkg/small.txt", "hello")
@@ -227,7 +232,6 @@ void expect_readers_agree(const std::vector<uint8_t>& zip, const std::string& wh
   }
 }
 
-
 TEST(Inflate, AgreesWithLibarchiveOnWellFormedWheels) {
   auto zip = testing::WheelBuilder("pkg", "1.0")
                  .add("pkg/empty.txt", "")
@@ -282,8 +286,10 @@ TEST(Inflate, AgreesWithLibarchiveOnCorruptEntries) {
     std::string expect;  // in the fast path's error
   } cases[] = {
       {"CRC-32 in the central directory", [&](auto& z) { z[l.central_record + 16] ^= 0x5a; }, "CRC-32"},
-      {"a byte in the middle of the deflate data", [&](auto& z) { z[l.entry.data_offset + l.entry.compressed_size / 2] ^= 0xff; }, ""},
-      {"the first deflate byte (block type 3)", [&](auto& z) { z[l.entry.data_offset] |= 0x06; }, "invalid deflate block"},
+      {"a byte in the middle of the deflate data",
+       [&](auto& z) { z[l.entry.data_offset + l.entry.compressed_size / 2] ^= 0xff; }, ""},
+      {"the first deflate byte (block type 3)", [&](auto& z) { z[l.entry.data_offset] |= 0x06; },
+       "invalid deflate block"},
       {"declared size one byte short", [&](auto& z) { z[l.central_record + 24] -= 1; }, ""},
   };
   for (auto& c : cases) {
@@ -327,10 +333,13 @@ TEST(Inflate, PrefixesAndReadsAfterAnEarlyStop) {
     if (z.name != "pkg/a.txt" && z.name != "pkg/b.txt") continue;
     for (uint64_t limit : {uint64_t{1}, uint64_t{4096}, uint64_t{65536}, uint64_t{(1u << 20) + 3}}) {
       std::string got;
-      EntryRead r = read_entry(src, z, [&](const uint8_t* p, size_t n, uint64_t) {
-        got.append(reinterpret_cast<const char*>(p), n);
-        return true;
-      }, limit);
+      EntryRead r = read_entry(
+          src, z,
+          [&](const uint8_t* p, size_t n, uint64_t) {
+            got.append(reinterpret_cast<const char*>(p), n);
+            return true;
+          },
+          limit);
       EXPECT_TRUE(r.error.empty()) << z.name << " " << limit << ": " << r.error;
       EXPECT_TRUE(r.stopped);
       if (z.method == 8) {

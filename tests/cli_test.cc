@@ -3,9 +3,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "support/test_support.h"
@@ -22,7 +22,10 @@ struct Wheelhouse {
   std::string good, bad;
   Wheelhouse() {
     good = WheelBuilder("good", "1.0").add("good/__init__.py", "").write(dir.path());
-    bad = WheelBuilder("bad", "1.0").add("bad/__init__.py", "").edit_record([](auto& r) { r[0][2] = "7"; }).write(dir.path());
+    bad = WheelBuilder("bad", "1.0")
+              .add("bad/__init__.py", "")
+              .edit_record([](auto& r) { r[0][2] = "7"; })
+              .write(dir.path());
   }
 };
 
@@ -93,9 +96,10 @@ TEST(Cli, SeveralReportsInOneRun) {
   std::string gh = slurp(out.file("gh.txt"));
   EXPECT_NE(gh.find("::error file=" + w.bad + ",title=WC303 bad/__init__.py::size is"), std::string::npos) << gh;
   // The JUnit file must be well-formed XML with one failing test case.
-  auto py = testing::run_command("python3 -c \"import sys,xml.etree.ElementTree as E; t=E.parse(sys.argv[1]); "
-                                 "print(len(t.findall('.//testcase')), len(t.findall('.//failure')))\" " +
-                                 testing::shell_quote(out.file("r.xml")));
+  auto py = testing::run_command(
+      "python3 -c \"import sys,xml.etree.ElementTree as E; t=E.parse(sys.argv[1]); "
+      "print(len(t.findall('.//testcase')), len(t.findall('.//failure')))\" " +
+      testing::shell_quote(out.file("r.xml")));
   ASSERT_EQ(py.exit_code, 0) << py.err;
   EXPECT_EQ(py.out, "2 1\n");
   EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "yaml:x"}).exit_code, 2);
@@ -137,7 +141,8 @@ TEST(Cli, GithubStepSummary) {
   testing::TempDir out;
   std::string summary = out.file("summary.md");
   auto r = testing::run_command("GITHUB_STEP_SUMMARY=" + testing::shell_quote(summary) + " " +
-                                testing::shell_quote(WC_BINARY) + " check --format github " + testing::shell_quote(w.dir.path()));
+                                testing::shell_quote(WC_BINARY) + " check --format github " +
+                                testing::shell_quote(w.dir.path()));
   EXPECT_EQ(r.exit_code, 1);
   std::string md = slurp(summary);
   EXPECT_NE(md.find("## wheelcheck: fail"), std::string::npos) << md;

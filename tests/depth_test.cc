@@ -45,7 +45,8 @@ class DepthFixture : public ::testing::Test {
   std::string gcc(const std::string& name, const std::string& src, const std::string& flags) {
     std::string s = dir.file(name + ".c");
     testing::write_file(s, std::vector<uint8_t>(src.begin(), src.end()));
-    auto r = run_command("gcc -O1 -shared -fPIC " + flags + " " + shell_quote(s) + " -o " + shell_quote(dir.file(name)));
+    auto r =
+        run_command("gcc -O1 -shared -fPIC " + flags + " " + shell_quote(s) + " -o " + shell_quote(dir.file(name)));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     auto b = read_file(dir.file(name));
     return std::string(b.begin(), b.end());
@@ -72,7 +73,8 @@ TEST_F(DepthFixture, BinaryHeadersAreJudgedAndTheRestIsNotGuessed) {
   EXPECT_EQ(b.arch, "x86_64");
   EXPECT_EQ(b.elf_type, "dyn");
   EXPECT_TRUE(b.needed.empty());
-  EXPECT_TRUE(meta.findings.empty()) << "versions were not read, so nothing is said of them: " << testing::dump(meta.findings);
+  EXPECT_TRUE(meta.findings.empty()) << "versions were not read, so nothing is said of them: "
+                                     << testing::dump(meta.findings);
   const EntryFacts* e = meta.facts.find_entry("pkg/libnew.so");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->bytes_read, 64u << 10);
@@ -82,16 +84,20 @@ TEST_F(DepthFixture, BinaryHeadersAreJudgedAndTheRestIsNotGuessed) {
 
 TEST_F(DepthFixture, WhatTheHeadersShowIsStillCaught) {
   // An x86_64 library in a wheel tagged aarch64, and one asking for an executable stack.
-  auto aarch = WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_aarch64").purelib(false)
-                   .add("pkg/libnew.so", new_glibc_lib()).build();
+  auto aarch = WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_aarch64")
+                   .purelib(false)
+                   .add("pkg/libnew.so", new_glibc_lib())
+                   .build();
   auto meta = check_at(aarch, Depth::metadata, "pkg-1.0-cp312-cp312-manylinux_2_17_aarch64.whl");
   EXPECT_TRUE(testing::has_rule(meta.findings, "WC501")) << testing::dump(meta.findings);
-  auto stack = WheelBuilder("pkg", "1.0", kTag).purelib(false).add("pkg/libnew.so", new_glibc_lib("-Wl,-z,execstack")).build();
+  auto stack =
+      WheelBuilder("pkg", "1.0", kTag).purelib(false).add("pkg/libnew.so", new_glibc_lib("-Wl,-z,execstack")).build();
   EXPECT_TRUE(testing::has_rule(check_at(stack, Depth::metadata).findings, "WC509"));
 }
 
 TEST_F(DepthFixture, SmallBinariesAreReadWhole) {
-  std::string small = gcc("libsmall.so", "#include <stdlib.h>\nvoid* g(unsigned n) { return reallocarray(0, n, 2); }\n", "");
+  std::string small =
+      gcc("libsmall.so", "#include <stdlib.h>\nvoid* g(unsigned n) { return reallocarray(0, n, 2); }\n", "");
   ASSERT_LT(small.size(), 64u << 10);
   auto zip = WheelBuilder("pkg", "1.0", kTag).purelib(false).add("pkg/libsmall.so", small).build();
   auto meta = check_at(zip, Depth::metadata);
@@ -103,13 +109,15 @@ TEST_F(DepthFixture, SmallBinariesAreReadWhole) {
 
 TEST_F(DepthFixture, RecordSizesAgainstTheArchiveHashesNot) {
   // A content hash that differs: only reading the bytes shows it.
-  auto hash = WheelBuilder("pkg", "1.0").add("pkg/a.py", "x = 1\n").edit_record([](auto& rows) {
-                 rows[0][1] = "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
-               }).build();
+  auto hash = WheelBuilder("pkg", "1.0")
+                  .add("pkg/a.py", "x = 1\n")
+                  .edit_record([](auto& rows) { rows[0][1] = "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"; })
+                  .build();
   EXPECT_TRUE(testing::has_rule(check_at(hash, Depth::full, "pkg-1.0-py3-none-any.whl").findings, "WC302"));
   EXPECT_TRUE(check_at(hash, Depth::metadata, "pkg-1.0-py3-none-any.whl").findings.empty());
   // A size that differs from what the zip declares: caught without inflating.
-  auto size = WheelBuilder("pkg", "1.0").add("pkg/a.py", "x = 1\n").edit_record([](auto& rows) { rows[0][2] = "99"; }).build();
+  auto size =
+      WheelBuilder("pkg", "1.0").add("pkg/a.py", "x = 1\n").edit_record([](auto& rows) { rows[0][2] = "99"; }).build();
   auto meta = check_at(size, Depth::metadata, "pkg-1.0-py3-none-any.whl");
   ASSERT_TRUE(testing::has_rule(meta.findings, "WC303")) << testing::dump(meta.findings);
   EXPECT_NE(testing::dump(meta.findings).find("the archive declares 6 bytes, RECORD says 99"), std::string::npos);
@@ -120,7 +128,9 @@ TEST(Depth, CliSaysWhatWasNotChecked) {
   std::string w = WheelBuilder("good", "1.0").add("good/__init__.py", "").write(d.path());
   auto text = testing::run_wheelcheck({"check", "--depth", "metadata", w});
   EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
-  EXPECT_NE(text.out.find("--depth metadata: archive structure, dist-info and binary headers checked"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("--depth metadata: archive structure, dist-info and binary headers checked"),
+            std::string::npos)
+      << text.out;
   auto json = testing::run_wheelcheck({"check", "--depth", "metadata", "--format", "json", "--facts", w});
   auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["depth"], "metadata");

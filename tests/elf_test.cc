@@ -37,8 +37,10 @@ ReadelfFacts readelf(const std::string& path) {
   static const std::regex dyn(R"(\((NEEDED|SONAME|RPATH|RUNPATH)\)\s+[^\[]*\[([^\]]*)\])");
   for (auto it = std::sregex_iterator(d.begin(), d.end(), dyn); it != std::sregex_iterator(); ++it) {
     std::string tag = (*it)[1], val = (*it)[2];
-    if (tag == "NEEDED") r.needed.push_back(val);
-    else if (tag == "SONAME") r.soname = val;
+    if (tag == "NEEDED")
+      r.needed.push_back(val);
+    else if (tag == "SONAME")
+      r.soname = val;
     else {
       auto& dst = tag == "RPATH" ? r.rpath : r.runpath;
       std::stringstream ss(val);
@@ -50,22 +52,30 @@ ReadelfFacts readelf(const std::string& path) {
   std::stringstream vs(v);
   bool in_r = false;
   for (std::string line; std::getline(vs, line);) {
-    if (line.find(".gnu.version_r") != std::string::npos) in_r = true;
-    else if (line.find("section '") != std::string::npos) in_r = false;
+    if (line.find(".gnu.version_r") != std::string::npos)
+      in_r = true;
+    else if (line.find("section '") != std::string::npos)
+      in_r = false;
     if (!in_r) continue;
-    if (std::regex_search(line, m, std::regex(R"(File: (\S+))"))) file = m[1];
-    else if (std::regex_search(line, m, std::regex(R"(Name: (\S+))"))) r.verneed[file].push_back(m[1]);
+    if (std::regex_search(line, m, std::regex(R"(File: (\S+))")))
+      file = m[1];
+    else if (std::regex_search(line, m, std::regex(R"(Name: (\S+))")))
+      r.verneed[file].push_back(m[1]);
   }
   auto l = run_command("readelf -lW " + shell_quote(path)).out;
   if (std::regex_search(l, m, std::regex(R"(interpreter: ([^\]]+)\])"))) r.interp = m[1];
-  if (std::regex_search(l, m, std::regex(R"(GNU_STACK\s+(?:\S+\s+){5}(\S+))"))) r.exec_stack = m[1].str().find('E') != std::string::npos;
+  if (std::regex_search(l, m, std::regex(R"(GNU_STACK\s+(?:\S+\s+){5}(\S+))")))
+    r.exec_stack = m[1].str().find('E') != std::string::npos;
   auto h = run_command("readelf -hW " + shell_quote(path)).out;
   if (std::regex_search(h, m, std::regex(R"(Class:\s+(\S+))"))) r.cls = m[1];
   if (std::regex_search(h, m, std::regex(R"(Data:\s+[^,]+, (\S+) endian)"))) r.data = m[1];
   auto n = run_command("readelf -nW " + shell_quote(path)).out;
   if (std::regex_search(n, m, std::regex(R"(x86 ISA needed: ([^\n]*))"))) {
     std::string s = m[1];
-    r.isa = s.find("v4") != std::string::npos ? 4 : s.find("v3") != std::string::npos ? 3 : s.find("v2") != std::string::npos ? 2 : 1;
+    r.isa = s.find("v4") != std::string::npos   ? 4
+            : s.find("v3") != std::string::npos ? 3
+            : s.find("v2") != std::string::npos ? 2
+                                                : 1;
   }
   return r;
 }
@@ -91,12 +101,13 @@ void expect_matches_readelf(const BinaryFacts& b, const std::string& path) {
 class ElfFixture : public ::testing::Test {
  protected:
   testing::TempDir dir;
-  std::string compile(const std::string& name, const std::string& src, const std::string& flags, const char* lang = "c") {
+  std::string compile(const std::string& name, const std::string& src, const std::string& flags,
+                      const char* lang = "c") {
     std::string s = dir.file(name + (std::string(lang) == "c" ? ".c" : ".cc"));
     testing::write_file(s, std::vector<uint8_t>(src.begin(), src.end()));
     std::string out = dir.file(name);
-    auto r = run_command(std::string(std::string(lang) == "c" ? "gcc" : "g++") + " -O1 " + flags + " " + shell_quote(s) + " -o " +
-                         shell_quote(out) + " -L" + shell_quote(dir.path()));
+    auto r = run_command(std::string(std::string(lang) == "c" ? "gcc" : "g++") + " -O1 " + flags + " " +
+                         shell_quote(s) + " -o " + shell_quote(out) + " -L" + shell_quote(dir.path()));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return out;
   }
@@ -109,8 +120,10 @@ class ElfFixture : public ::testing::Test {
   }
   BinaryFacts wheel_facts(const std::string& path, const std::string& entry = "pkg/lib.so") {
     auto bytes = testing::read_file(path);
-    auto z = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
-                 .add(entry, std::string(bytes.begin(), bytes.end())).build();
+    auto z = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                 .purelib(false)
+                 .add(entry, std::string(bytes.begin(), bytes.end()))
+                 .build();
     auto f = testing::facts_of(z, "pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl");
     EXPECT_EQ(f.binaries.size(), 1u);
     return f.binaries.empty() ? BinaryFacts{} : f.binaries[0];
@@ -123,7 +136,8 @@ TEST_F(ElfFixture, VersionedGlibcSymbolsAndStubSonames) {
                             "#include <string.h>\n#include <stdlib.h>\n#include <sys/random.h>\nint stub_fn(void);\n"
                             "int f(char* a, const char* b, unsigned n){ void* p = reallocarray(0, n, 2); free(p);"
                             " getrandom(a, n, 0); memcpy(a, b, n); return stub_fn(); }",
-                            "-shared -fPIC -Wl,-soname,libmix.so.1 -Wl,--no-as-needed -lstub -Wl,-rpath,'$ORIGIN/../stubs:/opt/abs' -Wl,--disable-new-dtags");
+                            "-shared -fPIC -Wl,-soname,libmix.so.1 -Wl,--no-as-needed -lstub "
+                            "-Wl,-rpath,'$ORIGIN/../stubs:/opt/abs' -Wl,--disable-new-dtags");
   BinaryFacts b = image_facts(lib);
   expect_matches_readelf(b, lib);
   EXPECT_EQ(b.max_symbol_versions()["GLIBC"], "2.26");  // reallocarray
@@ -133,8 +147,11 @@ TEST_F(ElfFixture, VersionedGlibcSymbolsAndStubSonames) {
 }
 
 TEST_F(ElfFixture, CxxRunpathAndIsaLevel) {
-  std::string lib = compile("libcxx.so", "#include <string>\n#include <stdexcept>\nstd::string g(int n){ if(n<0) throw std::runtime_error(\"x\"); return std::to_string(n); }",
-                            "-shared -fPIC -march=x86-64-v3 -mneeded -Wl,-rpath,'$ORIGIN' -Wl,--enable-new-dtags", "cc");
+  std::string lib =
+      compile("libcxx.so",
+              "#include <string>\n#include <stdexcept>\nstd::string g(int n){ if(n<0) throw std::runtime_error(\"x\"); "
+              "return std::to_string(n); }",
+              "-shared -fPIC -march=x86-64-v3 -mneeded -Wl,-rpath,'$ORIGIN' -Wl,--enable-new-dtags", "cc");
   BinaryFacts b = image_facts(lib);
   expect_matches_readelf(b, lib);
   EXPECT_TRUE(b.max_symbol_versions().count("GLIBCXX"));
@@ -158,12 +175,13 @@ TEST_F(ElfFixture, LargeLibraryNeedsSecondRead) {
   uint64_t x = 88172645463325252ull;
   for (auto& b : noise) b = static_cast<uint8_t>((x ^= x << 13, x ^= x >> 7, x ^= x << 17) >> 32);
   testing::write_file(dir.file("noise.bin"), noise);
-  std::string lib = compile("libbig.so",
-                            "#include <math.h>\n__asm__(\".section .rodata\\n.globl ro\\nro: .incbin \\\"" + dir.file("noise.bin") +
-                                "\\\"\\n.data\\n.globl rw\\nrw: .incbin \\\"" + dir.file("noise.bin") +
-                                "\\\", 0, 3145728\\n.text\");\nextern const char ro[]; extern char rw[];\n"
-                                "double h(double x){ return sin(x) + ro[5] + rw[7]; }",
-                            "-shared -fPIC -Wl,-soname,libbig.so -Wl,--no-as-needed -lm");
+  std::string lib =
+      compile("libbig.so",
+              "#include <math.h>\n__asm__(\".section .rodata\\n.globl ro\\nro: .incbin \\\"" + dir.file("noise.bin") +
+                  "\\\"\\n.data\\n.globl rw\\nrw: .incbin \\\"" + dir.file("noise.bin") +
+                  "\\\", 0, 3145728\\n.text\");\nextern const char ro[]; extern char rw[];\n"
+                  "double h(double x){ return sin(x) + ro[5] + rw[7]; }",
+              "-shared -fPIC -Wl,-soname,libbig.so -Wl,--no-as-needed -lm");
   // The layout this test relies on: .dynamic outside the first and the last MiB.
   std::smatch m;
   std::string sections = run_command("readelf -SW " + shell_quote(lib)).out;
@@ -177,7 +195,11 @@ TEST_F(ElfFixture, LargeLibraryNeedsSecondRead) {
 }
 
 TEST_F(ElfFixture, ThirtyTwoBitAndBigEndianAgainstReadelf) {
-  struct Case { bool is64, big; uint16_t machine; const char* arch; };
+  struct Case {
+    bool is64, big;
+    uint16_t machine;
+    const char* arch;
+  };
   for (auto c : {Case{false, false, 3, "i686"}, Case{false, true, 20, "ppc"}, Case{true, true, 22, "s390x"},
                  Case{true, false, 183, "aarch64"}}) {
     auto img = tiny_elf(c.is64, c.big, c.machine);
@@ -193,7 +215,8 @@ TEST_F(ElfFixture, ThirtyTwoBitAndBigEndianAgainstReadelf) {
 }
 
 TEST_F(ElfFixture, RulesOnRealBinaries) {
-  std::string lib = compile("libnew.so", "#include <sys/random.h>\nint f(char*a){return getrandom(a,4,0);}", "-shared -fPIC");
+  std::string lib =
+      compile("libnew.so", "#include <sys/random.h>\nint f(char*a){return getrandom(a,4,0);}", "-shared -fPIC");
   auto bytes = testing::read_file(lib);
   std::string so(bytes.begin(), bytes.end());
   auto check = [&](const std::string& tag, const std::string& entry = "pkg/_c.so") {
@@ -233,7 +256,8 @@ TEST_F(ElfFixture, NeededResolutionAcrossAnInstallSet) {
 }
 
 TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
-  std::string lib = compile("libesc.so", "int f(void){return 0;}", "-shared -fPIC -Wl,-rpath,'$ORIGIN/../../../../usr/lib:/opt/cuda/lib64'");
+  std::string lib = compile("libesc.so", "int f(void){return 0;}",
+                            "-shared -fPIC -Wl,-rpath,'$ORIGIN/../../../../usr/lib:/opt/cuda/lib64'");
   auto so = testing::read_file(lib);
   testing::WheelBuilder b("pkg", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   b.purelib(false).add("pkg/lib.so", std::string(so.begin(), so.end()));
@@ -241,22 +265,34 @@ TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
   std::string d = testing::dump(fs);
   // One finding for the binary, listing both entries; a warning, since nothing it needs is missing.
   ASSERT_EQ(std::count_if(fs.begin(), fs.end(), [](const Finding& f) { return f.rule == "WC504"; }), 1) << d;
-  EXPECT_NE(d.find("WC504 [warning] pkg/lib.so: dead RPATH/RUNPATH entries outside the install tree: $ORIGIN/../../../../usr/lib "
-                   "(outside site-packages), /opt/cuda/lib64 (absolute)"), std::string::npos) << d;
+  EXPECT_NE(d.find("WC504 [warning] pkg/lib.so: dead RPATH/RUNPATH entries outside the install tree: "
+                   "$ORIGIN/../../../../usr/lib "
+                   "(outside site-packages), /opt/cuda/lib64 (absolute)"),
+            std::string::npos)
+      << d;
   // The same entries on a binary that misses a library: an error, and WC503 shows the path as written.
-  std::string needy = compile("libneedy.so", "int g(void);int f(void){return g();}",
-                              "-shared -fPIC -Wl,--no-as-needed -L" + dir.path() + " -Wl,-rpath,'$ORIGIN/../../../../usr/lib:/opt/cuda/lib64' " +
-                                  compile("libgone.so", "int g(void){return 1;}", "-shared -fPIC -Wl,-soname,libgone.so.1"));
+  std::string needy =
+      compile("libneedy.so", "int g(void);int f(void){return g();}",
+              "-shared -fPIC -Wl,--no-as-needed -L" + dir.path() +
+                  " -Wl,-rpath,'$ORIGIN/../../../../usr/lib:/opt/cuda/lib64' " +
+                  compile("libgone.so", "int g(void){return 1;}", "-shared -fPIC -Wl,-soname,libgone.so.1"));
   auto so2 = testing::read_file(needy);
   testing::WheelBuilder b2("pkg", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   b2.purelib(false).add("pkg/_ext.cpython-312-x86_64-linux-gnu.so", std::string(so2.begin(), so2.end()));
   auto fs2 = testing::findings_of(b2.build(), b2.filename());
   std::string d2 = testing::dump(fs2);
-  EXPECT_NE(d2.find("WC504 [error] pkg/_ext.cpython-312-x86_64-linux-gnu.so: RPATH/RUNPATH entries outside the install tree: "
-                    "$ORIGIN/../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute); the binary misses libgone.so.1"),
-            std::string::npos) << d2;
-  EXPECT_NE(d2.find("WC503 [error] pkg/_ext.cpython-312-x86_64-linux-gnu.so: needs libgone.so.1, which is not found: searched "
-                    "$ORIGIN/../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute)"), std::string::npos) << d2;
+  EXPECT_NE(
+      d2.find("WC504 [error] pkg/_ext.cpython-312-x86_64-linux-gnu.so: RPATH/RUNPATH entries outside the install tree: "
+              "$ORIGIN/../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute); the binary misses "
+              "libgone.so.1"),
+      std::string::npos)
+      << d2;
+  EXPECT_NE(
+      d2.find(
+          "WC503 [error] pkg/_ext.cpython-312-x86_64-linux-gnu.so: needs libgone.so.1, which is not found: searched "
+          "$ORIGIN/../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute)"),
+      std::string::npos)
+      << d2;
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ std::string synth_library(const testing::TempDir& dir, const std::vector<std::ve
                 shell_quote(dir.file("libstub.so")));
     link = " -Wl,--no-as-needed " + shell_quote(dir.file("libstub.so"));
   }
-  auto r = run_command("gcc -shared -fPIC " + shell_quote(dir.file("lib.c")) + " -o " + shell_quote(dir.file("libgpu.so")) + link);
+  auto r = run_command("gcc -shared -fPIC " + shell_quote(dir.file("lib.c")) + " -o " +
+                       shell_quote(dir.file("libgpu.so")) + link);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return dir.file("libgpu.so");
 }
@@ -131,7 +132,7 @@ TEST(CudaRules, VariantAgainstRuntimeAndPins) {
   std::string dump = testing::dump(fs);
   EXPECT_NE(dump.find("WC601"), std::string::npos) << dump;  // cu128 links libcudart.so.13
   EXPECT_NE(dump.find("libcudart.so.13"), std::string::npos) << dump;
-  EXPECT_NE(dump.find("WC204"), std::string::npos) << dump;  // nvidia-cublas==13 in a CUDA 12 wheel
+  EXPECT_NE(dump.find("WC204"), std::string::npos) << dump;              // nvidia-cublas==13 in a CUDA 12 wheel
   EXPECT_EQ(dump.find("nvidia-cudnn-cu12"), std::string::npos) << dump;  // that pin agrees
   auto cpu = check_gpu_wheel(lib, "2.0+cpu", "default");
   EXPECT_TRUE(testing::has_rule(cpu, "WC601")) << testing::dump(cpu);
@@ -159,7 +160,8 @@ TEST(CudaRules, ToolkitNoteNewerThanTheVariant) {
   auto fs = check_gpu_wheel(lib, "1.0+cu126", "default");
   EXPECT_NE(testing::dump(fs).find("built by CUDA 12.8"), std::string::npos) << testing::dump(fs);
   EXPECT_FALSE(testing::has_rule(check_gpu_wheel(lib, "1.0+cu128", "default"), "WC601"));
-  EXPECT_FALSE(testing::has_rule(check_gpu_wheel(lib, "1.0+cu129", "default"), "WC601"));  // older toolkit, same major: fine
+  EXPECT_FALSE(
+      testing::has_rule(check_gpu_wheel(lib, "1.0+cu129", "default"), "WC601"));  // older toolkit, same major: fine
 }
 
 TEST(CudaRules, TargetableArchitectures) {
@@ -176,12 +178,14 @@ TEST(CudaRules, TargetableArchitectures) {
   std::string pol = R"({"cuda": {"allow_arch_specific": false}})";
   testing::write_file(d.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
   auto fs = check_gpu_wheel(specific, "1.0+cu128", d.file("p.json"));
-  EXPECT_NE(testing::dump(fs).find("sm_90a is an architecture-specific target"), std::string::npos) << testing::dump(fs);
+  EXPECT_NE(testing::dump(fs).find("sm_90a is an architecture-specific target"), std::string::npos)
+      << testing::dump(fs);
 }
 
 TEST(CudaRules, PytorchRequiredArchitectures) {
   testing::TempDir d;
-  auto all = synth_library(d, {synth_container({{2, 70}, {2, 75}, {2, 80}, {2, 86}, {2, 90}, {2, 100}, {2, 120}, {1, 120, 0x11, 8, 8}})});
+  auto all = synth_library(
+      d, {synth_container({{2, 70}, {2, 75}, {2, 80}, {2, 86}, {2, 90}, {2, 100}, {2, 120}, {1, 120, 0x11, 8, 8}})});
   auto fs = check_gpu_wheel(all, "2.9.0+cu129", "pytorch");
   EXPECT_FALSE(testing::has_rule(fs, "WC602")) << testing::dump(fs);
   EXPECT_FALSE(testing::has_rule(fs, "WC603")) << testing::dump(fs);
@@ -189,7 +193,8 @@ TEST(CudaRules, PytorchRequiredArchitectures) {
   auto miss = check_gpu_wheel(partial, "2.9.0+cu129", "pytorch");
   std::string dump = testing::dump(miss);
   for (const char* arch : {"sm_70", "sm_75", "sm_86", "sm_100", "sm_120"})
-    EXPECT_NE(dump.find(std::string("WC602 [error] : no SASS for ") + arch + " in any binary"), std::string::npos) << arch << dump;
+    EXPECT_NE(dump.find(std::string("WC602 [error] : no SASS for ") + arch + " in any binary"), std::string::npos)
+        << arch << dump;
   EXPECT_EQ(dump.find("no SASS for sm_80"), std::string::npos) << dump;
   // Releases ship no PTX since 2.13; the nightly policy expects compute_120.
   EXPECT_FALSE(testing::has_rule(miss, "WC603")) << dump;
@@ -206,8 +211,11 @@ TEST(CudaRules, CoveragePerContainer) {
   auto lib = synth_library(d, {full, no75, no75});
   auto fs = check_gpu_wheel(lib, "2.15.0+cu132", "pytorch");
   std::string dump = testing::dump(fs);
-  EXPECT_NE(dump.find("WC602 [warning] gpu_pkg/lib/libgpu.so: 2 of 3 fatbin containers carry no SASS for sm_75 (they have sm_80 sm_86 sm_90 "
-                      "sm_100 sm_120)"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("WC602 [warning] gpu_pkg/lib/libgpu.so: 2 of 3 fatbin containers carry no SASS for sm_75 (they "
+                      "have sm_80 sm_86 sm_90 "
+                      "sm_100 sm_120)"),
+            std::string::npos)
+      << dump;
   EXPECT_FALSE(has_errors(fs)) << dump;
   // Under a policy that wants every container covered, the same bytes fail.
   testing::write_file(d.file("strict.json"), [] {
@@ -215,7 +223,8 @@ TEST(CudaRules, CoveragePerContainer) {
     return std::vector<uint8_t>(t.begin(), t.end());
   }());
   auto strict = check_gpu_wheel(lib, "2.15.0+cu132", d.file("strict.json"));
-  EXPECT_NE(testing::dump(strict).find("WC602 [error] gpu_pkg/lib/libgpu.so: 2 of 3"), std::string::npos) << testing::dump(strict);
+  EXPECT_NE(testing::dump(strict).find("WC602 [error] gpu_pkg/lib/libgpu.so: 2 of 3"), std::string::npos)
+      << testing::dump(strict);
 }
 
 TEST(CudaRules, BundledRuntimeUnderPytorchPolicy) {
@@ -246,7 +255,8 @@ class NvccFatbin : public ::testing::Test {
     std::string src = "__global__ void k(float* x){ x[threadIdx.x] *= 2.0f; }\n";
     testing::write_file(cu, std::vector<uint8_t>(src.begin(), src.end()));
     std::string out = dir.file("libk.so");
-    auto r = run_command(std::string(WC_NVCC) + " -shared -Xcompiler -fPIC " + flags + " " + shell_quote(cu) + " -o " + shell_quote(out));
+    auto r = run_command(std::string(WC_NVCC) + " -shared -Xcompiler -fPIC " + flags + " " + shell_quote(cu) + " -o " +
+                         shell_quote(out));
     EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.err;
     BinaryFacts b = parse_file(out);
     EXPECT_TRUE(b.errors.empty()) << flags << ": " << (b.errors.empty() ? "" : b.errors[0]);
@@ -283,7 +293,9 @@ TEST_F(NvccFatbin, PtxOnly) {
 }
 
 TEST_F(NvccFatbin, SassAndPtxSeveralArchs) {
-  auto b = build("-gencode arch=compute_75,code=sm_75 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_90,code=[sm_90,compute_90]");
+  auto b = build(
+      "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_86,code=sm_86 -gencode "
+      "arch=compute_90,code=[sm_90,compute_90]");
   EXPECT_EQ(b.fatbin.sass(), (V{"sm_75", "sm_86", "sm_90"}));
   EXPECT_EQ(b.fatbin.ptx(), V{"compute_90"});
 }
@@ -316,9 +328,16 @@ TEST_F(NvccFatbin, StandaloneCubinAndFatbinFiles) {
   std::string cu = dir.file("k.cu");
   std::string src = "__global__ void k(float* x){ x[threadIdx.x] *= 2.0f; }\n";
   testing::write_file(cu, std::vector<uint8_t>(src.begin(), src.end()));
-  ASSERT_EQ(run_command(std::string(WC_NVCC) + " -cubin -arch=sm_86 " + shell_quote(cu) + " -o " + shell_quote(dir.file("k.cubin"))).exit_code, 0);
-  ASSERT_EQ(run_command(std::string(WC_NVCC) + " -fatbin -gencode arch=compute_75,code=[sm_75,compute_75] -gencode arch=compute_90,code=sm_90 " +
-                        shell_quote(cu) + " -o " + shell_quote(dir.file("k.fatbin"))).exit_code, 0);
+  ASSERT_EQ(run_command(std::string(WC_NVCC) + " -cubin -arch=sm_86 " + shell_quote(cu) + " -o " +
+                        shell_quote(dir.file("k.cubin")))
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      run_command(std::string(WC_NVCC) +
+                  " -fatbin -gencode arch=compute_75,code=[sm_75,compute_75] -gencode arch=compute_90,code=sm_90 " +
+                  shell_quote(cu) + " -o " + shell_quote(dir.file("k.fatbin")))
+          .exit_code,
+      0);
   BinaryFacts cubin = parse_file(dir.file("k.cubin"));
   EXPECT_EQ(cubin.arch, "cuda");
   EXPECT_EQ(cubin.fatbin.sass(), V{"sm_86"});

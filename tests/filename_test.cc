@@ -65,24 +65,29 @@ TEST(Names, CanonicalizeAndEscape) {
 }
 
 TEST(PlatformTags, Classification) {
-  struct Case { const char* tag; PlatformFamily fam; bool pypi; const char* arch; int major, minor; };
-  for (auto c : std::vector<Case>{
-           {"any", PlatformFamily::any, true, "", 0, 0},
-           {"manylinux_2_28_x86_64", PlatformFamily::manylinux, true, "x86_64", 2, 28},
-           {"manylinux2014_aarch64", PlatformFamily::manylinux, true, "aarch64", 2, 17},
-           {"manylinux1_x86_64", PlatformFamily::manylinux, true, "x86_64", 2, 5},
-           {"manylinux2010_aarch64", PlatformFamily::manylinux, false, "aarch64", 2, 12},
-           {"musllinux_1_2_x86_64", PlatformFamily::musllinux, true, "x86_64", 1, 2},
-           {"linux_x86_64", PlatformFamily::linux, false, "x86_64", 0, 0},
-           {"macosx_11_0_arm64", PlatformFamily::macos, true, "arm64", 11, 0},
-           {"macosx_10_9_universal2", PlatformFamily::macos, true, "universal2", 10, 9},
-           {"macosx_11_3_arm64", PlatformFamily::macos, false, "arm64", 11, 3},
-           {"macosx_16_0_arm64", PlatformFamily::macos, false, "arm64", 16, 0},
-           {"win_amd64", PlatformFamily::windows, true, "amd64", 0, 0},
-           {"ios_13_0_arm64_iphoneos", PlatformFamily::ios, true, "arm64", 13, 0},
-           {"android_24_arm64_v8a", PlatformFamily::android, true, "arm64_v8a", 24, 0},
-           {"manylinux_2_28_sparc", PlatformFamily::manylinux, false, "sparc", 2, 28},
-           {"solaris_2_11_i86pc", PlatformFamily::other, false, "", 0, 0}}) {
+  struct Case {
+    const char* tag;
+    PlatformFamily fam;
+    bool pypi;
+    const char* arch;
+    int major, minor;
+  };
+  for (auto c : std::vector<Case>{{"any", PlatformFamily::any, true, "", 0, 0},
+                                  {"manylinux_2_28_x86_64", PlatformFamily::manylinux, true, "x86_64", 2, 28},
+                                  {"manylinux2014_aarch64", PlatformFamily::manylinux, true, "aarch64", 2, 17},
+                                  {"manylinux1_x86_64", PlatformFamily::manylinux, true, "x86_64", 2, 5},
+                                  {"manylinux2010_aarch64", PlatformFamily::manylinux, false, "aarch64", 2, 12},
+                                  {"musllinux_1_2_x86_64", PlatformFamily::musllinux, true, "x86_64", 1, 2},
+                                  {"linux_x86_64", PlatformFamily::linux, false, "x86_64", 0, 0},
+                                  {"macosx_11_0_arm64", PlatformFamily::macos, true, "arm64", 11, 0},
+                                  {"macosx_10_9_universal2", PlatformFamily::macos, true, "universal2", 10, 9},
+                                  {"macosx_11_3_arm64", PlatformFamily::macos, false, "arm64", 11, 3},
+                                  {"macosx_16_0_arm64", PlatformFamily::macos, false, "arm64", 16, 0},
+                                  {"win_amd64", PlatformFamily::windows, true, "amd64", 0, 0},
+                                  {"ios_13_0_arm64_iphoneos", PlatformFamily::ios, true, "arm64", 13, 0},
+                                  {"android_24_arm64_v8a", PlatformFamily::android, true, "arm64_v8a", 24, 0},
+                                  {"manylinux_2_28_sparc", PlatformFamily::manylinux, false, "sparc", 2, 28},
+                                  {"solaris_2_11_i86pc", PlatformFamily::other, false, "", 0, 0}}) {
     PlatformTag p = classify_platform(c.tag);
     EXPECT_EQ(p.family, c.fam) << c.tag;
     EXPECT_EQ(p.pypi_accepted, c.pypi) << c.tag << ": " << p.problem;
@@ -100,18 +105,46 @@ TEST(PlatformTags, Classification) {
 std::vector<std::string> generate_filenames(size_t n) {
   std::mt19937 rng(20261129);
   auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
-  const std::vector<std::string> names = {"torch", "nvidia_cudnn_cu12", "Foo", "foo.bar", "foo_bar", "a", "A1",
-                                          "my__pkg", "foo-bar", "", "zope.interface", "x_", "_x", "caf\xc3\xa9",
-                                          "a b", "pkg!", "numpy", "Flask_SQLAlchemy", "9lives"};
-  const std::vector<std::string> versions = {"1.0", "2.10.0+cu128", "1.0.post1", "1.0-1", "1.0a1", "1.0.dev3", "1!2.0",
-                                             "v1.0", "1.0rc1", "1.0+local.7", "01.02", "1.0.0.0.0", "1.0_post_", "1.0c1",
-                                             "one", "1.0+", "1..0", "", "2.0.0b1.post2.dev3", "1.0+UBUNTU", "1.0a.dev",
-                                             "1.0preview2", "1.0r", "1.0-", "0.0.0+cpu"};
+  const std::vector<std::string> names = {
+      "torch", "nvidia_cudnn_cu12", "Foo", "foo.bar", "foo_bar",     "a",   "A1",   "my__pkg", "foo-bar",
+      "",      "zope.interface",    "x_",  "_x",      "caf\xc3\xa9", "a b", "pkg!", "numpy",   "Flask_SQLAlchemy",
+      "9lives"};
+  const std::vector<std::string> versions = {"1.0",
+                                             "2.10.0+cu128",
+                                             "1.0.post1",
+                                             "1.0-1",
+                                             "1.0a1",
+                                             "1.0.dev3",
+                                             "1!2.0",
+                                             "v1.0",
+                                             "1.0rc1",
+                                             "1.0+local.7",
+                                             "01.02",
+                                             "1.0.0.0.0",
+                                             "1.0_post_",
+                                             "1.0c1",
+                                             "one",
+                                             "1.0+",
+                                             "1..0",
+                                             "",
+                                             "2.0.0b1.post2.dev3",
+                                             "1.0+UBUNTU",
+                                             "1.0a.dev",
+                                             "1.0preview2",
+                                             "1.0r",
+                                             "1.0-",
+                                             "0.0.0+cpu"};
   const std::vector<std::string> builds = {"", "", "", "1", "0042abc", "abc", "7_x", "1.2"};
   const std::vector<std::string> pys = {"py3", "cp312", "py2.py3", "cp313", "pp310", "PY3", "cp39.cp310", "", "py"};
   const std::vector<std::string> abis = {"none", "cp312", "abi3", "cp313t", "cp39.cp310", "CP312", "", "pypy310_pp73"};
-  const std::vector<std::string> plats = {"any", "manylinux_2_28_x86_64", "manylinux_2_17_x86_64.manylinux2014_x86_64",
-                                          "win_amd64", "macosx_11_0_arm64", "linux_x86_64", "musllinux_1_2_aarch64", "",
+  const std::vector<std::string> plats = {"any",
+                                          "manylinux_2_28_x86_64",
+                                          "manylinux_2_17_x86_64.manylinux2014_x86_64",
+                                          "win_amd64",
+                                          "macosx_11_0_arm64",
+                                          "linux_x86_64",
+                                          "musllinux_1_2_aarch64",
+                                          "",
                                           "Any"};
   std::vector<std::string> out;
   while (out.size() < n) {
@@ -139,7 +172,8 @@ std::string known_disagreement(const std::string& f) {
     if (parts[i].empty()) return "empty tag (PEP 425)";
   // Binary distribution format spec: the name is escaped to [A-Za-z0-9_.]; packaging's \w also
   // accepts non-ASCII letters.
-  if (!parts.empty() && std::any_of(parts[0].begin(), parts[0].end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+  if (!parts.empty() &&
+      std::any_of(parts[0].begin(), parts[0].end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
     return "non-ASCII name";
   // An empty distribution name is not a name (PEP 508 requires at least one character).
   if (!parts.empty() && parts[0].empty()) return "empty name";
@@ -155,7 +189,8 @@ TEST(Differential, FilenamesAgreeWithPackaging) {
     std::ofstream in(tmp.file("names.txt"), std::ios::binary);
     for (const auto& n : names) in << n << "\n";
   }
-  auto r = testing::run_command(py + " " + testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/packaging_oracle.py") +
+  auto r = testing::run_command(py + " " +
+                                testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/packaging_oracle.py") +
                                 " < " + testing::shell_quote(tmp.file("names.txt")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);

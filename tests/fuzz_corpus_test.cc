@@ -38,23 +38,33 @@ TEST(FuzzCorpus, RegressionCorpusReplays) {
 TEST(FuzzCorpus, Seeds) {
   std::map<std::string, std::vector<std::vector<uint8_t>>> seeds;
   auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
-  auto wheel = WheelBuilder("demo", "1.0+cu128", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
-                   .add("demo/__init__.py", "x = 1\n").requires_dist("nvidia-cudnn-cu12==9.1; platform_system == 'Linux'");
+  auto wheel = WheelBuilder("demo", "1.0+cu128", "cp312-cp312-manylinux_2_17_x86_64")
+                   .purelib(false)
+                   .add("demo/__init__.py", "x = 1\n")
+                   .requires_dist("nvidia-cudnn-cu12==9.1; platform_system == 'Linux'");
   auto elf = testing::tiny_elf(true, false, 62);
   seeds["zip"] = {wheel.build(), WheelBuilder("pure", "2.0").add("pure/a.py", std::string(5000, 'a')).build(),
-                  WheelBuilder("bin", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
-                      .add("bin/_x.cpython-312-x86_64-linux-gnu.so", std::string(elf.begin(), elf.end())).build()};
+                  WheelBuilder("bin", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                      .purelib(false)
+                      .add("bin/_x.cpython-312-x86_64-linux-gnu.so", std::string(elf.begin(), elf.end()))
+                      .build()};
   seeds["filename"] = {text("torch-2.15.0+cu132-cp312-cp312-manylinux_2_28_x86_64.whl"),
                        text("numpy-2.1.3-1build-cp313-cp313t-macosx_14_0_arm64.whl"),
                        text("spam-0.1.0-cp313-cp313-android_24_arm64_v8a.whl"),
                        text("x-1.0-py2.py3-none-ios_17_0_arm64_iphoneos.musllinux_1_2_x86_64.whl")};
-  seeds["metadata"] = {text("Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nRequires-Python: >=3.9,!=3.10.*\n"
-                            "Requires-Dist: nvidia-cublas==13.0.1; platform_system == 'Linux'\nSummary: x\n\nbody\n")};
-  seeds["wheel"] = {text("Wheel-Version: 1.0\nGenerator: bdist_wheel\nRoot-Is-Purelib: false\nTag: cp312-cp312-manylinux_2_17_x86_64\nBuild: 1\n")};
-  seeds["record"] = {text("demo/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,6\n\"a,b\",,\ndemo-1.0.dist-info/RECORD,,\n")};
+  seeds["metadata"] = {
+      text("Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nRequires-Python: >=3.9,!=3.10.*\n"
+           "Requires-Dist: nvidia-cublas==13.0.1; platform_system == 'Linux'\nSummary: x\n\nbody\n")};
+  seeds["wheel"] = {
+      text("Wheel-Version: 1.0\nGenerator: bdist_wheel\nRoot-Is-Purelib: false\nTag: "
+           "cp312-cp312-manylinux_2_17_x86_64\nBuild: 1\n")};
+  seeds["record"] = {
+      text("demo/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,6\n\"a,b\",,\ndemo-1.0.dist-info/"
+           "RECORD,,\n")};
   seeds["version"] = {text("1!2.0.post3.dev4+cu128.local"), text(">=3.9,!=3.10.*,<4"), text("~=2.2")};
   seeds["elf"] = {elf, testing::tiny_elf(false, true, 20)};
-  seeds["macho"] = {testing::macho_thin(0x0100000c, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libx.dylib"}, "@loader_path/../lib"),
+  seeds["macho"] = {testing::macho_thin(0x0100000c, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libx.dylib"},
+                                        "@loader_path/../lib"),
                     testing::macho_fat({{0x01000007, testing::macho_thin(0x01000007, 0x000A0D00, {}, "")},
                                         {0x0100000c, testing::macho_thin(0x0100000c, 0x000B0000, {}, "")}})};
   seeds["pe"] = {testing::pe_image(0x8664, {"KERNEL32.dll", "python312.dll"})};
@@ -68,9 +78,11 @@ TEST(FuzzCorpus, Seeds) {
       seeds["capture"].push_back(std::move(s));
     }
   seeds["policy"] = {text(*shipped_policy_text("pytorch")), text(*shipped_policy_text("strict"))};
-  seeds["index"] = {text("<html><a href=\"../../f/demo-1.0-py3-none-any.whl#sha256=ab\" data-core-metadata=\"sha256=cd\">demo-1.0-py3-none-any.whl</a></html>"),
-                    text("{\"meta\": {\"api-version\": \"1.1\"}, \"files\": [{\"filename\": \"demo-1.0-py3-none-any.whl\", "
-                         "\"url\": \"demo-1.0-py3-none-any.whl\", \"hashes\": {\"sha256\": \"ab\"}, \"core-metadata\": true}]}")};
+  seeds["index"] = {
+      text("<html><a href=\"../../f/demo-1.0-py3-none-any.whl#sha256=ab\" "
+           "data-core-metadata=\"sha256=cd\">demo-1.0-py3-none-any.whl</a></html>"),
+      text("{\"meta\": {\"api-version\": \"1.1\"}, \"files\": [{\"filename\": \"demo-1.0-py3-none-any.whl\", "
+           "\"url\": \"demo-1.0-py3-none-any.whl\", \"hashes\": {\"sha256\": \"ab\"}, \"core-metadata\": true}]}")};
   const char* out = std::getenv("WHEELCHECK_FUZZ_SEEDS");
   for (const auto& t : fuzz::all_targets()) {
     ASSERT_TRUE(seeds.count(t.name)) << "no seeds for fuzz target " << t.name;

@@ -27,20 +27,19 @@ std::vector<HostileCase> cases() {
   const std::string big = "99999999999999999999999";  // over 64 bits
   return {
       {"abi tag number over int",
-       [=] { return WheelBuilder("h", "1.0", "cp312-cp3" + big + "-manylinux_2_17_x86_64").purelib(false); },
-       "WC105", "names no CPython version"},
-      {"python tag number over int",
-       [=] { return WheelBuilder("h", "1.0", "cp3" + big + "-none-any"); },
-       "WC105", "names no CPython version"},
+       [=] { return WheelBuilder("h", "1.0", "cp312-cp3" + big + "-manylinux_2_17_x86_64").purelib(false); }, "WC105",
+       "names no CPython version"},
+      {"python tag number over int", [=] { return WheelBuilder("h", "1.0", "cp3" + big + "-none-any"); }, "WC105",
+       "names no CPython version"},
       {"ios version over int",
-       [=] { return WheelBuilder("h", "1.0", "cp313-cp313-ios_" + big + "_0_arm64_iphoneos").purelib(false); },
-       "WC106", "expected ios_MAJOR_MINOR_ARCH_SDK"},
+       [=] { return WheelBuilder("h", "1.0", "cp313-cp313-ios_" + big + "_0_arm64_iphoneos").purelib(false); }, "WC106",
+       "expected ios_MAJOR_MINOR_ARCH_SDK"},
       {"android api level over int",
-       [=] { return WheelBuilder("h", "1.0", "cp313-cp313-android_" + big + "_arm64_v8a").purelib(false); },
-       "WC106", "expected android_APILEVEL_ABI"},
+       [=] { return WheelBuilder("h", "1.0", "cp313-cp313-android_" + big + "_arm64_v8a").purelib(false); }, "WC106",
+       "expected android_APILEVEL_ABI"},
       {"manylinux glibc over int",
-       [=] { return WheelBuilder("h", "1.0", "py3-none-manylinux_2_" + big + "_x86_64").purelib(false); },
-       "WC106", "expected manylinux_X_Y_ARCH"},
+       [=] { return WheelBuilder("h", "1.0", "py3-none-manylinux_2_" + big + "_x86_64").purelib(false); }, "WC106",
+       "expected manylinux_X_Y_ARCH"},
       {"cuda pin over int",
        [=] { return WheelBuilder("h", "1.0+cu128").requires_dist("nvidia-cudnn-cu" + big + "==9.1"); }, "", ""},
       {"cuda local version over int", [=] { return WheelBuilder("h", "1.0+cu" + big); }, "", ""},
@@ -57,29 +56,38 @@ std::vector<HostileCase> cases() {
        "WC202", "Metadata-Version"},
       {"Wheel-Version over int",
        [=] {
-         return WheelBuilder("h", "1.0").wheel_file("Wheel-Version: " + big + ".0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n");
+         return WheelBuilder("h", "1.0")
+             .wheel_file("Wheel-Version: " + big + ".0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n");
        },
        "WC104", "major version"},
       {"1 MiB Requires-Dist line",
        [=] { return WheelBuilder("h", "1.0").requires_dist("nvidia-" + huge(1 << 20, 'x') + "-cu12==1"); }, "", ""},
-      {"1 MiB Requires-Python",
-       [=] { return WheelBuilder("h", "1.0").requires_python(">=3." + huge(1 << 20, '9')); }, "WC202", "Requires-Python"},
+      {"1 MiB Requires-Python", [=] { return WheelBuilder("h", "1.0").requires_python(">=3." + huge(1 << 20, '9')); },
+       "WC202", "Requires-Python"},
       // A zip name field holds at most 64 KiB (and libarchive 3.6's writer overflows past it).
-      {"60 KiB entry name",
-       [=] { return WheelBuilder("h", "1.0").add("h/" + huge(60 * 1024) + ".py", "x"); }, "WC401", "over the limit of 1024"},
-      {"control character in a name",
-       [=] { return WheelBuilder("h", "1.0").add(std::string("h/a\x1b[2Jb.py"), "x"); }, "WC401", "control character"},
+      {"60 KiB entry name", [=] { return WheelBuilder("h", "1.0").add("h/" + huge(60 * 1024) + ".py", "x"); }, "WC401",
+       "over the limit of 1024"},
+      {"control character in a name", [=] { return WheelBuilder("h", "1.0").add(std::string("h/a\x1b[2Jb.py"), "x"); },
+       "WC401", "control character"},
       {"long extension-module name",
-       [=] { return WheelBuilder("h", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false).add("h/m.cpython-" + huge(5000, '3') + "-x86_64-linux-gnu.so", "x"); },
+       [=] {
+         return WheelBuilder("h", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+             .purelib(false)
+             .add("h/m.cpython-" + huge(5000, '3') + "-x86_64-linux-gnu.so", "x");
+       },
        "WC105", "names no CPython version"},
       {"NUL in a METADATA value",
-       [=] { return WheelBuilder("h", "1.0").metadata("Metadata-Version: 2.1\nName: h\nVersion: 1.0\nSummary: a" + std::string(1, '\0') + "b\n"); },
+       [=] {
+         return WheelBuilder("h", "1.0")
+             .metadata("Metadata-Version: 2.1\nName: h\nVersion: 1.0\nSummary: a" + std::string(1, '\0') + "b\n");
+       },
        "WC202", "control character"},
   };
 }
 
 bool has(const std::vector<Finding>& fs, const std::string& rule, const std::string& msg) {
-  return std::any_of(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule && f.message.find(msg) != std::string::npos; });
+  return std::any_of(fs.begin(), fs.end(),
+                     [&](const Finding& f) { return f.rule == rule && f.message.find(msg) != std::string::npos; });
 }
 
 TEST(Hostile, EachFieldGetsItsExactFinding) {
@@ -89,7 +97,8 @@ TEST(Hostile, EachFieldGetsItsExactFinding) {
     if (c.rule.empty()) {
       EXPECT_FALSE(has_errors(fs)) << c.label << ":\n" << testing::dump(fs);
     } else {
-      EXPECT_TRUE(has(fs, c.rule, c.message)) << c.label << ": expected " << c.rule << " '" << c.message << "', got:\n" << testing::dump(fs);
+      EXPECT_TRUE(has(fs, c.rule, c.message)) << c.label << ": expected " << c.rule << " '" << c.message << "', got:\n"
+                                              << testing::dump(fs);
     }
   }
 }

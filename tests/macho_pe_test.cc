@@ -24,7 +24,8 @@ BinaryFacts parse(const std::vector<uint8_t>& b) {
 constexpr uint32_t kX86_64 = 0x01000007, kArm64 = 0x0100000c;
 
 TEST(MachO, ThinSlice) {
-  auto f = parse(macho_thin(kArm64, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libtorch.dylib"}, "@loader_path/../lib"));
+  auto f = parse(
+      macho_thin(kArm64, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libtorch.dylib"}, "@loader_path/../lib"));
   ASSERT_TRUE(f.errors.empty()) << f.errors[0];
   EXPECT_EQ(f.format, "macho");
   ASSERT_EQ(f.slices.size(), 1u);
@@ -61,7 +62,8 @@ TEST(MachO, RulesMinosAndArch) {
 }
 
 TEST(MachO, InstallNamesResolve) {
-  auto lib = macho_thin(kArm64, 0x000B0000, {"/usr/lib/libSystem.B.dylib", "@rpath/libdep.dylib", "@loader_path/libnear.dylib"},
+  auto lib = macho_thin(kArm64, 0x000B0000,
+                        {"/usr/lib/libSystem.B.dylib", "@rpath/libdep.dylib", "@loader_path/libnear.dylib"},
                         "@loader_path/../.dylibs");
   auto check = [&](const std::vector<std::string>& extra, const std::vector<uint8_t>& bin) {
     testing::WheelBuilder b("mac", "1.0", "cp312-cp312-macosx_11_0_arm64");
@@ -71,7 +73,8 @@ TEST(MachO, InstallNamesResolve) {
   };
   auto missing = check({}, lib);
   EXPECT_NE(testing::dump(missing).find("loads @rpath/libdep.dylib"), std::string::npos) << testing::dump(missing);
-  EXPECT_NE(testing::dump(missing).find("loads @loader_path/libnear.dylib"), std::string::npos) << testing::dump(missing);
+  EXPECT_NE(testing::dump(missing).find("loads @loader_path/libnear.dylib"), std::string::npos)
+      << testing::dump(missing);
   auto present = check({"mac/.dylibs/libdep.dylib", "mac/sub/libnear.dylib"}, lib);
   EXPECT_FALSE(testing::has_rule(present, "WC503")) << testing::dump(present);
   auto brew = check({}, macho_thin(kArm64, 0x000B0000, {"/opt/homebrew/opt/libomp/lib/libomp.dylib"}, "@loader_path"));
@@ -91,7 +94,8 @@ TEST(Pe, RuleMachineVsTag) {
   testing::WheelBuilder b("win", "1.0", "cp312-cp312-win_amd64");
   b.purelib(false).add("win/_c.pyd", std::string(arm.begin(), arm.end()));
   auto fs = testing::findings_of(b.build(), b.filename());
-  EXPECT_NE(testing::dump(fs).find("PE machine is arm64, the tag says win_amd64"), std::string::npos) << testing::dump(fs);
+  EXPECT_NE(testing::dump(fs).find("PE machine is arm64, the tag says win_amd64"), std::string::npos)
+      << testing::dump(fs);
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ struct Batch {
   std::vector<std::string> wheels;
   Batch() {
     for (int i = 0; i < 6; ++i) {
-      auto b = WheelBuilder("pkg" + std::to_string(i), "1.0").add("pkg" + std::to_string(i) + "/__init__.py", std::string(1000 * i, 'x'));
+      auto b = WheelBuilder("pkg" + std::to_string(i), "1.0")
+                   .add("pkg" + std::to_string(i) + "/__init__.py", std::string(1000 * i, 'x'));
       if (i == 2) b.edit_record([](auto& rows) { rows[0][2] = "5"; });  // WC303
       wheels.push_back(b.write(dir.path()));
     }
@@ -53,7 +54,8 @@ TEST(Pipeline, OrderAndVerdictsDoNotDependOnJobs) {
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(one.items[i].path, sorted[i]);  // directories expand sorted
   auto v = verdicts(one);
-  EXPECT_EQ(v[0], "junk-1.0-py3-none-any.whl: fail WC404 ") << "an unreadable wheel is a finding, and the batch goes on";
+  EXPECT_EQ(v[0], "junk-1.0-py3-none-any.whl: fail WC404 ")
+      << "an unreadable wheel is a finding, and the batch goes on";
   EXPECT_EQ(v[3], "pkg2-1.0-py3-none-any.whl: fail WC303 ");
   EXPECT_EQ(v[1], "pkg0-1.0-py3-none-any.whl: pass ");
   for (unsigned jobs : {2u, 4u, 16u}) {

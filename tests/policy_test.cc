@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "policy/policy.h"
-#include "util/strings.h"
 #include "catalog/catalog.h"
+#include "policy/policy.h"
 #include "support/test_support.h"
+#include "util/strings.h"
 #include "wheel_builder.h"
 
 namespace wc {
@@ -39,12 +39,15 @@ TEST(Policy, ExtendsOverridesAndConcatenates) {
   EXPECT_EQ(p.limits.max_compression_ratio, 50.0);  // from default (PyPI's limit)
   ASSERT_FALSE(p.forbid.empty());
   EXPECT_EQ(p.forbid.back().glob, "**/*.exe");
-  size_t pycache = std::count_if(p.forbid.begin(), p.forbid.end(), [](const ForbidRule& r) { return r.glob == "**/__pycache__/**"; });
+  size_t pycache = std::count_if(p.forbid.begin(), p.forbid.end(),
+                                 [](const ForbidRule& r) { return r.glob == "**/__pycache__/**"; });
   EXPECT_EQ(pycache, 2u);  // default's warning and strict's error both stay; the first match reports
 }
 
 TEST(Policy, ValidationNamesPointerAndLine) {
-  std::string text = "{\n  \"name\": \"x\",\n  \"limts\": {},\n  \"rules\": {\n    \"WC999\": \"error\",\n    \"WC302\": \"fatal\"\n  },\n  \"limits\": {\"max_entries\": -1}\n}\n";
+  std::string text =
+      "{\n  \"name\": \"x\",\n  \"limts\": {},\n  \"rules\": {\n    \"WC999\": \"error\",\n    \"WC302\": \"fatal\"\n  "
+      "},\n  \"limits\": {\"max_entries\": -1}\n}\n";
   auto issues = validate_policy_text(text, "p.json");
   auto find = [&](const std::string& ptr) -> const PolicyIssue* {
     for (const auto& i : issues)

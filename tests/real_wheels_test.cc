@@ -37,9 +37,10 @@ std::string fetch(const std::vector<std::string>& names, bool* offline) {
   std::string args;
   for (const auto& n : names)
     for (const auto& f : manifest()["files"])
-      if (f["file"] == n) args += " " + shell_quote(f["project"]) + " " + shell_quote(n) + " " + shell_quote(f["sha256"]);
-  auto r = run_command("timeout 1800 python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/fetch_wheels.py") + " " +
-                       shell_quote(cache_dir()) + args);
+      if (f["file"] == n)
+        args += " " + shell_quote(f["project"]) + " " + shell_quote(n) + " " + shell_quote(f["sha256"]);
+  auto r = run_command("timeout 1800 python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/fetch_wheels.py") +
+                       " " + shell_quote(cache_dir()) + args);
   *offline = r.exit_code == 3 || r.exit_code == 124;
   return r.exit_code == 0 ? "" : r.err;
 }
@@ -80,7 +81,9 @@ void run_checks(bool large) {
       EXPECT_EQ(rules, want_rules) << text;
       const json messages = want.value("messages", json::array()), count = want.value("count", json::object());
       for (const auto& m : messages)
-        EXPECT_NE(text.find(m.get<std::string>()), std::string::npos) << "no finding says '" << m.get<std::string>() << "':\n" << text;
+        EXPECT_NE(text.find(m.get<std::string>()), std::string::npos)
+            << "no finding says '" << m.get<std::string>() << "':\n"
+            << text;
       for (const auto& [rule, n] : count.items()) EXPECT_EQ(counts[rule], n.get<int>()) << rule << "\n" << text;
       if (want.contains("justified")) {
         auto i = run_wheelcheck({"inspect", "--format", "json", cache_dir() + "/" + file});
@@ -95,7 +98,8 @@ void run_checks(bool large) {
 TEST(RealWheels, Verdicts) { run_checks(false); }
 
 TEST(RealWheelsLarge, Verdicts) {
-  if (!std::getenv("WHEELCHECK_LARGE_WHEELS")) GTEST_SKIP() << "large wheels (torch, NVIDIA's CUDA wheels): set WHEELCHECK_LARGE_WHEELS=1 or run ctest -L large";
+  if (!std::getenv("WHEELCHECK_LARGE_WHEELS"))
+    GTEST_SKIP() << "large wheels (torch, NVIDIA's CUDA wheels): set WHEELCHECK_LARGE_WHEELS=1 or run ctest -L large";
   run_checks(true);
 }
 
@@ -109,12 +113,16 @@ TEST(RealWheels, JustifiedTagMatchesAuditwheel) {
   if (offline) GTEST_SKIP() << "cannot download auditwheel's sdist from PyPI: " << err;
   ASSERT_EQ(err, "") << err;
   std::string root = cache_dir() + "/" + aw["dir"].get<std::string>();
-  ASSERT_EQ(run_command("cd " + shell_quote(cache_dir()) + " && tar xzf " + shell_quote(aw["sdist"].get<std::string>()) + " " +
-                        shell_quote(aw["dir"].get<std::string>())).exit_code, 0);
+  ASSERT_EQ(run_command("cd " + shell_quote(cache_dir()) + " && tar xzf " +
+                        shell_quote(aw["sdist"].get<std::string>()) + " " + shell_quote(aw["dir"].get<std::string>()))
+                .exit_code,
+            0);
   // auditwheel itself, in a virtual environment of the cache (optional: the table stands alone).
   std::string venv = cache_dir() + "/auditwheel-venv";
-  bool live = run_command("test -x " + shell_quote(venv + "/bin/auditwheel") + " || (python3 -m venv " + shell_quote(venv) + " && " +
-                          shell_quote(venv + "/bin/pip") + " install -q auditwheel==6.8.2)").exit_code == 0;
+  bool live =
+      run_command("test -x " + shell_quote(venv + "/bin/auditwheel") + " || (python3 -m venv " + shell_quote(venv) +
+                  " && " + shell_quote(venv + "/bin/pip") + " install -q auditwheel==6.8.2)")
+          .exit_code == 0;
   for (const auto& [rel, want] : aw["justified"].items()) {
     SCOPED_TRACE(rel);
     auto r = run_wheelcheck({"inspect", "--format", "json", root + "/" + rel});
@@ -127,8 +135,10 @@ TEST(RealWheels, JustifiedTagMatchesAuditwheel) {
       if (c == '\n') c = ' ';
     auto q = out.find("platform tag: \"");
     std::string theirs = q == std::string::npos ? "" : out.substr(q + 15, out.find('"', q + 15) - q - 15);
-    if (theirs.empty() || theirs.rfind("linux_", 0) == 0) EXPECT_TRUE(want.is_null()) << "auditwheel: " << (theirs.empty() ? "none" : theirs);
-    else EXPECT_EQ(want, theirs);
+    if (theirs.empty() || theirs.rfind("linux_", 0) == 0)
+      EXPECT_TRUE(want.is_null()) << "auditwheel: " << (theirs.empty() ? "none" : theirs);
+    else
+      EXPECT_EQ(want, theirs);
   }
 }
 

@@ -31,7 +31,8 @@ Policy policy_with(const std::string& release_json) {
 }
 
 // A member as summarize() would make it from a wheel called `filename`.
-SetMember member(const std::string& filename, std::vector<std::string> requires_dist = {}, std::vector<std::string> pins = {}) {
+SetMember member(const std::string& filename, std::vector<std::string> requires_dist = {},
+                 std::vector<std::string> pins = {}) {
   WheelFacts f;
   f.path = filename;
   f.filename = parse_wheel_filename(filename);
@@ -77,11 +78,12 @@ TEST(ReleaseSet, MatrixNamesWhatIsMissingAndWhatIsUnexpected) {
   }
   ms.push_back(member("demo-2.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl"));  // cp313 cu128 missing
   ms.push_back(member("demo-2.0+cu128-cp311-cp311-manylinux_2_28_x86_64.whl"));  // not in the matrix
-  ms.push_back(member("other-1.0-py3-none-any.whl"));                          // another project: not judged
+  ms.push_back(member("other-1.0-py3-none-any.whl"));                            // another project: not judged
   auto v = check_release_set(ms, p, nullptr);
   EXPECT_EQ(v.members, 6u);
   EXPECT_TRUE(has(v, "WC703", "", "no wheel for cp313-cp313 / manylinux_*_x86_64 / cu128")) << dump(v);
-  EXPECT_TRUE(has(v, "WC704", "demo-2.0+cu128-cp311-cp311-manylinux_2_28_x86_64.whl", "not in the expected matrix")) << dump(v);
+  EXPECT_TRUE(has(v, "WC704", "demo-2.0+cu128-cp311-cp311-manylinux_2_28_x86_64.whl", "not in the expected matrix"))
+      << dump(v);
   EXPECT_EQ(v.findings.size(), 2u) << "macOS cu128 is excepted, not missing: " << dump(v);
   // The same set complete: nothing to say.
   ms.pop_back();
@@ -96,10 +98,13 @@ TEST(ReleaseSet, RequiresDistAgreesModuloMarkersAndVariantPins) {
   auto x86 = member("demo-2.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl", {"filelock", cublas});
   auto arm = member("demo-2.0+cu128-cp312-cp312-manylinux_2_28_aarch64.whl", {"filelock"});
   auto mac = member("demo-2.0+cpu-cp312-cp312-macosx_11_0_arm64.whl", {"filelock"});
-  auto cu126 = member("demo-2.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl", {"filelock", "nvidia-cublas-cu12==12.6.4.1; platform_system == \"Linux\""});
+  auto cu126 = member("demo-2.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl",
+                      {"filelock", "nvidia-cublas-cu12==12.6.4.1; platform_system == \"Linux\""});
   auto v = check_release_set({x86, arm, mac, cu126}, p, nullptr);
   // The aarch64 wheel lacks a dependency whose marker holds there; macOS and the other variant's pin are fine.
-  EXPECT_TRUE(has(v, "WC705", arm.filename, "lacks Requires-Dist 'nvidia-cublas-cu12==12.8.4.1; platform_system == \"Linux\"'")) << dump(v);
+  EXPECT_TRUE(
+      has(v, "WC705", arm.filename, "lacks Requires-Dist 'nvidia-cublas-cu12==12.8.4.1; platform_system == \"Linux\"'"))
+      << dump(v);
   EXPECT_EQ(v.findings.size(), 1u) << dump(v);
   // A marker that limits it to x86_64 excuses the aarch64 wheel.
   x86.requires_dist[1] = "nvidia-cublas-cu12==12.8.4.1; platform_machine == \"x86_64\"";
@@ -108,13 +113,15 @@ TEST(ReleaseSet, RequiresDistAgreesModuloMarkersAndVariantPins) {
 
 TEST(ReleaseSet, VersionRequiresPythonAndClassifiersAgree) {
   Policy p = policy_with(R"({"project": "demo"})");
-  std::vector<SetMember> ms = {member("demo-2.0-cp312-cp312-manylinux_2_28_x86_64.whl"), member("demo-2.0-cp313-cp313-manylinux_2_28_x86_64.whl"),
+  std::vector<SetMember> ms = {member("demo-2.0-cp312-cp312-manylinux_2_28_x86_64.whl"),
+                               member("demo-2.0-cp313-cp313-manylinux_2_28_x86_64.whl"),
                                member("demo-2.0-cp312-cp312-macosx_11_0_arm64.whl")};
   ms[1].requires_python = ">=3.9";
   ms[2].classifiers.push_back("Operating System :: MacOS");
   ms[2].metadata_version_field = "2.0.1";
   auto v = check_release_set(ms, p, nullptr);
-  EXPECT_TRUE(has(v, "WC705", ms[1].filename, "Requires-Python is '>=3.9' here; 2 other wheels of the release")) << dump(v);
+  EXPECT_TRUE(has(v, "WC705", ms[1].filename, "Requires-Python is '>=3.9' here; 2 other wheels of the release"))
+      << dump(v);
   EXPECT_TRUE(has(v, "WC705", ms[2].filename, "the Classifier list")) << dump(v);
   EXPECT_TRUE(has(v, "WC705", ms[2].filename, "METADATA's Version (without the local part) is '2.0.1'")) << dump(v);
   EXPECT_EQ(v.findings.size(), 3u) << dump(v);
@@ -134,8 +141,11 @@ TEST(ReleaseSet, OneMislabelledVariantAmongMany) {
   // The cp313 cu128 wheel was built from the cu126 tree.
   ms.back().cuda_pins = {"12", "12.6"}, ms.back().cuda_toolkits = {"12.6"};
   auto v = check_release_set(ms, p, nullptr);
-  EXPECT_TRUE(has(v, "WC707", ms.back().filename, "labelled cu128, but here: CUDA 12/12.6 pins, the CUDA 12 runtime, GPU code from CUDA 12.6 (as the cu126 wheels have); "
-                  "the other cu128 wheels: CUDA 12/12.8 pins, the CUDA 12 runtime, GPU code from CUDA 12.8")) << dump(v);
+  EXPECT_TRUE(has(v, "WC707", ms.back().filename,
+                  "labelled cu128, but here: CUDA 12/12.6 pins, the CUDA 12 runtime, GPU code from CUDA 12.6 (as the "
+                  "cu126 wheels have); "
+                  "the other cu128 wheels: CUDA 12/12.8 pins, the CUDA 12 runtime, GPU code from CUDA 12.8"))
+      << dump(v);
   EXPECT_EQ(v.findings.size(), 1u) << dump(v);
   // At metadata depth the pins alone still tell.
   for (auto& m : ms) m.gpu_known = false;
@@ -198,7 +208,8 @@ struct ReleaseDir {
           b.requires_dist("nvidia-cublas-cu12==12.8.4.1; platform_system == \"Linux\"");
         wheels.push_back(b.write(dir.path()));
       }
-    std::string text = R"({"extends": "default", "rules": {"WC108": "off", "WC204": "off"}, "release": {"project": "demo",
+    std::string text =
+        R"({"extends": "default", "rules": {"WC108": "off", "WC204": "off"}, "release": {"project": "demo",
       "python": ["cp312-cp312", "cp313-cp313", "cp314-cp314t"], "platforms": ["manylinux_*_x86_64", "manylinux_*_aarch64"], "variants": ["cu128"]}})";
     policy = dir.file("policy.json");
     testing::write_file(policy, std::vector<uint8_t>(text.begin(), text.end()));
@@ -214,8 +225,9 @@ std::string slurp(const std::string& p) {
 
 TEST(ReleaseSetCli, EveryFormatCarriesTheSet) {
   ReleaseDir r;
-  auto run = run_wheelcheck({"check", "-p", r.policy, r.dir.path(), "--report", "json:" + r.dir.file("r.json"), "--report",
-                             "junit:" + r.dir.file("r.xml"), "--report", "sarif:" + r.dir.file("r.sarif"), "--report", "github:" + r.dir.file("r.gh")});
+  auto run = run_wheelcheck({"check", "-p", r.policy, r.dir.path(), "--report", "json:" + r.dir.file("r.json"),
+                             "--report", "junit:" + r.dir.file("r.xml"), "--report", "sarif:" + r.dir.file("r.sarif"),
+                             "--report", "github:" + r.dir.file("r.gh")});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("FAIL  release set: 4 wheels"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("WC703"), std::string::npos) << "cp314t is missing: " << run.out;
@@ -240,20 +252,23 @@ TEST(ReleaseSetCli, ShardsMergeToTheUnshardedVerdict) {
   auto set_of = [](const std::string& report) {
     auto j = json::parse(report);
     std::vector<std::string> out;
-    for (const auto& f : j["set"]["findings"]) out.push_back(f["rule"].get<std::string>() + " " + f.value("entry", "") + " " + f["message"].get<std::string>());
+    for (const auto& f : j["set"]["findings"])
+      out.push_back(f["rule"].get<std::string>() + " " + f.value("entry", "") + " " + f["message"].get<std::string>());
     return out;
   };
   std::vector<std::string> reports;
   for (int i = 1; i <= 3; ++i) {
     std::string out = r.dir.file("shard" + std::to_string(i) + ".json");
     // Targets in a different order each time: the partition does not care.
-    std::vector<std::string> args = {"check", "-p", r.policy, "--shard", std::to_string(i) + "/3", "--report", "json:" + out};
+    std::vector<std::string> args = {"check",    "-p",         r.policy, "--shard", std::to_string(i) + "/3",
+                                     "--report", "json:" + out};
     auto files = r.wheels;
     std::rotate(files.begin(), files.begin() + i, files.end());
     args.insert(args.end(), files.begin(), files.end());
     auto s = run_wheelcheck(args);
     EXPECT_LE(s.exit_code, 1) << s.err;
-    EXPECT_NE(s.out.find("the release-set rules run when `wheelcheck merge` combines the shards"), std::string::npos) << s.out;
+    EXPECT_NE(s.out.find("the release-set rules run when `wheelcheck merge` combines the shards"), std::string::npos)
+        << s.out;
     reports.push_back(out);
   }
   std::vector<std::string> args = {"merge", "--format", "json"};
@@ -280,15 +295,18 @@ TEST(ReleaseSetCli, ReportsMatchTheSchema) {
   std::vector<std::string> files;
   auto out = [&](const std::string& name) { return files.emplace_back(r.dir.file(name)); };
   run_wheelcheck({"check", "-p", r.policy, "--facts", "--report", "json:" + out("full.json"), r.dir.path()});
-  run_wheelcheck({"check", "-p", r.policy, "--depth", "metadata", "--report", "json:" + out("meta.json"), r.dir.path()});
+  run_wheelcheck(
+      {"check", "-p", r.policy, "--depth", "metadata", "--report", "json:" + out("meta.json"), r.dir.path()});
   run_wheelcheck({"check", "-p", r.policy, "--shard", "1/2", "--report", "json:" + out("s1.json"), r.dir.path()});
   run_wheelcheck({"check", "-p", r.policy, "--shard", "2/2", "--report", "json:" + out("s2.json"), r.dir.path()});
   run_wheelcheck({"merge", "--baseline", files[0], "--report", "json:" + out("merged.json"), files[2], files[3]});
-  auto smoke = testing::run_command(std::string(WS_BINARY) + " run --backend cpu --format json -o " + testing::shell_quote(out("smoke.json")));
+  auto smoke = testing::run_command(std::string(WS_BINARY) + " run --backend cpu --format json -o " +
+                                    testing::shell_quote(out("smoke.json")));
   for (const auto& f : files) ASSERT_TRUE(std::filesystem::exists(f)) << f;
   auto merged = json::parse(slurp(files[4]));
   EXPECT_TRUE(merged.contains("set")) << "merge ran the set rules over the shards";
-  std::string cmd = "python3 " + std::string(WC_SOURCE_DIR) + "/tools/validate_json.py " + std::string(WC_SOURCE_DIR) + "/docs/report.schema.json";
+  std::string cmd = "python3 " + std::string(WC_SOURCE_DIR) + "/tools/validate_json.py " + std::string(WC_SOURCE_DIR) +
+                    "/docs/report.schema.json";
   for (const auto& f : files) cmd += " " + testing::shell_quote(f);
   auto v = testing::run_command(cmd);
   if (v.exit_code == 77) GTEST_SKIP() << v.out;
@@ -304,10 +322,14 @@ TEST(ReleaseSetCli, BaselineFromLastNightsReport) {
   std::string blob(3 << 20, '\0');
   uint32_t x = 5;
   for (auto& c : blob) c = static_cast<char>((x = x * 1664525 + 1013904223) >> 24);
-  for (const auto& w : r.wheels) std::filesystem::copy_file(w, tonight.file(std::filesystem::path(w).filename().string()));
-  std::string grown = WheelBuilder("demo", "2.0+cu128", "cp312-cp312-manylinux_2_28_x86_64").purelib(false)
-                          .add("demo/__init__.py", "").add("demo/big.bin", blob)
-                          .requires_dist("nvidia-cublas-cu12==12.8.4.1; platform_system == \"Linux\"").write(tonight.path());
+  for (const auto& w : r.wheels)
+    std::filesystem::copy_file(w, tonight.file(std::filesystem::path(w).filename().string()));
+  std::string grown = WheelBuilder("demo", "2.0+cu128", "cp312-cp312-manylinux_2_28_x86_64")
+                          .purelib(false)
+                          .add("demo/__init__.py", "")
+                          .add("demo/big.bin", blob)
+                          .requires_dist("nvidia-cublas-cu12==12.8.4.1; platform_system == \"Linux\"")
+                          .write(tonight.path());
   auto run = run_wheelcheck({"check", "-p", r.policy, "--baseline", last, "--format", "json", tonight.path()});
   auto j = json::parse(run.out);
   EXPECT_EQ(j["set"]["baseline_matched"], 4);

@@ -34,7 +34,8 @@ std::string slurp(const std::string& p) {
 
 // wheelcheck with the HTTP settings the tests want (a short stall timeout, quick retries).
 testing::RunResult wc(const std::vector<std::string>& args, const std::string& env = "") {
-  std::string cmd = "env -u GITHUB_STEP_SUMMARY NO_COLOR=1 WHEELCHECK_HTTP_TIMEOUT=2 WHEELCHECK_HTTP_RETRIES=2 " + env + " " + shell_quote(WC_BINARY);
+  std::string cmd = "env -u GITHUB_STEP_SUMMARY NO_COLOR=1 WHEELCHECK_HTTP_TIMEOUT=2 WHEELCHECK_HTTP_RETRIES=2 " + env +
+                    " " + shell_quote(WC_BINARY);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   return run_command(cmd);
 }
@@ -61,26 +62,37 @@ class RemoteFaults : public ::testing::Test {
     std::string blob;
     uint32_t x = 11;
     for (int i = 0; i < 16 << 20; ++i) blob.push_back(static_cast<char>((x = x * 1664525 + 1013904223) >> 24));
-    auto so = run_command("printf 'int f(void){return 1;}' | gcc -x c -shared -fPIC -o " + shell_quote(dir_->file("lib.so")) + " -");
+    auto so = run_command("printf 'int f(void){return 1;}' | gcc -x c -shared -fPIC -o " +
+                          shell_quote(dir_->file("lib.so")) + " -");
     std::string elf = so.exit_code == 0 ? slurp(dir_->file("lib.so")) : "";
-    good_ = WheelBuilder("demo", "1.0", "cp312-cp312-manylinux_2_17_x86_64").purelib(false)
-                .add("demo/__init__.py", "x = 1\n").add("demo/data.bin", blob).add("demo/_native.so", elf).write(www);
-    bad_ = WheelBuilder("demo", "1.1").add("demo/__init__.py", "").edit_record([](auto& r) { r[0][2] = "9"; }).write(www);
+    good_ = WheelBuilder("demo", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                .purelib(false)
+                .add("demo/__init__.py", "x = 1\n")
+                .add("demo/data.bin", blob)
+                .add("demo/_native.so", elf)
+                .write(www);
+    bad_ =
+        WheelBuilder("demo", "1.1").add("demo/__init__.py", "").edit_record([](auto& r) { r[0][2] = "9"; }).write(www);
     good_ = std::filesystem::path(good_).filename().string();
     bad_ = std::filesystem::path(bad_).filename().string();
     log_ = dir_->file("requests.log");
     // nginx: Range, 404, a redirect loop and a redirect to another path.
-    std::string conf = "daemon off; master_process off; worker_processes 1; pid " + dir_->file("nginx.pid") + "; error_log " +
-                       dir_->file("nginx.err") + ";\nevents { worker_connections 64; }\nhttp {\n access_log off;\n" +
-                       " client_body_temp_path " + dir_->file("t1") + "; proxy_temp_path " + dir_->file("t2") + "; fastcgi_temp_path " +
-                       dir_->file("t3") + "; uwsgi_temp_path " + dir_->file("t4") + "; scgi_temp_path " + dir_->file("t5") + ";\n" +
-                       " server {\n  listen 127.0.0.1:PORT_HERE;\n  root " + www + ";\n  location /loop/ { return 302 $uri; }\n" +
+    std::string conf = "daemon off; master_process off; worker_processes 1; pid " + dir_->file("nginx.pid") +
+                       "; error_log " + dir_->file("nginx.err") +
+                       ";\nevents { worker_connections 64; }\nhttp {\n access_log off;\n" + " client_body_temp_path " +
+                       dir_->file("t1") + "; proxy_temp_path " + dir_->file("t2") + "; fastcgi_temp_path " +
+                       dir_->file("t3") + "; uwsgi_temp_path " + dir_->file("t4") + "; scgi_temp_path " +
+                       dir_->file("t5") + ";\n" + " server {\n  listen 127.0.0.1:PORT_HERE;\n  root " + www +
+                       ";\n  location /loop/ { return 302 $uri; }\n" +
                        "  location /moved/ { rewrite ^/moved/(.*)$ /$1 permanent; }\n }\n}\n";
     testing::write_file(dir_->file("nginx.conf.in"), std::vector<uint8_t>(conf.begin(), conf.end()));
-    nginx_ = new ChildServer({"sh", "-c", "sed 's/PORT_HERE/{port}/' " + dir_->file("nginx.conf.in") + " > " + dir_->file("nginx.conf") +
-                                              " && exec nginx -c " + dir_->file("nginx.conf") + " -p " + dir_->path()});
+    nginx_ =
+        new ChildServer({"sh", "-c",
+                         "sed 's/PORT_HERE/{port}/' " + dir_->file("nginx.conf.in") + " > " + dir_->file("nginx.conf") +
+                             " && exec nginx -c " + dir_->file("nginx.conf") + " -p " + dir_->path()});
     plain_ = new ChildServer({"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"}, www);
-    faults_ = new ChildServer({"python3", std::string(WC_SOURCE_DIR) + "/tests/tools/http_fault_server.py", www, "{port}", log_});
+    faults_ = new ChildServer(
+        {"python3", std::string(WC_SOURCE_DIR) + "/tests/tools/http_fault_server.py", www, "{port}", log_});
   }
   static void TearDownTestSuite() {
     delete nginx_;
@@ -106,7 +118,8 @@ TEST_F(RemoteFaults, VerdictsEqualTheLocalFilesOnEveryServer) {
   auto local_run = wc({"check", "--format", "json", local(good_), local(bad_)});
   ASSERT_EQ(local_run.exit_code, 1) << local_run.err;
   auto want = verdict_of(local_run.out);
-  ASSERT_EQ(want.front(), "pass") << "the good wheel (a 16 MiB entry read in many input blocks) passes locally: " << local_run.out;
+  ASSERT_EQ(want.front(), "pass") << "the good wheel (a 16 MiB entry read in many input blocks) passes locally: "
+                                  << local_run.out;
   std::vector<std::pair<std::string, const ChildServer*>> servers = {{"fault server /ok/", faults_}};
   if (nginx_->up()) servers.push_back({"nginx", nginx_});
   if (plain_->up()) servers.push_back({"python http.server (no Range)", plain_});
@@ -187,7 +200,8 @@ TEST_F(RemoteFaults, RedirectToAnotherPathIsFollowed) {
 }
 
 TEST_F(RemoteFaults, CredentialsFromTheEnvironmentOrNetrcAreNeverShown) {
-  auto bearer = wc({"check", "--format", "json", faults_->url("auth/" + good_)}, "WHEELCHECK_HTTP_AUTHORIZATION='Bearer s3cret'");
+  auto bearer =
+      wc({"check", "--format", "json", faults_->url("auth/" + good_)}, "WHEELCHECK_HTTP_AUTHORIZATION='Bearer s3cret'");
   EXPECT_EQ(bearer.exit_code, 0) << bearer.out << bearer.err;
   EXPECT_EQ((bearer.out + bearer.err).find("s3cret"), std::string::npos);
   std::string netrc = dir_->file("netrc");
@@ -211,7 +225,8 @@ TEST_F(RemoteFaults, IndexMetadataAtMetadataDepthNeverTouchesTheWheel) {
   for (const auto& w : j["wheels"]) EXPECT_LT(w["bytes_read"].get<uint64_t>(), 2000u);
   std::string log = requests().substr(before.size());
   EXPECT_NE(log.find(".whl.metadata"), std::string::npos) << log;
-  for (size_t at = 0; (at = log.find(".whl ", at)) != std::string::npos; ++at) ADD_FAILURE() << "a wheel was fetched: " << log;
+  for (size_t at = 0; (at = log.find(".whl ", at)) != std::string::npos; ++at)
+    ADD_FAILURE() << "a wheel was fetched: " << log;
   // At full depth the same index reads the wheels and finds the lie.
   auto full = wc({"check", faults_->url("simple/demo/")});
   EXPECT_EQ(full.exit_code, 1) << full.out;

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -51,7 +51,9 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
 class LoopbackServer {
  public:
   explicit LoopbackServer(const std::string& dir, bool ranges = false) {
-    if (ranges) testing::write_file(dir + "/.range_server.py", std::vector<uint8_t>(kRangeServer, kRangeServer + std::strlen(kRangeServer)));
+    if (ranges)
+      testing::write_file(dir + "/.range_server.py",
+                          std::vector<uint8_t>(kRangeServer, kRangeServer + std::strlen(kRangeServer)));
     std::mt19937 rng(static_cast<unsigned>(::getpid()));
     for (int attempt = 0; attempt < 5 && pid_ <= 0; ++attempt) {
       port_ = 20000 + static_cast<int>(rng() % 30000);
@@ -60,14 +62,19 @@ class LoopbackServer {
         if (chdir(dir.c_str()) != 0) _exit(127);
         freopen("/dev/null", "w", stderr);
         freopen("/dev/null", "w", stdout);
-        if (ranges) execlp("python3", "python3", ".range_server.py", std::to_string(port_).c_str(), (char*)nullptr);
-        else execlp("python3", "python3", "-m", "http.server", std::to_string(port_).c_str(), "--bind", "127.0.0.1", (char*)nullptr);
+        if (ranges)
+          execlp("python3", "python3", ".range_server.py", std::to_string(port_).c_str(), (char*)nullptr);
+        else
+          execlp("python3", "python3", "-m", "http.server", std::to_string(port_).c_str(), "--bind", "127.0.0.1",
+                 (char*)nullptr);
         _exit(127);
       }
       pid_ = pid;
       for (int i = 0; i < 50; ++i) {  // wait until it answers
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (run_command("python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:" + std::to_string(port_) + "/')\"").exit_code == 0)
+        if (run_command("python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:" +
+                        std::to_string(port_) + "/')\"")
+                .exit_code == 0)
           return;
         int st;
         if (waitpid(pid_, &st, WNOHANG) == pid_) break;  // died (port taken?)
@@ -131,11 +138,18 @@ TEST(Remote, PackageIndexPages) {
   testing::TempDir d;
   std::filesystem::create_directories(d.file("simple/demo"));
   std::string a = testing::WheelBuilder("demo", "1.0").add("demo/__init__.py", "").write(d.file("files"));
-  std::string b = testing::WheelBuilder("demo", "1.1", "cp312-cp312-manylinux_2_17_x86_64").purelib(false).add("demo/__init__.py", "").write(d.file("files"));
-  std::string html = "<!DOCTYPE html><html><body>\n"
-                     "<a href=\"../../files/demo-1.0-py3-none-any.whl#sha256=abc\" data-requires-python=\"&gt;=3.8\">demo-1.0-py3-none-any.whl</a><br/>\n"
-                     "<a href=\"/files/demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl\">demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl</a>\n"
-                     "<a href=\"../../files/demo-1.0.tar.gz\">demo-1.0.tar.gz</a></body></html>\n";
+  std::string b = testing::WheelBuilder("demo", "1.1", "cp312-cp312-manylinux_2_17_x86_64")
+                      .purelib(false)
+                      .add("demo/__init__.py", "")
+                      .write(d.file("files"));
+  std::string html =
+      "<!DOCTYPE html><html><body>\n"
+      "<a href=\"../../files/demo-1.0-py3-none-any.whl#sha256=abc\" "
+      "data-requires-python=\"&gt;=3.8\">demo-1.0-py3-none-any.whl</a><br/>\n"
+      "<a "
+      "href=\"/files/demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl\">demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl</"
+      "a>\n"
+      "<a href=\"../../files/demo-1.0.tar.gz\">demo-1.0.tar.gz</a></body></html>\n";
   testing::write_file(d.file("simple/demo/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
   std::string json = R"({"meta": {"api-version": "1.1"}, "name": "demo", "files": [
       {"filename": "demo-1.0-py3-none-any.whl", "url": "../../files/demo-1.0-py3-none-any.whl", "hashes": {"sha256": "abc"}}]})";

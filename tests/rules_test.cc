@@ -30,7 +30,9 @@ TEST(Rules, CorrectWheelHasNoFindings) {
   auto fs = check(base());
   EXPECT_TRUE(fs.empty()) << testing::dump(fs);
   auto fs2 = check(WheelBuilder("demo", "2.10.0+cu128", "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64")
-                       .purelib(false).add("demo/__init__.py", "").requires_python(">=3.9"));
+                       .purelib(false)
+                       .add("demo/__init__.py", "")
+                       .requires_python(">=3.9"));
   EXPECT_TRUE(fs2.empty()) << testing::dump(fs2);
 }
 
@@ -51,19 +53,24 @@ TEST(Rules, WC102DistInfo) {
 
 TEST(Rules, WC103TagSetMismatch) {
   // The torch 2.10.0 failure: the filename says manylinux_2_28, WHEEL says linux.
-  auto fs = check(WheelBuilder("t", "1.0", "cp312-cp312-manylinux_2_28_x86_64").purelib(false).add("t/__init__.py", "")
+  auto fs = check(WheelBuilder("t", "1.0", "cp312-cp312-manylinux_2_28_x86_64")
+                      .purelib(false)
+                      .add("t/__init__.py", "")
                       .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp312-cp312-linux_x86_64\n"));
   ASSERT_TRUE(first(fs, "WC103")) << testing::dump(fs);
   EXPECT_EQ(first(fs, "WC103")->entry, "t-1.0.dist-info/WHEEL");
   // A compressed set must be listed expanded.
-  auto fs2 = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "")
+  auto fs2 = check(WheelBuilder("t", "1.0", "py2.py3-none-any")
+                       .add("t/__init__.py", "")
                        .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py2.py3-none-any\n"));
   ASSERT_TRUE(first(fs2, "WC103")) << testing::dump(fs2);
   EXPECT_EQ(first(fs2, "WC103")->severity, Severity::warning);  // same set, written compressed (as maturin does)
-  auto fs3 = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "")
+  auto fs3 = check(WheelBuilder("t", "1.0", "py2.py3-none-any")
+                       .add("t/__init__.py", "")
                        .wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py2.py3-none-linux_x86_64\n"));
-  EXPECT_TRUE(std::any_of(fs3.begin(), fs3.end(), [](const Finding& f) { return f.rule == "WC103" && f.severity == Severity::error; }))
-      << testing::dump(fs3);
+  EXPECT_TRUE(std::any_of(fs3.begin(), fs3.end(), [](const Finding& f) {
+    return f.rule == "WC103" && f.severity == Severity::error;
+  })) << testing::dump(fs3);
 }
 
 TEST(Rules, WC104WheelFile) {
@@ -82,24 +89,35 @@ TEST(Rules, WC104WheelFile) {
 TEST(Rules, WC105TagsAndContents) {
   auto abi3 = check(WheelBuilder("t", "1.0", "py3-abi3-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
   EXPECT_TRUE(first(abi3, "WC105")) << testing::dump(abi3);
-  auto ft = check(WheelBuilder("t", "1.0", "cp312-cp312t-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
+  auto ft =
+      check(WheelBuilder("t", "1.0", "cp312-cp312t-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
   EXPECT_NE(testing::dump(ft).find("free-threaded"), std::string::npos) << testing::dump(ft);
-  auto mismatch = check(WheelBuilder("t", "1.0", "cp311-cp312-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
+  auto mismatch =
+      check(WheelBuilder("t", "1.0", "cp311-cp312-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", ""));
   EXPECT_TRUE(first(mismatch, "WC105")) << testing::dump(mismatch);
-  auto pure_so = check(base().add("demo_pkg/_x.so", std::string("\x7f" "ELF", 4) + std::string(60, '\0')));
+  auto pure_so = check(base().add("demo_pkg/_x.so", std::string("\x7f"
+                                                                "ELF",
+                                                                4) +
+                                                        std::string(60, '\0')));
   ASSERT_TRUE(first(pure_so, "WC105")) << testing::dump(pure_so);
   EXPECT_EQ(first(pure_so, "WC105")->entry, "demo_pkg/_x.so");
   EXPECT_EQ(first(pure_so, "WC105")->severity, Severity::error);
   // NVIDIA's layout: a platform tag but Root-Is-Purelib: true. Installs right, wrong scheme: warning.
   auto nv = check(WheelBuilder("nvidia-x-cu12", "1.0", "py3-none-manylinux2014_x86_64")
-                      .add("nvidia/x/lib/libx.so.12", std::string("\x7f" "ELF", 4) + std::string(60, '\0')));
+                      .add("nvidia/x/lib/libx.so.12", std::string("\x7f"
+                                                                  "ELF",
+                                                                  4) +
+                                                          std::string(60, '\0')));
   ASSERT_TRUE(first(nv, "WC105")) << testing::dump(nv);
   EXPECT_EQ(first(nv, "WC105")->severity, Severity::warning);
-  auto suffix = check(WheelBuilder("t", "1.0", "cp311-cp311-manylinux_2_17_x86_64").purelib(false)
+  auto suffix = check(WheelBuilder("t", "1.0", "cp311-cp311-manylinux_2_17_x86_64")
+                          .purelib(false)
                           .add("t/_c.cpython-312-x86_64-linux-gnu.so", "not really elf"));
   EXPECT_NE(testing::dump(suffix).find("extension module is for cp312"), std::string::npos) << testing::dump(suffix);
-  auto ok = check(WheelBuilder("t", "1.0", "cp313-cp313t-manylinux_2_17_x86_64").purelib(false)
-                      .add("t/_c.cpython-313t-x86_64-linux-gnu.so", "x").add("t/_d.abi3.so", "y"));
+  auto ok = check(WheelBuilder("t", "1.0", "cp313-cp313t-manylinux_2_17_x86_64")
+                      .purelib(false)
+                      .add("t/_c.cpython-313t-x86_64-linux-gnu.so", "x")
+                      .add("t/_d.abi3.so", "y"));
   EXPECT_FALSE(first(ok, "WC105")) << testing::dump(ok);
 }
 
@@ -123,11 +141,17 @@ TEST(Rules, WC201AndWC202Metadata) {
   EXPECT_EQ(count_rule(fs, "WC201"), 2) << testing::dump(fs);
   auto equivalent = check(base().metadata("Metadata-Version: 2.1\nName: Demo.Pkg\nVersion: 1.0.0\n"));
   EXPECT_FALSE(first(equivalent, "WC201")) << testing::dump(equivalent);
-  auto bad = check(base().metadata("Metadata-Version: 9.9\nName: demo-pkg\nName: demo-pkg\nVersion: x.y\nDynamic: Version\n"));
+  auto bad =
+      check(base().metadata("Metadata-Version: 9.9\nName: demo-pkg\nName: demo-pkg\nVersion: x.y\nDynamic: Version\n"));
   std::string d = testing::dump(bad);
-  for (const char* want : {"Metadata-Version 9.9 has a newer major version", "'Name' appears 2 times", "not a PEP 440 version", "Dynamic may not name"})
+  for (const char* want : {"Metadata-Version 9.9 has a newer major version", "'Name' appears 2 times",
+                           "not a PEP 440 version", "Dynamic may not name"})
     EXPECT_NE(d.find(want), std::string::npos) << want << "\n" << d;
-  auto cont = testing::facts_of(base().metadata("Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\nLicense: line one\n  line two\nRequires-Dist: a\nRequires-Dist: b\n\nbody text\n").build(), base().filename());
+  auto cont = testing::facts_of(base()
+                                    .metadata("Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\nLicense: line "
+                                              "one\n  line two\nRequires-Dist: a\nRequires-Dist: b\n\nbody text\n")
+                                    .build(),
+                                base().filename());
   ASSERT_TRUE(cont.metadata);
   EXPECT_EQ(*cont.metadata->get("License"), "line one\n  line two");
   EXPECT_EQ(cont.metadata->get_all("Requires-Dist").size(), 2u);
@@ -138,7 +162,8 @@ TEST(Rules, WC203RequiresPython) {
   auto b = WheelBuilder("t", "1.0", "cp38-cp38-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", "");
   EXPECT_TRUE(first(check(WheelBuilder(b).requires_python(">=3.10")), "WC203"));
   EXPECT_FALSE(first(check(WheelBuilder(b).requires_python(">=3.8.1")), "WC203"));
-  EXPECT_TRUE(first(check(WheelBuilder("t", "1.0", "py2-none-any").add("t/__init__.py", "").requires_python(">=3")), "WC203"));
+  EXPECT_TRUE(
+      first(check(WheelBuilder("t", "1.0", "py2-none-any").add("t/__init__.py", "").requires_python(">=3")), "WC203"));
   auto partial = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "").requires_python(">=3.6"));
   ASSERT_TRUE(first(partial, "WC203")) << testing::dump(partial);
   EXPECT_EQ(first(partial, "WC203")->severity, Severity::warning);
@@ -157,7 +182,9 @@ TEST(Rules, WC301To306Record) {
   auto unlisted = check(base().add_unrecorded("demo_pkg/hidden.py", "x"));
   ASSERT_TRUE(first(unlisted, "WC304")) << testing::dump(unlisted);
   EXPECT_EQ(first(unlisted, "WC304")->entry, "demo_pkg/hidden.py");
-  auto ghost = check(base().edit_record([](auto& rows) { rows.push_back({"demo_pkg/ghost.py", testing::sha256_record("g"), "1"}); }));
+  auto ghost = check(base().edit_record([](auto& rows) {
+    rows.push_back({"demo_pkg/ghost.py", testing::sha256_record("g"), "1"});
+  }));
   EXPECT_TRUE(first(ghost, "WC305")) << testing::dump(ghost);
   auto md5 = check(base().edit_record([](auto& rows) { rows[0][1] = "md5=1B2M2Y8AsgTpgAmY7PhCfg"; }));
   EXPECT_TRUE(first(md5, "WC306")) << testing::dump(md5);
@@ -170,8 +197,10 @@ TEST(Rules, RecordWithQuotedPathsAndSha512) {
   auto b = WheelBuilder("demo-pkg", "1.0").add("demo_pkg/a,b \"c\".txt", "odd\n");
   EXPECT_TRUE(check(b).empty()) << testing::dump(check(b));
   // sha512 rows are verified with a second read of the entry.
-  auto good512 = check(base().edit_record([](auto& rows) { rows[0][1] = "sha512=" + std::string(
-      "e73veyKgykOKZRFOeqVV-RiHar0CPb8GFYkM-jCLUlHBkx-rU_sUNgozT0yN7lCJ48E3W_3uNVShst_MuAk21g"); }));
+  auto good512 = check(base().edit_record([](auto& rows) {
+    rows[0][1] = "sha512=" +
+                 std::string("e73veyKgykOKZRFOeqVV-RiHar0CPb8GFYkM-jCLUlHBkx-rU_sUNgozT0yN7lCJ48E3W_3uNVShst_MuAk21g");
+  }));
   EXPECT_FALSE(first(good512, "WC302")) << testing::dump(good512);
   auto bad512 = check(base().edit_record([](auto& rows) { rows[0][1] = "sha512=AAAA"; }));
   EXPECT_TRUE(first(bad512, "WC302")) << testing::dump(bad512);

@@ -13,8 +13,8 @@
 #include "rng_graph/backend.h"
 #include "rng_graph/checks.h"
 #include "smoke/compat.h"
-#include "smoke/smoke_rules.h"
 #include "smoke/gpu_catalog.h"
+#include "smoke/smoke_rules.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -23,7 +23,8 @@ namespace {
 
 using namespace wc::smoke;
 
-FatbinEntry entry(FatbinEntry::Kind k, uint32_t sm, std::string suffix = "", uint16_t isa_major = 8, uint16_t isa_minor = 0) {
+FatbinEntry entry(FatbinEntry::Kind k, uint32_t sm, std::string suffix = "", uint16_t isa_major = 8,
+                  uint16_t isa_minor = 0) {
   FatbinEntry e;
   e.kind = k;
   e.sm = sm;
@@ -69,8 +70,8 @@ TEST(GpuCatalog, SassAndPtxRules) {
   EXPECT_FALSE(ptx_targets(entry(FatbinEntry::sass, 80), target(8, 0)));
 }
 
-std::vector<Finding> compat_of(const std::vector<FatbinEntry>& entries, const Target& t, std::vector<std::string> needed = {},
-                               std::string toolkit = "") {
+std::vector<Finding> compat_of(const std::vector<FatbinEntry>& entries, const Target& t,
+                               std::vector<std::string> needed = {}, std::string toolkit = "") {
   WheelFacts f;
   BinaryFacts b;
   b.path = "pkg/lib.so";
@@ -96,12 +97,14 @@ TEST(Compat, CoveragePerContainer) {
   };
   auto empty_module = in(entry(K::sass, 80), 3);
   empty_module.has_kernels = false;
-  auto fs = compat_of({in(entry(K::sass, 75), 0), in(entry(K::sass, 80), 0), in(entry(K::sass, 80), 1), in(entry(K::sass, 90), 1),
-                       in(entry(K::sass, 80), 2), empty_module},
+  auto fs = compat_of({in(entry(K::sass, 75), 0), in(entry(K::sass, 80), 0), in(entry(K::sass, 80), 1),
+                       in(entry(K::sass, 90), 1), in(entry(K::sass, 80), 2), empty_module},
                       target(7, 5, "580.65.06"));
   ASSERT_EQ(fs.size(), 1u) << testing::dump(fs);
   EXPECT_EQ(fs[0].rule, "WS101");
-  EXPECT_NE(fs[0].message.find("2 of 3 fatbin containers cannot run on t (compute capability 7.5) (they carry sm_80 sm_90;"), std::string::npos)
+  EXPECT_NE(
+      fs[0].message.find("2 of 3 fatbin containers cannot run on t (compute capability 7.5) (they carry sm_80 sm_90;"),
+      std::string::npos)
       << fs[0].message;
   EXPECT_TRUE(compat_of({in(entry(K::sass, 80), 0), empty_module}, target(8, 0, "580.65.06")).empty());
 }
@@ -194,7 +197,9 @@ print(" ".join("%08x" % w for w in stream(0x123456789abcdef0, 0xfffffffff, 4 * 0
   testing::write_file(d.file("p.py"), std::vector<uint8_t>(py.begin(), py.end()));
   auto r = testing::run_command("python3 " + testing::shell_quote(d.file("p.py")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(rng::hex_words(rng::reference_stream(0x123456789abcdef0ull, 0xfffffffffull, 4 * 0xffffffffull + 3, 12)) + "\n", r.out);
+  EXPECT_EQ(
+      rng::hex_words(rng::reference_stream(0x123456789abcdef0ull, 0xfffffffffull, 4 * 0xffffffffull + 3, 12)) + "\n",
+      r.out);
 }
 
 class CudaRng : public ::testing::Test {
@@ -209,7 +214,8 @@ class CudaRng : public ::testing::Test {
 
 TEST_F(CudaRng, DeviceStreamsMatchCpuAndCurand) {
   std::string why;
-  for (auto [seed, sub, off] : {std::tuple<uint64_t, uint64_t, uint64_t>{0, 0, 0}, {42, 7, 5}, {1, 0xffffffffull, 4 * 0xffffffffull + 2}}) {
+  for (auto [seed, sub, off] :
+       {std::tuple<uint64_t, uint64_t, uint64_t>{0, 0, 0}, {42, 7, 5}, {1, 0xffffffffull, 4 * 0xffffffffull + 2}}) {
     auto ref = rng::reference_stream(seed, sub, off, 300);
     EXPECT_EQ(rng::compare_words(rng::device_philox_stream(seed, sub, off, 300, &why), ref, "device"), "");
     EXPECT_EQ(rng::compare_words(rng::device_curand_stream(seed, sub, off, 300, &why), ref, "curand"), "");
@@ -290,7 +296,8 @@ TEST(SmokeCli, RngPrintsTheReferenceStream) {
   auto r = smoke({"rng", "--seed", "42", "--subsequence", "3", "--offset", "5", "--count", "10"});
   ASSERT_EQ(r.exit_code, 0);
   auto ref = rng::reference_stream(42, 3, 5, 10);
-  std::string want = rng::hex_words({ref.begin(), ref.begin() + 8}) + "\n" + rng::hex_words({ref.begin() + 8, ref.end()}) + "\n";
+  std::string want =
+      rng::hex_words({ref.begin(), ref.begin() + 8}) + "\n" + rng::hex_words({ref.begin() + 8, ref.end()}) + "\n";
   EXPECT_EQ(r.out, want);
 }
 
@@ -299,8 +306,9 @@ TEST(SmokeCli, CompatOfflineOnAnNvccWheel) {
   testing::TempDir d;
   std::string src = "__global__ void k(float* x){ x[threadIdx.x] += 1.0f; }\n";
   testing::write_file(d.file("k.cu"), std::vector<uint8_t>(src.begin(), src.end()));
-  auto c = testing::run_command(std::string(WC_NVCC) + " -shared -Xcompiler -fPIC -gencode arch=compute_80,code=[sm_80,compute_80] " +
-                                testing::shell_quote(d.file("k.cu")) + " -o " + testing::shell_quote(d.file("libk.so")));
+  auto c = testing::run_command(
+      std::string(WC_NVCC) + " -shared -Xcompiler -fPIC -gencode arch=compute_80,code=[sm_80,compute_80] " +
+      testing::shell_quote(d.file("k.cu")) + " -o " + testing::shell_quote(d.file("libk.so")));
   ASSERT_EQ(c.exit_code, 0) << c.err;
   auto so = testing::read_file(d.file("libk.so"));
   testing::WheelBuilder w("k", "1.0", "cp312-cp312-manylinux_2_28_x86_64");

@@ -62,14 +62,16 @@ size_t expect_prefix_property(const std::vector<uint8_t>& img, const std::string
 
 std::vector<uint8_t> gcc_library(const testing::TempDir& d, const std::string& src, const std::string& flags) {
   testing::write_file(d.file("t.c"), std::vector<uint8_t>(src.begin(), src.end()));
-  auto r = run_command("gcc -O1 -shared -fPIC " + flags + " " + shell_quote(d.file("t.c")) + " -o " + shell_quote(d.file("t.so")));
+  auto r = run_command("gcc -O1 -shared -fPIC " + flags + " " + shell_quote(d.file("t.c")) + " -o " +
+                       shell_quote(d.file("t.so")));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return testing::read_file(d.file("t.so"));
 }
 
 TEST(Truncation, ElfFromGcc) {
   testing::TempDir d;
-  auto lib = gcc_library(d, "#include <string.h>\nint f(char*a){return strlen(a);}", "-Wl,-soname,libsmall.so -Wl,-rpath,'$ORIGIN'");
+  auto lib = gcc_library(d, "#include <string.h>\nint f(char*a){return strlen(a);}",
+                         "-Wl,-soname,libsmall.so -Wl,-rpath,'$ORIGIN'");
   EXPECT_GT(expect_prefix_property(lib, "gcc library"), lib.size() / 2);
 }
 
@@ -92,7 +94,8 @@ TEST(Truncation, ElfWithFatbinSection) {
 
 TEST(Truncation, MachOAndPe) {
   constexpr uint32_t kX86_64 = 0x01000007, kArm64 = 0x0100000c;
-  expect_prefix_property(testing::macho_thin(kArm64, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path"), "thin Mach-O");
+  expect_prefix_property(testing::macho_thin(kArm64, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path"),
+                         "thin Mach-O");
   expect_prefix_property(testing::macho_fat({{kX86_64, testing::macho_thin(kX86_64, 0x000A0900, {"a"}, "b")},
                                              {kArm64, testing::macho_thin(kArm64, 0x000B0000, {"a"}, "b")}}),
                          "fat Mach-O");
@@ -108,13 +111,16 @@ TEST(Truncation, BareFatbin) {
 // (an error finding), or every entry it holds reads back to the original's name, size and hash.
 TEST(Truncation, MutatedWheelsFailOrReadTheSame) {
   testing::TempDir d;
-  auto r = run_command("echo 'int f(int x){return x*3;}' | gcc -shared -fPIC -x c - -o " + shell_quote(d.file("libm3.so")));
+  auto r =
+      run_command("echo 'int f(int x){return x*3;}' | gcc -shared -fPIC -x c - -o " + shell_quote(d.file("libm3.so")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto so = testing::read_file(d.file("libm3.so"));
   const std::string name = "mut-1.0-cp312-cp312-manylinux_2_17_x86_64.whl";
   auto base = testing::WheelBuilder("mut", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
-                  .purelib(false).add("mut/libm3.so", std::string(so.begin(), so.end()), /*store=*/true)
-                  .add("mut/__init__.py", "import os\n" + std::string(2000, '#')).build();
+                  .purelib(false)
+                  .add("mut/libm3.so", std::string(so.begin(), so.end()), /*store=*/true)
+                  .add("mut/__init__.py", "import os\n" + std::string(2000, '#'))
+                  .build();
   auto contents = [](const WheelFacts& f) {
     std::string s;
     for (const auto& e : f.entries) s += e.name + ":" + std::to_string(e.bytes_read) + ":" + e.sha256 + "\n";
@@ -133,7 +139,8 @@ TEST(Truncation, MutatedWheelsFailOrReadTheSame) {
       ++failed;
       continue;
     }
-    ASSERT_EQ(contents(testing::facts_of(m, name)), want) << "mutant " << i << " passed with different contents:\n" << testing::dump(fs);
+    ASSERT_EQ(contents(testing::facts_of(m, name)), want) << "mutant " << i << " passed with different contents:\n"
+                                                          << testing::dump(fs);
   }
   EXPECT_GT(failed, 200u);  // most flips land in protected bytes (CRC, headers, hashes)
 }

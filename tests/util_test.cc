@@ -24,8 +24,8 @@ TEST(Cursor, ChecksEveryReadAndOffset) {
   EXPECT_EQ(c.cstr_at(8), "ab");
   EXPECT_THROW(c.cstr_at(11), ParseError);  // "c" never terminates
   EXPECT_THROW(c.cstr_at(12), ParseError);
-  EXPECT_THROW(c.u64(), ParseError);        // 4 bytes left
-  EXPECT_EQ(c.pos(), 8u);                   // a failed read consumes nothing
+  EXPECT_THROW(c.u64(), ParseError);  // 4 bytes left
+  EXPECT_EQ(c.pos(), 8u);             // a failed read consumes nothing
   try {
     c.u64();
   } catch (const ParseError& e) {
@@ -50,7 +50,8 @@ TEST(Numbers, RangeCheckedAndNeverThrowing) {
   EXPECT_NE(why.find("over the maximum"), std::string::npos);
   EXPECT_FALSE(parse_decimal("11", 10, &why));
   EXPECT_EQ(why, "over the maximum of 10");
-  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1e3", "0x10", "١"}) EXPECT_FALSE(parse_decimal(bad, 1000)) << bad;
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1e3", "0x10", "١"})
+    EXPECT_FALSE(parse_decimal(bad, 1000)) << bad;
   EXPECT_EQ(parse_hex("0xFFffFFff", UINT32_MAX), 0xffffffffu);
   EXPECT_EQ(parse_hex("6627e8d5", UINT32_MAX), 0x6627e8d5u);
   EXPECT_FALSE(parse_hex("1ffffffff", UINT32_MAX));
@@ -98,7 +99,9 @@ TEST(Scanners, ClipForDisplay) {
   std::string clipped = clip_for_display(std::string(10000, 'a'), 30);
   EXPECT_LT(clipped.size(), 60u);
   EXPECT_NE(clipped.find("(10000 bytes)"), std::string::npos);
-  EXPECT_EQ(clip_for_display("a\x1b" "b"), "a\\x1bb");
+  EXPECT_EQ(clip_for_display("a\x1b"
+                             "b"),
+            "a\\x1bb");
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {
@@ -137,8 +140,9 @@ TEST(Json, OutsideInputNeverThrows) {
 }
 
 TEST(HeaderFile, EmailParserSemantics) {
-  auto h = parse_header_file("Name: demo\r\nSummary:  one line  \nDescription: first\n  second\n\tthird\nRequires-Dist: a\n"
-                             "requires-dist: b\n\nbody: not a field\n");
+  auto h = parse_header_file(
+      "Name: demo\r\nSummary:  one line  \nDescription: first\n  second\n\tthird\nRequires-Dist: a\n"
+      "requires-dist: b\n\nbody: not a field\n");
   EXPECT_EQ(h.get("name"), "demo");
   EXPECT_EQ(h.get("Summary"), "one line");
   EXPECT_EQ(h.get("Description"), "first\n  second\n\tthird");

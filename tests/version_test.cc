@@ -5,12 +5,25 @@
 namespace wc {
 
 TEST(Version, NormalisesPermissiveSpellings) {
-  struct Case { const char* in; const char* out; };
-  for (auto c : std::vector<Case>{{"1.0", "1.0"}, {"v1.0", "1.0"}, {"1.0-1", "1.0.post1"}, {"1.0.post", "1.0.post0"},
-                                  {"1.0alpha1", "1.0a1"}, {"1.0-preview.2", "1.0rc2"}, {"1.0c3", "1.0rc3"},
-                                  {"1!2.0", "1!2.0"}, {"01.002", "1.2"}, {"2.10.0+cu128", "2.10.0+cu128"},
-                                  {"1.0+Ubuntu-1", "1.0+ubuntu.1"}, {"1.0.a.dev", "1.0a0.dev0"}, {"1.0a-", "1.0a0"},
-                                  {" 1.0 ", "1.0"}, {"1.0+ab.01", "1.0+ab.1"}}) {
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  for (auto c : std::vector<Case>{{"1.0", "1.0"},
+                                  {"v1.0", "1.0"},
+                                  {"1.0-1", "1.0.post1"},
+                                  {"1.0.post", "1.0.post0"},
+                                  {"1.0alpha1", "1.0a1"},
+                                  {"1.0-preview.2", "1.0rc2"},
+                                  {"1.0c3", "1.0rc3"},
+                                  {"1!2.0", "1!2.0"},
+                                  {"01.002", "1.2"},
+                                  {"2.10.0+cu128", "2.10.0+cu128"},
+                                  {"1.0+Ubuntu-1", "1.0+ubuntu.1"},
+                                  {"1.0.a.dev", "1.0a0.dev0"},
+                                  {"1.0a-", "1.0a0"},
+                                  {" 1.0 ", "1.0"},
+                                  {"1.0+ab.01", "1.0+ab.1"}}) {
     auto v = parse_version(c.in);
     ASSERT_TRUE(v) << c.in;
     EXPECT_EQ(v->normalized(), c.out) << c.in;
@@ -23,10 +36,11 @@ TEST(Version, RejectsNonPep440) {
 }
 
 TEST(Version, OrdersPerPep440) {
-  std::vector<const char*> ordered = {"1.0.dev1", "1.0a1.dev1", "1.0a1", "1.0b2", "1.0rc1", "1.0",
-                                      "1.0+local", "1.0.post1.dev1", "1.0.post1", "1.1", "1!0.1"};
+  std::vector<const char*> ordered = {"1.0.dev1",  "1.0a1.dev1",     "1.0a1",     "1.0b2", "1.0rc1", "1.0",
+                                      "1.0+local", "1.0.post1.dev1", "1.0.post1", "1.1",   "1!0.1"};
   for (size_t i = 0; i + 1 < ordered.size(); ++i)
-    EXPECT_LT(compare(*parse_version(ordered[i]), *parse_version(ordered[i + 1])), 0) << ordered[i] << " < " << ordered[i + 1];
+    EXPECT_LT(compare(*parse_version(ordered[i]), *parse_version(ordered[i + 1])), 0)
+        << ordered[i] << " < " << ordered[i + 1];
   EXPECT_EQ(compare(*parse_version("1.0"), *parse_version("1.0.0")), 0);
 }
 

@@ -16,7 +16,10 @@ using testing::WheelBuilder;
 const char* kGoodName = "demo-1.0-py3-none-any.whl";
 
 std::vector<uint8_t> good_wheel() {
-  return WheelBuilder("demo", "1.0").add("demo/__init__.py", "x = 1\n").add("demo/data.txt", std::string(3000, 'q')).build();
+  return WheelBuilder("demo", "1.0")
+      .add("demo/__init__.py", "x = 1\n")
+      .add("demo/data.txt", std::string(3000, 'q'))
+      .build();
 }
 
 // Offsets of every record with the given signature (test-side zip walking; fine for our small files).
@@ -116,7 +119,8 @@ TEST(Zip, OverlappingEntries) {
 }
 
 TEST(Zip, DuplicateNames) {
-  auto z = testing::build_zip({{"demo/a.py", "1", false, "", true}, {"demo/a.py", "2", false, "", true}, {"demo/A.py", "3", false, "", true}});
+  auto z = testing::build_zip(
+      {{"demo/a.py", "1", false, "", true}, {"demo/a.py", "2", false, "", true}, {"demo/A.py", "3", false, "", true}});
   auto fs = testing::findings_of(z, kGoodName);
   ASSERT_TRUE(testing::has_rule(fs, "WC307")) << testing::dump(fs);
   int errors = 0, warnings = 0;
@@ -128,9 +132,10 @@ TEST(Zip, DuplicateNames) {
 
 TEST(Zip, UnsafePaths) {
   std::vector<std::pair<std::string, std::string>> cases = {
-      {"../evil.py", "'..'"}, {"demo/../../evil.py", "'..'"}, {"/etc/passwd", "absolute"}, {"demo\\evil.py", "backslash"},
-      {"C:/evil.py", "drive letter"}, {"demo/\x01x.py", "control"}, {"demo/\xff.py", "UTF-8"},
-      {"demo/" + std::string(2000, 'a') + ".py", "over the limit"}};
+      {"../evil.py", "'..'"},         {"demo/../../evil.py", "'..'"},
+      {"/etc/passwd", "absolute"},    {"demo\\evil.py", "backslash"},
+      {"C:/evil.py", "drive letter"}, {"demo/\x01x.py", "control"},
+      {"demo/\xff.py", "UTF-8"},      {"demo/" + std::string(2000, 'a') + ".py", "over the limit"}};
   for (const auto& [name, why] : cases) {
     auto z = testing::build_zip({{"demo/__init__.py", "", false, "", true}, {name, "x", false, "", true}});
     auto fs = testing::findings_of(z, kGoodName);
@@ -179,7 +184,10 @@ TEST(Zip, OversizeMetadataIsReportedNotParsed) {
   testing::TempDir tmp;
   std::string text = R"({"limits": {"max_metadata_bytes": 64}})";
   testing::write_file(tmp.file("small.json"), std::vector<uint8_t>(text.begin(), text.end()));
-  auto z = WheelBuilder("demo", "1.0").add("demo/__init__.py", "").metadata("Metadata-Version: 2.1\nName: demo\nVersion: 1.0\nSummary: " + std::string(200, 's') + "\n").build();
+  auto z = WheelBuilder("demo", "1.0")
+               .add("demo/__init__.py", "")
+               .metadata("Metadata-Version: 2.1\nName: demo\nVersion: 1.0\nSummary: " + std::string(200, 's') + "\n")
+               .build();
   auto fs = testing::findings_of(z, kGoodName, tmp.file("small.json"));
   std::string d = testing::dump(fs);
   EXPECT_NE(d.find("METADATA is larger than the metadata size limit"), std::string::npos) << d;
@@ -236,12 +244,15 @@ namespace {
 // crash or hang (findings are whatever they are). Deterministic seed, so failures reproduce.
 TEST(Zip, MutatedWheelsNeverCrash) {
   testing::TempDir d;
-  auto r = testing::run_command("echo 'int f(int x){return x*3;}' | gcc -shared -fPIC -x c - -o " + testing::shell_quote(d.file("libm3.so")));
+  auto r = testing::run_command("echo 'int f(int x){return x*3;}' | gcc -shared -fPIC -x c - -o " +
+                                testing::shell_quote(d.file("libm3.so")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto so = testing::read_file(d.file("libm3.so"));
   auto base = WheelBuilder("mut", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
-                  .purelib(false).add("mut/libm3.so", std::string(so.begin(), so.end()), /*store=*/true)
-                  .add("mut/__init__.py", "import os\n").build();
+                  .purelib(false)
+                  .add("mut/libm3.so", std::string(so.begin(), so.end()), /*store=*/true)
+                  .add("mut/__init__.py", "import os\n")
+                  .build();
   uint32_t x = 12345;
   auto next = [&] { return x = x * 1103515245 + 12345; };
   for (int i = 0; i < 400; ++i) {

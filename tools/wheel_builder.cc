@@ -28,7 +28,8 @@ std::vector<std::string> expand(const std::string& tag) {
   auto parts = [](const std::string& s, char sep) {
     std::vector<std::string> v;
     size_t start = 0;
-    for (size_t p; (p = s.find(sep, start)) != std::string::npos; start = p + 1) v.push_back(s.substr(start, p - start));
+    for (size_t p; (p = s.find(sep, start)) != std::string::npos; start = p + 1)
+      v.push_back(s.substr(start, p - start));
     v.push_back(s.substr(start));
     return v;
   };
@@ -50,7 +51,8 @@ std::vector<uint8_t> build_zip(const std::vector<BuiltEntry>& entries) {
   archive_write_set_bytes_in_last_block(a, 1);
   check(a, archive_write_open(a, &out, nullptr, append, nullptr), "open");
   for (const auto& e : entries) {
-    check(a, e.store ? archive_write_zip_set_compression_store(a) : archive_write_zip_set_compression_deflate(a), "compression");
+    check(a, e.store ? archive_write_zip_set_compression_store(a) : archive_write_zip_set_compression_deflate(a),
+          "compression");
     struct archive_entry* ae = archive_entry_new();
     archive_entry_set_pathname(ae, e.path.c_str());
     archive_entry_set_mtime(ae, 1700000000, 0);
@@ -65,8 +67,7 @@ std::vector<uint8_t> build_zip(const std::vector<BuiltEntry>& entries) {
       archive_entry_set_size(ae, static_cast<la_int64_t>(e.content.size()));
     }
     check(a, archive_write_header(a, ae), "header");
-    if (e.symlink_target.empty() && !e.content.empty())
-      archive_write_data(a, e.content.data(), e.content.size());
+    if (e.symlink_target.empty() && !e.content.empty()) archive_write_data(a, e.content.data(), e.content.size());
     archive_entry_free(ae);
   }
   check(a, archive_write_close(a), "close");
@@ -105,8 +106,12 @@ WheelBuilder& WheelBuilder::add_symlink(const std::string& path, const std::stri
 WheelBuilder& WheelBuilder::metadata(std::string t) { return metadata_ = std::move(t), *this; }
 WheelBuilder& WheelBuilder::wheel_file(std::string t) { return wheel_ = std::move(t), *this; }
 WheelBuilder& WheelBuilder::purelib(bool p) { return pure_ = p, *this; }
-WheelBuilder& WheelBuilder::requires_python(std::string s) { return extra_metadata_.push_back("Requires-Python: " + s), *this; }
-WheelBuilder& WheelBuilder::requires_dist(std::string r) { return extra_metadata_.push_back("Requires-Dist: " + r), *this; }
+WheelBuilder& WheelBuilder::requires_python(std::string s) {
+  return extra_metadata_.push_back("Requires-Python: " + s), *this;
+}
+WheelBuilder& WheelBuilder::requires_dist(std::string r) {
+  return extra_metadata_.push_back("Requires-Dist: " + r), *this;
+}
 WheelBuilder& WheelBuilder::record_text(std::string t) { return record_ = std::move(t), *this; }
 WheelBuilder& WheelBuilder::edit_record(std::function<void(std::vector<std::vector<std::string>>&)> f) {
   return edit_ = std::move(f), *this;
@@ -129,12 +134,16 @@ std::vector<uint8_t> WheelBuilder::build() const {
   std::vector<BuiltEntry> all = entries_;
   const std::string di = dist_info();
   if (with_metadata_) {
-    std::string m = metadata_ ? *metadata_ : "Metadata-Version: 2.1\nName: " + name_ + "\nVersion: " + version_ + "\nSummary: test wheel\n";
+    std::string m =
+        metadata_ ? *metadata_
+                  : "Metadata-Version: 2.1\nName: " + name_ + "\nVersion: " + version_ + "\nSummary: test wheel\n";
     for (const auto& x : extra_metadata_) m += x + "\n";
     all.push_back({di + "/METADATA", m, false, "", true});
   }
   if (with_wheel_) {
-    std::string w = wheel_ ? *wheel_ : "Wheel-Version: 1.0\nGenerator: wheelcheck-tests\nRoot-Is-Purelib: " + std::string(pure_ ? "true" : "false") + "\n";
+    std::string w = wheel_ ? *wheel_
+                           : "Wheel-Version: 1.0\nGenerator: wheelcheck-tests\nRoot-Is-Purelib: " +
+                                 std::string(pure_ ? "true" : "false") + "\n";
     if (!wheel_)
       for (const auto& t : expand(tag_)) w += "Tag: " + t + "\n";
     all.push_back({di + "/WHEEL", w, false, "", true});
@@ -146,7 +155,9 @@ std::vector<uint8_t> WheelBuilder::build() const {
     } else {
       std::vector<std::vector<std::string>> rows;
       for (const auto& e : all)
-        if (e.in_record) rows.push_back({e.path, e.symlink_target.empty() ? sha256_record(e.content) : "", std::to_string(e.content.size())});
+        if (e.in_record)
+          rows.push_back(
+              {e.path, e.symlink_target.empty() ? sha256_record(e.content) : "", std::to_string(e.content.size())});
       rows.push_back({di + "/RECORD", "", ""});
       if (edit_) edit_(rows);
       for (const auto& r : rows) {

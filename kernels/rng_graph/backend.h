@@ -37,9 +37,12 @@ std::unique_ptr<Backend> make_cuda_backend(std::string* why);
 bool cuda_built();
 
 // Device helpers for the bit-exactness checks (CUDA builds only; empty + reason otherwise).
-std::vector<uint32_t> device_philox_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why);
-std::vector<uint32_t> device_curand_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why);
-std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why);
+std::vector<uint32_t> device_philox_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count,
+                                           std::string* why);
+std::vector<uint32_t> device_curand_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count,
+                                           std::string* why);
+std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count,
+                                         std::string* why);
 // Words per second of the fill kernel on the device (bench), or 0 + reason.
 double device_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why);
 

@@ -24,7 +24,8 @@ std::string hex_words(const std::vector<uint32_t>& w) {
   return s;
 }
 
-std::string compare_words(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want, const std::string& what) {
+std::string compare_words(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want,
+                          const std::string& what) {
   if (got.size() != want.size())
     return what + ": " + std::to_string(got.size()) + " words, expected " + std::to_string(want.size());
   std::string msg;
@@ -52,11 +53,18 @@ std::vector<uint32_t> reference_stream(uint64_t seed, uint64_t subsequence, uint
 
 std::string check_known_answers() {
   // Random123's kat_vectors for philox4x32_10.
-  struct Kat { Counter c; Key k; Counter out; };
-  const Kat kats[] = {
-      {{{0, 0, 0, 0}}, {{0, 0}}, {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}}},
-      {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}}, {{0xffffffff, 0xffffffff}}, {{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}}},
-      {{{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}, {{0xa4093822, 0x299f31d0}}, {{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}}};
+  struct Kat {
+    Counter c;
+    Key k;
+    Counter out;
+  };
+  const Kat kats[] = {{{{0, 0, 0, 0}}, {{0, 0}}, {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}}},
+                      {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}},
+                       {{0xffffffff, 0xffffffff}},
+                       {{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}}},
+                      {{{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}},
+                       {{0xa4093822, 0x299f31d0}},
+                       {{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}}};
   for (const auto& k : kats) {
     Counter got = philox::philox4x32_10(k.c, k.k);
     std::string e = compare_words({got.w, got.w + 4}, {k.out.w, k.out.w + 4}, "Random123 known answer");
@@ -75,8 +83,9 @@ std::string check_offset_law() {
       auto base = reference_stream(seed, 7, off, 40);
       for (uint64_t k = 0; k < 20; ++k) {
         auto shifted = reference_stream(seed, 7, off + k, 20);
-        std::string e = compare_words(shifted, {base.begin() + static_cast<long>(k), base.begin() + static_cast<long>(k) + 20},
-                                      "offset law at seed " + std::to_string(seed) + " offset " + std::to_string(off) + "+" + std::to_string(k));
+        std::string e = compare_words(
+            shifted, {base.begin() + static_cast<long>(k), base.begin() + static_cast<long>(k) + 20},
+            "offset law at seed " + std::to_string(seed) + " offset " + std::to_string(off) + "+" + std::to_string(k));
         if (!e.empty()) return e;
       }
     }
@@ -92,10 +101,12 @@ static Counter counter_of(u128 v) {
 }
 
 std::string check_subsequence_and_carries() {
-  struct Case { uint64_t seed, sub, offset; };
-  const Case cases[] = {{5, 0xffffffffull, 0},                    // subsequence crosses the 32-bit word
-                        {5, 0xffffffffffffffffull, 4},            // highest subsequence
-                        {9, 3, 4 * 0xffffffffull + 2},            // low counter crosses its 32-bit word mid-stream
+  struct Case {
+    uint64_t seed, sub, offset;
+  };
+  const Case cases[] = {{5, 0xffffffffull, 0},          // subsequence crosses the 32-bit word
+                        {5, 0xffffffffffffffffull, 4},  // highest subsequence
+                        {9, 3, 4 * 0xffffffffull + 2},  // low counter crosses its 32-bit word mid-stream
                         {9, 0x1ffffffffull, 4 * 0xfffffffffull}};
   for (const auto& c : cases) {
     u128 ctr = (static_cast<u128>(c.sub) << 64) + c.offset / 4;
@@ -108,8 +119,9 @@ std::string check_subsequence_and_carries() {
       idx = 0;
       ++ctr;
     }
-    std::string e = compare_words(reference_stream(c.seed, c.sub, c.offset, 16), want,
-                                  "carry case subsequence " + std::to_string(c.sub) + " offset " + std::to_string(c.offset));
+    std::string e =
+        compare_words(reference_stream(c.seed, c.sub, c.offset, 16), want,
+                      "carry case subsequence " + std::to_string(c.sub) + " offset " + std::to_string(c.offset));
     if (!e.empty()) return e;
   }
   // The low 64 bits wrapping into the subsequence words.
@@ -126,7 +138,8 @@ std::string check_uniform_mapping() {
     float u = philox::uniform(x);
     if (!(u > 0.0f && u <= 1.0f)) return "uniform(" + std::to_string(x) + ") is outside (0, 1]";
     float want = static_cast<float>(x) * 2.3283064365386963e-10f + 1.16415321826934814e-10f;
-    if (std::memcmp(&u, &want, 4) != 0) return "uniform(" + std::to_string(x) + ") differs from x*2^-32 + 2^-33 in float";
+    if (std::memcmp(&u, &want, 4) != 0)
+      return "uniform(" + std::to_string(x) + ") differs from x*2^-32 + 2^-33 in float";
   }
   return "";
 }
@@ -189,19 +202,22 @@ std::string check_replay_equals_eager(Backend& be, bool buggy) {
   g.philox_args(kPer2, nullptr);  // some eager use before capture moves the base offset
   Graph gr = capture_two(be, g, s, a, b);
   uint64_t inc = Generator::round_increment(kPer1) + Generator::round_increment(kPer2);
-  if (gr.increment != inc) return "whole-graph increment is " + std::to_string(gr.increment) + ", expected " + std::to_string(inc);
+  if (gr.increment != inc)
+    return "whole-graph increment is " + std::to_string(gr.increment) + ", expected " + std::to_string(inc);
   uint64_t o0 = g.offset();
   for (int n = 0; n < 3; ++n) {
     g.replay_prologue(gr.id, s);
     be.replay(s, gr.graph);
     uint64_t base = o0 + uint64_t(n) * inc;
-    std::string e = compare_words(be.read(a), expected_fill(seed, base, kPer1), be.name() + " replay " + std::to_string(n) + " kernel 1");
+    std::string e = compare_words(be.read(a), expected_fill(seed, base, kPer1),
+                                  be.name() + " replay " + std::to_string(n) + " kernel 1");
     if (e.empty())
       e = compare_words(be.read(b), expected_fill(seed, base + Generator::round_increment(kPer1), kPer2),
                         be.name() + " replay " + std::to_string(n) + " kernel 2");
     if (!e.empty()) return e;
   }
-  if (g.offset() != o0 + 3 * inc) return "after 3 replays the offset is " + std::to_string(g.offset()) + ", expected " + std::to_string(o0 + 3 * inc);
+  if (g.offset() != o0 + 3 * inc)
+    return "after 3 replays the offset is " + std::to_string(g.offset()) + ", expected " + std::to_string(o0 + 3 * inc);
   return "";
 }
 
@@ -217,7 +233,9 @@ std::string check_consecutive_replays_differ(Backend& be) {
   auto second = be.read(a);
   size_t same = 0;
   for (size_t i = 0; i < first.size(); ++i) same += first[i] == second[i];
-  return same > 2 ? "consecutive replays produced " + std::to_string(same) + " identical words of " + std::to_string(first.size()) : "";
+  return same > 2 ? "consecutive replays produced " + std::to_string(same) + " identical words of " +
+                        std::to_string(first.size())
+                  : "";
 }
 
 std::string check_reseed_identical_replays(Backend& be) {
@@ -235,12 +253,15 @@ std::string check_reseed_identical_replays(Backend& be) {
   }
   std::string e = compare_words(runs[1], runs[0], "replay after the same reseed");
   if (!e.empty()) return e;
-  return compare_words(runs[0], [] {
-    auto x = expected_fill(99, 0, kPer1);
-    auto y = expected_fill(99, Generator::round_increment(kPer1), kPer2);
-    x.insert(x.end(), y.begin(), y.end());
-    return x;
-  }(), "reseeded replay against the reference");
+  return compare_words(
+      runs[0],
+      [] {
+        auto x = expected_fill(99, 0, kPer1);
+        auto y = expected_fill(99, Generator::round_increment(kPer1), kPer2);
+        x.insert(x.end(), y.begin(), y.end());
+        return x;
+      }(),
+      "reseeded replay against the reference");
 }
 
 std::string check_graph_without_rng(Backend& be) {
@@ -295,7 +316,8 @@ std::string check_concurrent_captures(Backend& be, bool buggy) {
   auto run = [&](bool concurrent) {
     Generator g(2024, be.slots(), buggy);
     int s1 = be.new_stream(), s2 = be.new_stream();
-    int a1 = be.alloc(kThreads * kPer1), b1 = be.alloc(kThreads * kPer2), a2 = be.alloc(kThreads * kPer1), b2 = be.alloc(kThreads * kPer2);
+    int a1 = be.alloc(kThreads * kPer1), b1 = be.alloc(kThreads * kPer2), a2 = be.alloc(kThreads * kPer1),
+        b2 = be.alloc(kThreads * kPer2);
     Graph g1{}, g2{};
     if (concurrent) {
       std::barrier sync(2);

@@ -1,7 +1,7 @@
 // The CPU reference backend: kernels are closures; a capturing stream records them into a graph
 // instead of running them, and a replay runs the recorded closures in order.
-#include <functional>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -43,7 +43,8 @@ class CpuBackend : public Backend {
     return static_cast<int>(buffers_.size() - 1);
   }
   void fill(int stream, int buffer, uint32_t threads, uint32_t per_thread, const PhiloxArgs& args) override {
-    submit(stream, [this, buffer, threads, per_thread, args] { fill_reference(buffers_[buffer], threads, per_thread, args); });
+    submit(stream,
+           [this, buffer, threads, per_thread, args] { fill_reference(buffers_[buffer], threads, per_thread, args); });
   }
   void add_one(int stream, int buffer) override {
     submit(stream, [this, buffer] {

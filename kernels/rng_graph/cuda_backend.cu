@@ -13,12 +13,12 @@
 #include "philox.h"
 #include "rng_graph/backend.h"
 
-#define CUDA_CHECK(expr)                                                                              \
-  do {                                                                                                \
-    cudaError_t err_ = (expr);                                                                        \
-    if (err_ != cudaSuccess)                                                                          \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + #expr + \
-                               ": " + cudaGetErrorString(err_));                                      \
+#define CUDA_CHECK(expr)                                                                                      \
+  do {                                                                                                        \
+    cudaError_t err_ = (expr);                                                                                \
+    if (err_ != cudaSuccess)                                                                                  \
+      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + #expr + ": " + \
+                               cudaGetErrorString(err_));                                                     \
   } while (0)
 
 namespace wc::rng {
@@ -52,17 +52,21 @@ __global__ void add_one_kernel(uint32_t* b, size_t n) {
   if (i < n) ++b[i];
 }
 
-__global__ void philox_stream_kernel(uint32_t* out, uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count) {
+__global__ void philox_stream_kernel(uint32_t* out, uint64_t seed, uint64_t subsequence, uint64_t offset,
+                                     size_t count) {
   auto s = philox::Stream::init(seed, subsequence, offset);
   for (size_t i = 0; i < count; ++i) out[i] = s.next();
 }
 
-__global__ void curand_stream_kernel(uint32_t* out, float* uni, uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count) {
+__global__ void curand_stream_kernel(uint32_t* out, float* uni, uint64_t seed, uint64_t subsequence, uint64_t offset,
+                                     size_t count) {
   curandStatePhilox4_32_10_t st;
   curand_init(seed, subsequence, offset, &st);
   for (size_t i = 0; i < count; ++i) {
-    if (uni) uni[i] = curand_uniform(&st);
-    else out[i] = curand(&st);
+    if (uni)
+      uni[i] = curand_uniform(&st);
+    else
+      out[i] = curand(&st);
   }
 }
 
@@ -139,7 +143,9 @@ class CudaBackend : public Backend {
     if (n) add_one_kernel<<<unsigned((n + 255) / 256), 256, 0, s>>>(p, n);
     check_launch();
   }
-  void begin_capture(int stream) override { CUDA_CHECK(cudaStreamBeginCapture(stream_at(stream), cudaStreamCaptureModeThreadLocal)); }
+  void begin_capture(int stream) override {
+    CUDA_CHECK(cudaStreamBeginCapture(stream_at(stream), cudaStreamCaptureModeThreadLocal));
+  }
   int end_capture(int stream) override {
     cudaGraph_t g;
     CUDA_CHECK(cudaStreamEndCapture(stream_at(stream), &g));
@@ -245,16 +251,22 @@ std::vector<T> single_thread(size_t count, std::string* why, Launch launch) {
 
 }  // namespace
 
-std::vector<uint32_t> device_philox_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
-  return single_thread<uint32_t>(count, why, [&](uint32_t* d) { philox_stream_kernel<<<1, 1>>>(d, seed, subsequence, offset, count); });
+std::vector<uint32_t> device_philox_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count,
+                                           std::string* why) {
+  return single_thread<uint32_t>(
+      count, why, [&](uint32_t* d) { philox_stream_kernel<<<1, 1>>>(d, seed, subsequence, offset, count); });
 }
 
-std::vector<uint32_t> device_curand_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
-  return single_thread<uint32_t>(count, why, [&](uint32_t* d) { curand_stream_kernel<<<1, 1>>>(d, nullptr, seed, subsequence, offset, count); });
+std::vector<uint32_t> device_curand_stream(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count,
+                                           std::string* why) {
+  return single_thread<uint32_t>(
+      count, why, [&](uint32_t* d) { curand_stream_kernel<<<1, 1>>>(d, nullptr, seed, subsequence, offset, count); });
 }
 
-std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count, std::string* why) {
-  return single_thread<float>(count, why, [&](float* d) { curand_stream_kernel<<<1, 1>>>(nullptr, d, seed, subsequence, offset, count); });
+std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, uint64_t offset, size_t count,
+                                         std::string* why) {
+  return single_thread<float>(
+      count, why, [&](float* d) { curand_stream_kernel<<<1, 1>>>(nullptr, d, seed, subsequence, offset, count); });
 }
 
 double device_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why) {

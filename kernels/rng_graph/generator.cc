@@ -27,7 +27,8 @@ void Generator::set_seed(uint64_t seed) {
   bool capturing = false;
   for (const auto& [id, open] : ongoing_) capturing |= open;
   if (capturing) {
-    if (seed != seed_) throw SeedChangeDuringCapture("cannot change the generator's seed while a graph capture is under way");
+    if (seed != seed_)
+      throw SeedChangeDuringCapture("cannot change the generator's seed while a graph capture is under way");
     return;  // the same seed during capture is a no-op (the offset must not move under the graph)
   }
   seed_ = seed;

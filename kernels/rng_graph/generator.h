@@ -17,8 +17,8 @@ using CaptureId = uint64_t;
 // What a kernel receives (at_cuda_detail::PhiloxCudaState in PyTorch).
 struct PhiloxArgs {
   bool captured = false;
-  uint64_t seed = 0, offset = 0;        // eager
-  const uint64_t* seed_ptr = nullptr;   // captured: the slots, read when the graph runs
+  uint64_t seed = 0, offset = 0;       // eager
+  const uint64_t* seed_ptr = nullptr;  // captured: the slots, read when the graph runs
   const uint64_t* offset_ptr = nullptr;
   uint64_t offset_intragraph = 0;
 };

@@ -14,12 +14,14 @@ void add_report_options(CLI::App* app, ReportOptions& o) {
 std::vector<ReportTarget> report_targets(const ReportOptions& o) {
   std::vector<ReportTarget> targets;
   Format f;
-  if (!parse_format(o.format, f)) throw CLI::ValidationError("--format", "unknown format '" + o.format + "' (text, json, junit, github, sarif)");
+  if (!parse_format(o.format, f))
+    throw CLI::ValidationError("--format", "unknown format '" + o.format + "' (text, json, junit, github, sarif)");
   targets.push_back({f, o.output});
   for (const auto& r : o.reports) {
     auto colon = r.find(':');
     if (colon == std::string::npos || colon + 1 == r.size() || !parse_format(r.substr(0, colon), f))
-      throw CLI::ValidationError("--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github, sarif; got '" + r + "'");
+      throw CLI::ValidationError(
+          "--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github, sarif; got '" + r + "'");
     targets.push_back({f, r.substr(colon + 1)});
   }
   return targets;

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "binary/binary_facts.h"
+#include "io/inflate.h"
 #include "io/source.h"
 #include "io/zip_index.h"
-#include "io/inflate.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -61,7 +61,8 @@ ContainerFates container_fates(const BinaryFacts& b, const Target& t, const std:
 // Judged per container, not over the library's union: a library whose containers carry sm_75 in
 // one of 33 has most of its kernels without an image on a T4. A finding names the library, how
 // many containers cannot run, and what they carry.
-void binary_compat(const BinaryFacts& b, const Target& t, const std::optional<std::string>& driver_cuda, FindingSink& s) {
+void binary_compat(const BinaryFacts& b, const Target& t, const std::optional<std::string>& driver_cuda,
+                   FindingSink& s) {
   if (b.fatbin.empty()) return;
   ContainerFates f = container_fates(b, t, driver_cuda);
   size_t total = f.sass + f.jit + f.blocked + f.none;
@@ -69,35 +70,42 @@ void binary_compat(const BinaryFacts& b, const Target& t, const std::optional<st
   // "the only fatbin container", "all 3 fatbin containers", "2 of 33 fatbin containers"
   auto of = [&](size_t n) {
     if (total == 1) return std::string("the only fatbin container");
-    return (n == total ? "all " + std::to_string(total) : std::to_string(n) + " of " + std::to_string(total)) + " fatbin containers";
+    return (n == total ? "all " + std::to_string(total) : std::to_string(n) + " of " + std::to_string(total)) +
+           " fatbin containers";
   };
   auto verb = [&](size_t n, const char* one, const char* many) { return std::string(n == 1 ? one : many); };
   auto list = [](const std::set<std::string>& v) { return join(sorted_arch_names({v.begin(), v.end()}), " "); };
   if (f.none)
-    s.add("WS101", of(f.none) + " cannot run on " + target + " (" + verb(f.none, "it carries ", "they carry ") + list(f.none_archs) +
-                       "; " + target.substr(0, target.find(' ')) + " needs SASS sm_" + std::to_string(t.cc_major) + "0..sm_" +
-                       std::to_string(t.cc()) + " or PTX compute_" + std::to_string(t.cc()) + " or lower): their kernels fail with 'no kernel image'",
+    s.add("WS101",
+          of(f.none) + " cannot run on " + target + " (" + verb(f.none, "it carries ", "they carry ") +
+              list(f.none_archs) + "; " + target.substr(0, target.find(' ')) + " needs SASS sm_" +
+              std::to_string(t.cc_major) + "0..sm_" + std::to_string(t.cc()) + " or PTX compute_" +
+              std::to_string(t.cc()) + " or lower): their kernels fail with 'no kernel image'",
           b.path);
   if (f.blocked)
-    s.add("WS102", of(f.blocked) + verb(f.blocked, " has", " have") + " no SASS for " + target + ", and the driver " +
-                       t.driver.value_or("?") + " (CUDA " + driver_cuda.value_or("?") + ") cannot JIT " + list(f.blocked_names),
+    s.add("WS102",
+          of(f.blocked) + verb(f.blocked, " has", " have") + " no SASS for " + target + ", and the driver " +
+              t.driver.value_or("?") + " (CUDA " + driver_cuda.value_or("?") + ") cannot JIT " + list(f.blocked_names),
           b.path);
   if (f.jit)
-    s.add("WS105", of(f.jit) + verb(f.jit, " runs", " run") + " on " + target + " only by JIT-compiling " + list(f.jit_names),
+    s.add("WS105",
+          of(f.jit) + verb(f.jit, " runs", " run") + " on " + target + " only by JIT-compiling " + list(f.jit_names),
           b.path);
 }
 
 void runtime_floor(const BinaryFacts& b, const Target& t, FindingSink& s) {
   if (!t.driver) return;
-  bool shared_cudart = std::any_of(b.needed.begin(), b.needed.end(), [](const std::string& n) { return cudart_major(n).has_value(); });
+  bool shared_cudart =
+      std::any_of(b.needed.begin(), b.needed.end(), [](const std::string& n) { return cudart_major(n).has_value(); });
   if (!shared_cudart && !b.cuda_toolkit.empty() && !b.fatbin.empty()) {
     // Kernels compiled by nvcc register through the cudart of their toolkit; without a shared
     // libcudart that runtime is linked in statically, with the same driver floor.
     auto major = parse_small(std::string_view(b.cuda_toolkit).substr(0, b.cuda_toolkit.find('.')), 999);
     auto floor = major ? runtime_driver_floor(*major) : std::nullopt;
     if (floor && compare_dotted(*t.driver, *floor) < 0)
-      s.add("WS103", "GPU code compiled by CUDA " + b.cuda_toolkit + " with its runtime linked in statically needs driver " + *floor +
-                         " or newer; the target's driver is " + *t.driver,
+      s.add("WS103",
+            "GPU code compiled by CUDA " + b.cuda_toolkit + " with its runtime linked in statically needs driver " +
+                *floor + " or newer; the target's driver is " + *t.driver,
             b.path);
   }
   for (const auto& n : b.needed) {
@@ -105,8 +113,9 @@ void runtime_floor(const BinaryFacts& b, const Target& t, FindingSink& s) {
     if (!major) continue;
     auto floor = runtime_driver_floor(*major);
     if (floor && compare_dotted(*t.driver, *floor) < 0)
-      s.add("WS103", "links " + n + " (CUDA " + std::to_string(*major) + "), which needs driver " + *floor +
-                         " or newer; the target's driver is " + *t.driver,
+      s.add("WS103",
+            "links " + n + " (CUDA " + std::to_string(*major) + "), which needs driver " + *floor +
+                " or newer; the target's driver is " + *t.driver,
             b.path);
   }
 }
@@ -160,8 +169,10 @@ void load_containers(const std::string& wheel, const WheelFacts& f, Driver& drv,
         if (p->buf.size() < c_size) return true;  // this container continues in the next block
         LoadResult r = drv.load_container(device, p->buf.data());
         if (r.code != 0)
-          s.add("WS104", "fatbin container " + std::to_string(p->next + 1) + " of " + std::to_string(ranges.size()) +
-                             " (offset " + std::to_string(c_off) + ") failed to load: " + r.name + " (" + std::to_string(r.code) + ")",
+          s.add("WS104",
+                "fatbin container " + std::to_string(p->next + 1) + " of " + std::to_string(ranges.size()) +
+                    " (offset " + std::to_string(c_off) + ") failed to load: " + r.name + " (" +
+                    std::to_string(r.code) + ")",
                 p->bin->path);
         p->buf.clear();
         p->buf.shrink_to_fit();
@@ -171,7 +182,8 @@ void load_containers(const std::string& wheel, const WheelFacts& f, Driver& drv,
     };
   }
   auto errors = read_entries(*src, idx, sinks);
-  for (const auto& [ci, err] : errors) s.add("WS104", "cannot re-read the binary to load its GPU code: " + err, idx.entries[ci].name);
+  for (const auto& [ci, err] : errors)
+    s.add("WS104", "cannot re-read the binary to load its GPU code: " + err, idx.entries[ci].name);
 }
 
 }  // namespace wc::smoke

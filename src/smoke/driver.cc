@@ -87,15 +87,17 @@ std::unique_ptr<Driver> Driver::open(std::string* why) {
     if (why) *why = "no NVIDIA driver (libcuda.so.1 cannot be loaded)";
     return nullptr;
   }
-  bool ok = bind(api->lib, api->cuInit, "cuInit") && bind(api->lib, api->cuDriverGetVersion, "cuDriverGetVersion") &&
-            bind(api->lib, api->cuDeviceGetCount, "cuDeviceGetCount") && bind(api->lib, api->cuDeviceGet, "cuDeviceGet") &&
-            bind(api->lib, api->cuDeviceGetName, "cuDeviceGetName") &&
-            bind(api->lib, api->cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
-            bind(api->lib, api->cuDeviceTotalMem, "cuDeviceTotalMem_v2") &&
-            bind(api->lib, api->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-            bind(api->lib, api->cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") &&
-            bind(api->lib, api->cuCtxSetCurrent, "cuCtxSetCurrent") && bind(api->lib, api->cuModuleLoadData, "cuModuleLoadData") &&
-            bind(api->lib, api->cuModuleUnload, "cuModuleUnload") && bind(api->lib, api->cuGetErrorName, "cuGetErrorName");
+  bool ok =
+      bind(api->lib, api->cuInit, "cuInit") && bind(api->lib, api->cuDriverGetVersion, "cuDriverGetVersion") &&
+      bind(api->lib, api->cuDeviceGetCount, "cuDeviceGetCount") && bind(api->lib, api->cuDeviceGet, "cuDeviceGet") &&
+      bind(api->lib, api->cuDeviceGetName, "cuDeviceGetName") &&
+      bind(api->lib, api->cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+      bind(api->lib, api->cuDeviceTotalMem, "cuDeviceTotalMem_v2") &&
+      bind(api->lib, api->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+      bind(api->lib, api->cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") &&
+      bind(api->lib, api->cuCtxSetCurrent, "cuCtxSetCurrent") &&
+      bind(api->lib, api->cuModuleLoadData, "cuModuleLoadData") &&
+      bind(api->lib, api->cuModuleUnload, "cuModuleUnload") && bind(api->lib, api->cuGetErrorName, "cuGetErrorName");
   if (!ok) {
     if (why) *why = "libcuda.so.1 lacks a required entry point (driver too old?)";
     return nullptr;

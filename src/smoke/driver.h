@@ -20,10 +20,10 @@ struct DeviceInfo {
 
 struct ProbeResult {
   bool driver_loaded = false;
-  std::string why;                   // when no driver or no device
-  std::string driver_version;        // "550.54.14" (from /proc/driver/nvidia/version or NVML)
-  int driver_cuda_version = 0;       // cuDriverGetVersion: 1000*major + 10*minor
-  int runtime_version = 0;           // the CUDA runtime linked into wheelsmoke (0 if built without CUDA)
+  std::string why;              // when no driver or no device
+  std::string driver_version;   // "550.54.14" (from /proc/driver/nvidia/version or NVML)
+  int driver_cuda_version = 0;  // cuDriverGetVersion: 1000*major + 10*minor
+  int runtime_version = 0;      // the CUDA runtime linked into wheelsmoke (0 if built without CUDA)
   std::vector<DeviceInfo> devices;
 };
 

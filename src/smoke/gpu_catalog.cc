@@ -14,7 +14,8 @@ namespace {
 std::string squash(const std::string& s) {
   std::string out;
   for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -91,7 +92,8 @@ std::optional<std::string> runtime_driver_floor(int cuda_major) {
 std::optional<int> cudart_major(const std::string& soname) {
   std::string_view v = soname;
   uint64_t major = 0;
-  if (!consume(v, "libcudart.so.") || !consume_number(v, 999, major) || !(v.empty() || v.front() == '.')) return std::nullopt;
+  if (!consume(v, "libcudart.so.") || !consume_number(v, 999, major) || !(v.empty() || v.front() == '.'))
+    return std::nullopt;
   return static_cast<int>(major);
 }
 

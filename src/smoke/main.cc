@@ -10,8 +10,8 @@
 #include "cli_support/cli_support.h"
 #include "facts/analyze.h"
 #include "io/targets.h"
-#include "pipeline/check.h"
 #include "philox.h"
+#include "pipeline/check.h"
 #include "policy/policy.h"
 #include "report/report.h"
 #include "rng_graph/backend.h"
@@ -49,24 +49,38 @@ int run_probe(const std::string& format, bool require_gpu) {
   ProbeResult p = probe();
   nlohmann::json devs = nlohmann::json::array();
   for (const auto& d : p.devices)
-    devs.push_back({{"index", d.index}, {"name", d.name}, {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                    {"memory_bytes", d.memory_bytes}, {"multiprocessors", d.multiprocessors}});
-  auto cuda_text = [](int v) { return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : std::string(); };
+    devs.push_back({{"index", d.index},
+                    {"name", d.name},
+                    {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                    {"memory_bytes", d.memory_bytes},
+                    {"multiprocessors", d.multiprocessors}});
+  auto cuda_text = [](int v) {
+    return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : std::string();
+  };
   if (format == "json") {
-    nlohmann::json j = {{"schema", "wheelcheck-report/1"}, {"tool", "wheelsmoke"}, {"version", WHEELCHECK_VERSION},
-                        {"driver_loaded", p.driver_loaded}, {"driver_version", p.driver_version},
-                        {"driver_cuda_version", cuda_text(p.driver_cuda_version)}, {"runtime_version", cuda_text(p.runtime_version)},
-                        {"cuda_built", rng::cuda_built()}, {"devices", devs}};
+    nlohmann::json j = {{"schema", "wheelcheck-report/1"},
+                        {"tool", "wheelsmoke"},
+                        {"version", WHEELCHECK_VERSION},
+                        {"driver_loaded", p.driver_loaded},
+                        {"driver_version", p.driver_version},
+                        {"driver_cuda_version", cuda_text(p.driver_cuda_version)},
+                        {"runtime_version", cuda_text(p.runtime_version)},
+                        {"cuda_built", rng::cuda_built()},
+                        {"devices", devs}};
     if (!p.why.empty()) j["why"] = p.why;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "wheelsmoke " << WHEELCHECK_VERSION << (rng::cuda_built() ? " (CUDA kernels built" : " (built without CUDA")
+    std::cout << "wheelsmoke " << WHEELCHECK_VERSION
+              << (rng::cuda_built() ? " (CUDA kernels built" : " (built without CUDA")
               << (p.runtime_version ? ", runtime " + cuda_text(p.runtime_version) : "") << ")\n";
-    if (!p.driver_loaded) std::cout << "driver:  none: " << p.why << "\n";
-    else std::cout << "driver:  " << (p.driver_version.empty() ? "?" : p.driver_version) << " (CUDA " << cuda_text(p.driver_cuda_version) << ")\n";
+    if (!p.driver_loaded)
+      std::cout << "driver:  none: " << p.why << "\n";
+    else
+      std::cout << "driver:  " << (p.driver_version.empty() ? "?" : p.driver_version) << " (CUDA "
+                << cuda_text(p.driver_cuda_version) << ")\n";
     for (const auto& d : p.devices)
-      std::cout << "gpu " << d.index << ":   " << d.name << ", compute capability " << d.cc_major << "." << d.cc_minor << ", "
-                << d.memory_bytes / (1024 * 1024) << " MiB, " << d.multiprocessors << " SMs\n";
+      std::cout << "gpu " << d.index << ":   " << d.name << ", compute capability " << d.cc_major << "." << d.cc_minor
+                << ", " << d.memory_bytes / (1024 * 1024) << " MiB, " << d.multiprocessors << " SMs\n";
     if (p.driver_loaded && p.devices.empty()) std::cout << "gpu:     none: " << p.why << "\n";
   }
   return require_gpu && p.devices.empty() ? kFail : kPass;
@@ -88,7 +102,9 @@ int run_compat(const CompatArgs& a) {
     Target t;
     if (!a.gpu.empty()) {
       auto cc = gpu_compute_capability(a.gpu);
-      if (!cc) throw CLI::ValidationError("--gpu", "unknown GPU '" + a.gpu + "'; known: " + join(known_gpus(), ", ") + " (or use --target sm_XY)");
+      if (!cc)
+        throw CLI::ValidationError(
+            "--gpu", "unknown GPU '" + a.gpu + "'; known: " + join(known_gpus(), ", ") + " (or use --target sm_XY)");
       t.label = a.gpu;
       t.cc_major = cc->first, t.cc_minor = cc->second;
     } else {
@@ -98,7 +114,10 @@ int run_compat(const CompatArgs& a) {
       t.cc_major = cc->first, t.cc_minor = cc->second;
     }
     if (!a.driver.empty()) {
-      if (!driver_cuda_version(a.driver)) throw CLI::ValidationError("--driver", "'" + a.driver + "' is not a Linux driver version this tool knows (>= 520.61.05, e.g. 550.54.14)");
+      if (!driver_cuda_version(a.driver))
+        throw CLI::ValidationError(
+            "--driver",
+            "'" + a.driver + "' is not a Linux driver version this tool knows (>= 520.61.05, e.g. 550.54.14)");
       t.driver = a.driver;
     }
     declared = t;
@@ -118,7 +137,8 @@ int run_compat(const CompatArgs& a) {
     ProbeResult p = probe();
     if (p.devices.size() > static_cast<size_t>(a.device)) {
       const auto& d = p.devices[static_cast<size_t>(a.device)];
-      device_target = Target{d.name, d.cc_major, d.cc_minor, p.driver_version.empty() ? std::nullopt : std::optional(p.driver_version)};
+      device_target = Target{d.name, d.cc_major, d.cc_minor,
+                             p.driver_version.empty() ? std::nullopt : std::optional(p.driver_version)};
       if (!a.no_load) drv = Driver::open(&no_device);
     } else {
       no_device = p.why.empty() ? "no CUDA device " + std::to_string(a.device) : p.why;
@@ -149,8 +169,11 @@ int run_compat(const CompatArgs& a) {
     for (const auto& b : f.binaries)
       if (!b.fatbin.empty()) bins.push_back({{"path", b.path}, {"sass", b.fatbin.sass()}, {"ptx", b.fatbin.ptx()}});
     item.facts = {{"gpu_binaries", bins}};
-    if (t) item.facts["target"] = {{"label", t->label}, {"compute_capability", std::to_string(t->cc_major) + "." + std::to_string(t->cc_minor)},
-                                   {"driver", t->driver.value_or("")}, {"loaded_on_device", drv != nullptr}};
+    if (t)
+      item.facts["target"] = {{"label", t->label},
+                              {"compute_capability", std::to_string(t->cc_major) + "." + std::to_string(t->cc_minor)},
+                              {"driver", t->driver.value_or("")},
+                              {"loaded_on_device", drv != nullptr}};
     report.items.push_back(std::move(item));
   }
   if (a.require_gpu && !declared && !device_target) report.items.push_back(gpu_required_item(no_device));
@@ -174,17 +197,20 @@ int run_suites(const RunArgs& a) {
   }
   std::vector<Suite*> chosen;
   for (const auto& s : suites)
-    if (a.suites.empty() || std::find(a.suites.begin(), a.suites.end(), s->name()) != a.suites.end()) chosen.push_back(s.get());
+    if (a.suites.empty() || std::find(a.suites.begin(), a.suites.end(), s->name()) != a.suites.end())
+      chosen.push_back(s.get());
   for (const auto& want : a.suites)
     if (std::none_of(suites.begin(), suites.end(), [&](const auto& s) { return s->name() == want; }))
       throw CLI::ValidationError("--suite", "unknown suite '" + want + "' (wheelsmoke run --list)");
   for (const auto& file : a.cases) {
     nlohmann::json doc = read_json_file(file);
-    std::string target = doc.is_object() && doc.contains("suite") && doc["suite"].is_string() ? doc["suite"].get<std::string>() : "";
+    std::string target =
+        doc.is_object() && doc.contains("suite") && doc["suite"].is_string() ? doc["suite"].get<std::string>() : "";
     if (target.empty() && chosen.size() == 1) target = chosen[0]->name();
     auto it = std::find_if(chosen.begin(), chosen.end(), [&](Suite* s) { return s->name() == target; });
     if (it == chosen.end())
-      throw std::runtime_error(file + ": say which suite the cases are for (\"suite\": \"rng_graph\") or pass exactly one --suite");
+      throw std::runtime_error(
+          file + ": say which suite the cases are for (\"suite\": \"rng_graph\") or pass exactly one --suite");
     try {
       (*it)->add_cases(doc);
     } catch (const std::exception& e) {
@@ -192,9 +218,12 @@ int run_suites(const RunArgs& a) {
     }
   }
   RunContext ctx;
-  if (a.backend == "cpu") ctx.want_cuda = false;
-  else if (a.backend == "cuda") ctx.want_cpu = false;
-  else if (a.backend != "auto") throw CLI::ValidationError("--backend", "expected cpu, cuda or auto");
+  if (a.backend == "cpu")
+    ctx.want_cuda = false;
+  else if (a.backend == "cuda")
+    ctx.want_cpu = false;
+  else if (a.backend != "auto")
+    throw CLI::ValidationError("--backend", "expected cpu, cuda or auto");
   RunReport report;
   report.tool = "wheelsmoke";
   report.version = WHEELCHECK_VERSION;
@@ -239,14 +268,20 @@ int run_bench(const std::string& format) {
   std::string why;
   double gpu_rate = rng::device_fill_rate(threads * 16, per, 20, &why);
   if (format == "json") {
-    nlohmann::json j = {{"tool", "wheelsmoke"}, {"kernel", "rng_graph/fill"}, {"cpu_words_per_s", cpu_rate}, {"checksum", sink}};
-    if (gpu_rate > 0) j["cuda_words_per_s"] = gpu_rate, j["cuda_over_cpu"] = gpu_rate / cpu_rate;
-    else j["cuda_skipped"] = why;
+    nlohmann::json j = {
+        {"tool", "wheelsmoke"}, {"kernel", "rng_graph/fill"}, {"cpu_words_per_s", cpu_rate}, {"checksum", sink}};
+    if (gpu_rate > 0)
+      j["cuda_words_per_s"] = gpu_rate, j["cuda_over_cpu"] = gpu_rate / cpu_rate;
+    else
+      j["cuda_skipped"] = why;
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("rng_graph/fill  cpu  %.3g words/s (one core, reference)\n", cpu_rate);
-    if (gpu_rate > 0) std::printf("rng_graph/fill  cuda %.3g words/s (%.3g GB/s written), %.0fx the CPU reference\n", gpu_rate, gpu_rate * 4 / 1e9, gpu_rate / cpu_rate);
-    else std::printf("rng_graph/fill  cuda skipped: %s\n", why.c_str());
+    if (gpu_rate > 0)
+      std::printf("rng_graph/fill  cuda %.3g words/s (%.3g GB/s written), %.0fx the CPU reference\n", gpu_rate,
+                  gpu_rate * 4 / 1e9, gpu_rate / cpu_rate);
+    else
+      std::printf("rng_graph/fill  cuda skipped: %s\n", why.c_str());
   }
   return kPass;
 }
@@ -255,8 +290,10 @@ int run_rng(uint64_t seed, uint64_t subsequence, uint64_t offset, uint64_t count
   auto s = philox::Stream::init(seed, subsequence, offset);
   for (uint64_t i = 0; i < count; ++i) {
     uint32_t w = s.next();
-    if (uniform) std::printf("%08x %.9g\n", w, double(philox::uniform(w)));
-    else std::printf("%08x%c", w, (i % 8 == 7 || i + 1 == count) ? '\n' : ' ');
+    if (uniform)
+      std::printf("%08x %.9g\n", w, double(philox::uniform(w)));
+    else
+      std::printf("%08x%c", w, (i % 8 == 7 || i + 1 == count) ? '\n' : ' ');
   }
   return kPass;
 }
@@ -277,7 +314,8 @@ int main(int argc, char** argv) {
   p->add_flag("--require-gpu", probe_require, "Exit 1 when no GPU is usable");
 
   CompatArgs ca;
-  auto* c = app.add_subcommand("compat", "Can each wheel's GPU code run on this device, or on a declared one (offline)?");
+  auto* c =
+      app.add_subcommand("compat", "Can each wheel's GPU code run on this device, or on a declared one (offline)?");
   c->add_option("wheels", ca.wheels, "Wheel files, directories, URLs")->required();
   c->add_option("--target", ca.target, "Declared compute capability: sm_90, 9.0");
   c->add_option("--gpu", ca.gpu, "Declared GPU by name: H100, A100, T4, RTX 5090 ...");
@@ -302,7 +340,8 @@ int main(int argc, char** argv) {
 
   uint64_t seed = 0, sub = 0, off = 0, count = 8;
   bool uniform = false;
-  auto* g = app.add_subcommand("rng", "Print the Philox4x32-10 stream (curand_init(seed, subsequence, offset); curand())");
+  auto* g =
+      app.add_subcommand("rng", "Print the Philox4x32-10 stream (curand_init(seed, subsequence, offset); curand())");
   g->add_option("--seed", seed)->capture_default_str();
   g->add_option("--subsequence", sub)->capture_default_str();
   g->add_option("--offset", off)->capture_default_str();

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <functional>
 
-#include "rng_graph/backend.h"
 #include "philox.h"
+#include "rng_graph/backend.h"
 #include "rng_graph/checks.h"
 #include "smoke/suite.h"
 #include "util/parse.h"
@@ -60,7 +60,9 @@ class RngGraphSuite : public Suite {
       for (size_t k = 0; k < c["expect"].size(); ++k) {
         const json& w = c["expect"][k];
         auto v = w.is_string() ? parse_hex(w.get<std::string>(), 0xffffffffu) : std::nullopt;
-        if (!v) throw std::runtime_error(ptr + "/expect/" + std::to_string(k) + ": expected a 32-bit hex word such as \"6627e8d5\"");
+        if (!v)
+          throw std::runtime_error(ptr + "/expect/" + std::to_string(k) +
+                                   ": expected a 32-bit hex word such as \"6627e8d5\"");
         sc.expect.push_back(static_cast<uint32_t>(*v));
       }
       cases_.push_back(sc);
@@ -72,15 +74,18 @@ class RngGraphSuite : public Suite {
     const std::string s = name();
     if (ctx.want_cpu) {
       for (auto& [n, fn] : std::vector<std::pair<std::string, std::function<std::string()>>>{
-               {"philox_known_answers", check_known_answers}, {"offset_law", check_offset_law},
-               {"subsequence_and_carries", check_subsequence_and_carries}, {"uniform_mapping", check_uniform_mapping},
+               {"philox_known_answers", check_known_answers},
+               {"offset_law", check_offset_law},
+               {"subsequence_and_carries", check_subsequence_and_carries},
+               {"uniform_mapping", check_uniform_mapping},
                {"increment_rounding", check_increment_rounding}})
         out.push_back(run_case(s, n, "cpu", fn));
       auto cpu = make_cpu_backend();
       backend_checks(*cpu, out);
       for (const auto& c : cases_)
         out.push_back(run_case(s, "stream/" + c.name, "cpu", [&] {
-          return compare_words(reference_stream(c.seed, c.subsequence, c.offset, c.expect.size()), c.expect, "CPU stream");
+          return compare_words(reference_stream(c.seed, c.subsequence, c.offset, c.expect.size()), c.expect,
+                               "CPU stream");
         }));
     }
     if (ctx.want_cuda) cuda_cases(out);
@@ -102,17 +107,21 @@ class RngGraphSuite : public Suite {
     const std::string s = name();
     std::string why;
     auto be = make_cuda_backend(&why);
-    const std::vector<std::string> names = {"device_stream_matches_cpu", "device_stream_matches_curand", "curand_uniform_matches_cpu",
-                                            "replay_equals_eager_at_offset", "consecutive_replays_differ",
-                                            "reseed_gives_identical_replays", "graph_without_rng_keeps_offset",
-                                            "seed_change_during_capture", "concurrent_captures_two_threads"};
+    const std::vector<std::string> names = {
+        "device_stream_matches_cpu",      "device_stream_matches_curand", "curand_uniform_matches_cpu",
+        "replay_equals_eager_at_offset",  "consecutive_replays_differ",   "reseed_gives_identical_replays",
+        "graph_without_rng_keeps_offset", "seed_change_during_capture",   "concurrent_captures_two_threads"};
     if (!be) {
       for (const auto& n : names) out.push_back(skipped_case(s, n, "cuda", why));
       for (const auto& c : cases_) out.push_back(skipped_case(s, "stream/" + c.name, "cuda", why));
       return;
     }
-    struct P { uint64_t seed, sub, off; };
-    const std::vector<P> points = {{0, 0, 0}, {42, 7, 5}, {0x123456789abcdefull, 0xffffffffull, 4 * 0xffffffffull + 2},
+    struct P {
+      uint64_t seed, sub, off;
+    };
+    const std::vector<P> points = {{0, 0, 0},
+                                   {42, 7, 5},
+                                   {0x123456789abcdefull, 0xffffffffull, 4 * 0xffffffffull + 2},
                                    {1, 0xffffffffffffffffull, 3}};
     using StreamFn = std::vector<uint32_t> (*)(uint64_t, uint64_t, uint64_t, size_t, std::string*);
     for (auto [idx, fn, what] : {std::tuple<size_t, StreamFn, const char*>{0, device_philox_stream, "device Philox"},
@@ -134,7 +143,8 @@ class RngGraphSuite : public Suite {
         float want = philox::uniform(ref[i]);
         if (std::memcmp(&want, &dev[i], 4) != 0) {
           char b[128];
-          std::snprintf(b, sizeof b, "curand_uniform[%zu] = %.9g, CPU mapping of %08x gives %.9g", i, dev[i], ref[i], want);
+          std::snprintf(b, sizeof b, "curand_uniform[%zu] = %.9g, CPU mapping of %08x gives %.9g", i, dev[i], ref[i],
+                        want);
           return std::string(b);
         }
       }
@@ -144,7 +154,8 @@ class RngGraphSuite : public Suite {
     for (const auto& c : cases_)
       out.push_back(run_case(s, "stream/" + c.name, "cuda", [&] {
         std::string w;
-        return compare_words(device_philox_stream(c.seed, c.subsequence, c.offset, c.expect.size(), &w), c.expect, "device stream");
+        return compare_words(device_philox_stream(c.seed, c.subsequence, c.offset, c.expect.size(), &w), c.expect,
+                             "device stream");
       }));
   }
 

@@ -27,7 +27,8 @@ CaseOutcome run_case(const std::string& suite, const std::string& name, const st
   return o;
 }
 
-CaseOutcome skipped_case(const std::string& suite, const std::string& name, const std::string& backend, const std::string& why) {
+CaseOutcome skipped_case(const std::string& suite, const std::string& name, const std::string& backend,
+                         const std::string& why) {
   CaseOutcome o;
   o.suite = suite, o.name = name, o.backend = backend;
   o.skipped = true;

@@ -38,7 +38,8 @@ std::vector<std::unique_ptr<Suite>> all_suites();
 // Runs `fn`, timing it; an exception becomes an error outcome.
 CaseOutcome run_case(const std::string& suite, const std::string& name, const std::string& backend,
                      const std::function<std::string()>& fn);
-CaseOutcome skipped_case(const std::string& suite, const std::string& name, const std::string& backend, const std::string& why);
+CaseOutcome skipped_case(const std::string& suite, const std::string& name, const std::string& backend,
+                         const std::string& why);
 
 std::unique_ptr<Suite> make_rng_graph_suite();
 

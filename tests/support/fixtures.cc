@@ -17,7 +17,9 @@ struct Bytes {
     for (int i = 0; i < 2; ++i) v.push_back(static_cast<uint8_t>(big ? x >> (8 - 8 * i) : x >> (8 * i)));
     return *this;
   }
-  Bytes& u64(uint64_t x) { return big ? u32(uint32_t(x >> 32)).u32(uint32_t(x)) : u32(uint32_t(x)).u32(uint32_t(x >> 32)); }
+  Bytes& u64(uint64_t x) {
+    return big ? u32(uint32_t(x >> 32)).u32(uint32_t(x)) : u32(uint32_t(x)).u32(uint32_t(x >> 32));
+  }
   Bytes& str(const std::string& s, size_t pad_to) {
     v.insert(v.end(), s.begin(), s.end());
     v.resize(v.size() + (pad_to - s.size()), 0);
@@ -43,8 +45,14 @@ std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vec
   uint32_t rsize = static_cast<uint32_t>((12 + rpath.size() + 1 + 7) & ~size_t(7));
   cmds.u32(0x8000001c).u32(rsize).u32(12).str(rpath, rsize - 12);
   Bytes h;
-  h.u32(0xfeedfacf).u32(cputype).u32(0).u32(6 /* MH_DYLIB */).u32(static_cast<uint32_t>(dylibs.size() + 2))
-      .u32(static_cast<uint32_t>(cmds.v.size())).u32(0).u32(0);
+  h.u32(0xfeedfacf)
+      .u32(cputype)
+      .u32(0)
+      .u32(6 /* MH_DYLIB */)
+      .u32(static_cast<uint32_t>(dylibs.size() + 2))
+      .u32(static_cast<uint32_t>(cmds.v.size()))
+      .u32(0)
+      .u32(0);
   h.v.insert(h.v.end(), cmds.v.begin(), cmds.v.end());
   return h.v;
 }
@@ -62,7 +70,8 @@ std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector
     off += static_cast<uint32_t>((data.size() + 4095) & ~size_t(4095));
   }
   f.v.resize(off, 0);
-  for (size_t i = 0; i < slices.size(); ++i) std::memcpy(f.v.data() + offs[i], slices[i].second.data(), slices[i].second.size());
+  for (size_t i = 0; i < slices.size(); ++i)
+    std::memcpy(f.v.data() + offs[i], slices[i].second.data(), slices[i].second.size());
   return f.v;
 }
 
@@ -79,7 +88,8 @@ std::vector<uint8_t> pe_image(uint16_t machine, const std::vector<std::string>& 
     name_rvas.push_back(sect_rva + cur);
     cur += static_cast<uint32_t>(d.size() + 1);
   }
-  for (size_t i = 0; i < dlls.size(); ++i) idata.u32(sect_rva + 0x800).u32(0).u32(0).u32(name_rvas[i]).u32(sect_rva + 0x800);
+  for (size_t i = 0; i < dlls.size(); ++i)
+    idata.u32(sect_rva + 0x800).u32(0).u32(0).u32(name_rvas[i]).u32(sect_rva + 0x800);
   idata.zeros(20);
   for (const auto& d : dlls) idata.str(d, d.size() + 1);
   idata.v.resize(0x900, 0);
@@ -111,10 +121,12 @@ std::vector<uint8_t> tiny_elf(bool is64, bool big, uint16_t machine) {
   auto str = [&](const char* x) { return dynstr.find(x); };
   size_t ehsize = is64 ? 64 : 52, phsize = is64 ? 56 : 32, shsize = is64 ? 64 : 40, dynent = is64 ? 16 : 8;
   size_t ph_off = ehsize, dynstr_off = ph_off + 2 * phsize, dyn_off = (dynstr_off + dynstr.size() + 7) & ~size_t(7);
-  size_t ndyn = 9, vn_off = dyn_off + ndyn * dynent, shstr_off = vn_off + 16 + 32, sh_off = (shstr_off + shstr.size() + 7) & ~size_t(7);
+  size_t ndyn = 9, vn_off = dyn_off + ndyn * dynent, shstr_off = vn_off + 16 + 32,
+         sh_off = (shstr_off + shstr.size() + 7) & ~size_t(7);
   size_t total = sh_off + 5 * shsize;
   // ELF header
-  f = {0x7f, 'E', 'L', 'F', static_cast<uint8_t>(is64 ? 2 : 1), static_cast<uint8_t>(big ? 2 : 1), 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  f = {0x7f, 'E', 'L', 'F', static_cast<uint8_t>(is64 ? 2 : 1), static_cast<uint8_t>(big ? 2 : 1), 1, 0, 0, 0, 0, 0,
+       0,    0,   0,   0};
   put(3, 2), put(machine, 2), put(1, 4), word(0), word(ph_off), word(sh_off), put(0, 4);
   put(ehsize, 2), put(phsize, 2), put(2, 2), put(shsize, 2), put(5, 2), put(4, 2);
   auto phdr = [&](uint32_t type, uint64_t off, uint64_t size, uint32_t flags) {
@@ -131,12 +143,13 @@ std::vector<uint8_t> tiny_elf(bool is64, bool big, uint16_t machine) {
   auto dyn = [&](uint64_t tag, uint64_t val) { word(tag), word(val); };
   dyn(1, str("libc.so.6")), dyn(1, str("libfoo.so.1")), dyn(14, str("libtiny.so.2")), dyn(29, str("$ORIGIN/../lib"));
   dyn(5, dynstr_off), dyn(10, dynstr.size()), dyn(0x6ffffffe, vn_off), dyn(0x6fffffff, 1), dyn(0, 0);
-  put(1, 2), put(2, 2), put(str("libc.so.6"), 4), put(16, 4), put(0, 4);                 // Verneed
-  put(0x0d696914, 4), put(0, 2), put(2, 2), put(str("GLIBC_2.4"), 4), put(16, 4);        // Vernaux 1
-  put(0x0d696910, 4), put(0, 2), put(3, 2), put(str("GLIBC_2.0"), 4), put(0, 4);         // Vernaux 2
+  put(1, 2), put(2, 2), put(str("libc.so.6"), 4), put(16, 4), put(0, 4);           // Verneed
+  put(0x0d696914, 4), put(0, 2), put(2, 2), put(str("GLIBC_2.4"), 4), put(16, 4);  // Vernaux 1
+  put(0x0d696910, 4), put(0, 2), put(3, 2), put(str("GLIBC_2.0"), 4), put(0, 4);   // Vernaux 2
   f.insert(f.end(), shstr.begin(), shstr.end());
   f.resize(sh_off, 0);
-  auto shdr = [&](uint32_t name, uint32_t type, uint64_t off, uint64_t size, uint32_t link, uint32_t info, uint64_t entsize) {
+  auto shdr = [&](uint32_t name, uint32_t type, uint64_t off, uint64_t size, uint32_t link, uint32_t info,
+                  uint64_t entsize) {
     put(name, 4), put(type, 4), word(type ? 2 : 0), word(off), word(off), word(size), put(link, 4), put(info, 4);
     word(type ? 8 : 0), word(entsize);
   };

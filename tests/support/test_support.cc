@@ -48,7 +48,8 @@ int free_port() {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
   int port = 0;
-  if (s >= 0 && ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+  if (s >= 0 && ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
     port = ntohs(a.sin_port);
   if (s >= 0) ::close(s);
   return port;
@@ -143,7 +144,8 @@ WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename
   return analyze_wheel(src, analyze_options_for(load_policy("default")));
 }
 
-std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename, const std::string& policy) {
+std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename,
+                                 const std::string& policy) {
   static std::map<std::string, Policy> cache;  // shipped policies only; files may change between tests
   bool shipped = shipped_policy_text(policy) != nullptr;
   if (shipped && !cache.count(policy)) cache.emplace(policy, load_policy(policy));

@@ -56,7 +56,8 @@ std::vector<std::string> sorted_arch_names(const std::vector<std::string>& names
     std::string_view d = std::string_view(x).substr(x.find('_') + 1);
     return parse_decimal(d.substr(0, digit_prefix(d)), UINT32_MAX).value_or(0);
   };
-  std::sort(v.begin(), v.end(), [&](const std::string& a, const std::string& b) { return num(a) != num(b) ? num(a) < num(b) : a < b; });
+  std::sort(v.begin(), v.end(),
+            [&](const std::string& a, const std::string& b) { return num(a) != num(b) ? num(a) < num(b) : a < b; });
   return v;
 }
 
@@ -71,7 +72,8 @@ std::vector<std::string> FatbinFacts::sass() const { return names_of(entries, Fa
 
 bool FatbinFacts::container_has_code(size_t container) const {
   for (const auto& e : entries)
-    if (e.container == container && (e.kind == FatbinEntry::ptx || e.has_kernels != std::optional<bool>(false))) return true;
+    if (e.container == container && (e.kind == FatbinEntry::ptx || e.has_kernels != std::optional<bool>(false)))
+      return true;
   return false;
 }
 std::vector<std::string> FatbinFacts::ptx() const { return names_of(entries, FatbinEntry::ptx); }
@@ -98,7 +100,8 @@ json binary_to_json(const BinaryFacts& b) {
   } else if (b.format == "macho") {
     json slices = json::array();
     for (const auto& s : b.slices)
-      slices.push_back({{"arch", s.arch}, {"minos", s.minos}, {"sdk", s.sdk}, {"dylibs", s.dylibs}, {"rpaths", s.rpaths}});
+      slices.push_back(
+          {{"arch", s.arch}, {"minos", s.minos}, {"sdk", s.sdk}, {"dylibs", s.dylibs}, {"rpaths", s.rpaths}});
     j["slices"] = slices;
   } else if (b.format == "pe") {
     j["machine"] = b.machine;
@@ -110,10 +113,16 @@ json binary_to_json(const BinaryFacts& b) {
     j["ptx"] = b.fatbin.ptx();
     json entries = json::array();
     for (const auto& e : b.fatbin.entries) {
-      json x = {{"kind", e.kind == FatbinEntry::ptx ? "ptx" : "sass"}, {"arch", e.name()}, {"sm", e.sm},
-                {"compression", e.compression}, {"payload_size", e.payload_size},
-                {"uncompressed_size", e.uncompressed_size}, {"offset", e.offset}, {"container", e.container}};
-      if (e.kind == FatbinEntry::ptx) x["ptx_isa"] = std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
+      json x = {{"kind", e.kind == FatbinEntry::ptx ? "ptx" : "sass"},
+                {"arch", e.name()},
+                {"sm", e.sm},
+                {"compression", e.compression},
+                {"payload_size", e.payload_size},
+                {"uncompressed_size", e.uncompressed_size},
+                {"offset", e.offset},
+                {"container", e.container}};
+      if (e.kind == FatbinEntry::ptx)
+        x["ptx_isa"] = std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
       if (e.cubin_sm) x["cubin_sm"] = *e.cubin_sm;
       if (e.has_kernels) x["has_kernels"] = *e.has_kernels;
       entries.push_back(x);
@@ -168,9 +177,12 @@ void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out) {
   SparseFile f(n);
   f.add(0, p, n);
   try {
-    if (kind == "macho") read_macho(f, out);
-    else if (kind == "pe") read_pe(f, out);
-    else out.errors.push_back("not an ELF, Mach-O, PE or fatbin file");
+    if (kind == "macho")
+      read_macho(f, out);
+    else if (kind == "pe")
+      read_pe(f, out);
+    else
+      out.errors.push_back("not an ELF, Mach-O, PE or fatbin file");
   } catch (const ParseError& e) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
   }

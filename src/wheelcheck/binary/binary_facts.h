@@ -15,18 +15,18 @@ namespace wc {
 struct FatbinEntry {
   enum Kind { ptx = 1, sass = 2 };
   Kind kind = sass;
-  uint32_t sm = 0;          // 90, 100, 120
-  std::string suffix;       // "", "a" (arch-specific) or "f" (family)
+  uint32_t sm = 0;                                // 90, 100, 120
+  std::string suffix;                             // "", "a" (arch-specific) or "f" (family)
   uint16_t version_major = 0, version_minor = 0;  // PTX ISA version for PTX entries
-  std::string compression;  // "none", "lz4", "zstd"
+  std::string compression;                        // "none", "lz4", "zstd"
   uint64_t payload_size = 0, uncompressed_size = 0;
   uint64_t flags = 0;
-  uint64_t offset = 0;      // of the entry header, in the binary
-  size_t container = 0;     // index into FatbinFacts::container_ranges (one translation unit's kernels)
+  uint64_t offset = 0;               // of the entry header, in the binary
+  size_t container = 0;              // index into FatbinFacts::container_ranges (one translation unit's kernels)
   std::optional<uint32_t> cubin_sm;  // decoded from the cubin's e_flags when readable
   std::string toolkit;               // CUDA release that produced it, when the payload says (uncompressed)
   std::optional<bool> has_kernels;   // a whole uncompressed cubin read: does it hold any kernel?
-  std::string name() const;  // sm_90a / compute_120
+  std::string name() const;          // sm_90a / compute_120
 };
 
 struct FatbinFacts {
@@ -74,7 +74,7 @@ struct BinaryFacts {
   std::vector<std::string> dlls;
   // GPU code
   FatbinFacts fatbin;
-  std::string cuda_toolkit;  // "13.0": newest CUDA release named in its uncompressed cubins/PTX
+  std::string cuda_toolkit;           // "13.0": newest CUDA release named in its uncompressed cubins/PTX
   std::vector<std::string> errors;    // WC508 error: a structure the loader (or the CUDA driver) uses is broken
   std::vector<std::string> warnings;  // WC508 warning: a structure the loader ignores (notes, section headers)
   // Only the headers at the start of the file were read (--depth metadata): dynamic section,

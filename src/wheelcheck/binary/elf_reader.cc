@@ -14,9 +14,18 @@ constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_S
                   DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
                   DT_VERNEEDNUM = 0x6fffffff, DT_HASH = 4, DT_SYMTAB = 6;
 // Tags whose value is the address of a table (where .dynsym's neighbours start).
-constexpr int64_t kTableTags[] = {DT_HASH, DT_STRTAB, 7 /* RELA */, 12 /* INIT */, 13 /* FINI */, 17 /* REL */,
-                                  23 /* JMPREL */, 36 /* RELR */, 0x6ffffef5 /* GNU_HASH */, 0x6ffffff0 /* VERSYM */,
-                                  DT_VERDEF, DT_VERNEED};
+constexpr int64_t kTableTags[] = {DT_HASH,
+                                  DT_STRTAB,
+                                  7 /* RELA */,
+                                  12 /* INIT */,
+                                  13 /* FINI */,
+                                  17 /* REL */,
+                                  23 /* JMPREL */,
+                                  36 /* RELR */,
+                                  0x6ffffef5 /* GNU_HASH */,
+                                  0x6ffffff0 /* VERSYM */,
+                                  DT_VERDEF,
+                                  DT_VERNEED};
 constexpr uint32_t SHT_DYNSYM = 11;
 // Undefined dynamic symbols are read when the table is at most this large (every extension module
 // and ordinary library; not libtorch-sized ones, whose names nothing checks).
@@ -64,7 +73,8 @@ class ElfReader {
       section_headers();
       if (auto sh = shstrtab_range()) p.ranges.push_back(*sh);
     } catch (const NeedRanges&) {
-      if (h_.shoff && h_.shnum) p.ranges.push_back({h_.shoff - std::min(h_.shoff, kWindow), std::min(h_.shoff, kWindow)});
+      if (h_.shoff && h_.shnum)
+        p.ranges.push_back({h_.shoff - std::min(h_.shoff, kWindow), std::min(h_.shoff, kWindow)});
     } catch (const ParseError&) {
     }
     uint64_t first_load_end = 0;
@@ -112,7 +122,8 @@ class ElfReader {
     interp_and_stack();
     dynamic();
     ElfLayout layout;
-    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff, [&] { layout.nv_fatbin = find_section(".nv_fatbin"); });
+    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff,
+                   [&] { layout.nv_fatbin = find_section(".nv_fatbin"); });
     if (h_.machine == kEmCuda) cubin_entry();
     loader_ignored("note segment", 0, [&] { isa_level(); });
     out_.libc = libc_flavour();
@@ -131,8 +142,9 @@ class ElfReader {
       step();
     } catch (const ParseError& e) {
       if (h_.type == 1 /* ET_REL: object files have nothing but sections */) throw;
-      out_.warnings.push_back(std::string(what) + (at ? " at file offset " + std::to_string(at) : "") + ": " + e.what() +
-                              " (offset " + std::to_string(e.offset()) + "); the dynamic loader does not read it, so loading is unaffected");
+      out_.warnings.push_back(std::string(what) + (at ? " at file offset " + std::to_string(at) : "") + ": " +
+                              e.what() + " (offset " + std::to_string(e.offset()) +
+                              "); the dynamic loader does not read it, so loading is unaffected");
     }
   }
   uint64_t word(Cursor& c) const { return h_.is64 ? c.u64() : c.u32(); }
@@ -173,7 +185,8 @@ class ElfReader {
   void program_headers() {
     if (h_.phnum == 0) return;
     size_t want = h_.is64 ? 56 : 32;
-    if (h_.phentsize < want) throw ParseError("program header size " + std::to_string(h_.phentsize) + " too small", h_.phoff);
+    if (h_.phentsize < want)
+      throw ParseError("program header size " + std::to_string(h_.phentsize) + " too small", h_.phoff);
     Cursor all = view(h_.phoff, checked_mul(h_.phentsize, h_.phnum));
     for (uint16_t i = 0; i < h_.phnum; ++i) {
       Cursor c = all.sub(uint64_t(i) * h_.phentsize, want);
@@ -197,7 +210,8 @@ class ElfReader {
         s.align = c.u32();
       }
       if (s.type == PT_LOAD && checked_add(s.offset, s.filesz) > f_.size())
-        throw ParseError("loadable segment " + std::to_string(i) + " runs past the end of the file (truncated?)", h_.phoff);
+        throw ParseError("loadable segment " + std::to_string(i) + " runs past the end of the file (truncated?)",
+                         h_.phoff);
       segs_.push_back(s);
     }
   }
@@ -232,7 +246,8 @@ class ElfReader {
   void section_headers() {
     if (h_.shoff == 0) return;
     size_t want = h_.is64 ? 64 : 40;
-    if (h_.shentsize < want) throw ParseError("section header size " + std::to_string(h_.shentsize) + " too small", h_.shoff);
+    if (h_.shentsize < want)
+      throw ParseError("section header size " + std::to_string(h_.shentsize) + " too small", h_.shoff);
     uint64_t shnum = h_.shnum;
     uint64_t shstrndx = h_.shstrndx;
     if (shnum == 0 || shstrndx == 0xffff) {  // extended numbering lives in section 0
@@ -341,7 +356,8 @@ class ElfReader {
     // within the loaded segment that maps them (the loader reads them there; the bytes beyond
     // belong to other structures, possibly not kept while streaming).
     auto window = [&](uint64_t off) { return ByteRange{off, std::min<uint64_t>(64 * 1024, segment_end(off) - off)}; };
-    if (t.tags.count(DT_VERNEED)) t.ranges.push_back(window(*(t.verneed = vaddr_to_offset(t.tags[DT_VERNEED].front()))));
+    if (t.tags.count(DT_VERNEED))
+      t.ranges.push_back(window(*(t.verneed = vaddr_to_offset(t.tags[DT_VERNEED].front()))));
     if (t.tags.count(DT_VERDEF)) t.ranges.push_back(window(*(t.verdef = vaddr_to_offset(t.tags[DT_VERDEF].front()))));
     if (sized_dynsym) t.dynsym = dynsym_range(t.tags);
     if (t.dynsym) t.ranges.push_back(*t.dynsym);
@@ -396,7 +412,8 @@ class ElfReader {
       for (uint64_t v : tags[tag]) {
         std::string s = str(v);
         size_t start = 0;
-        for (size_t p; (p = s.find(':', start)) != std::string::npos; start = p + 1) dst.push_back(s.substr(start, p - start));
+        for (size_t p; (p = s.find(':', start)) != std::string::npos; start = p + 1)
+          dst.push_back(s.substr(start, p - start));
         dst.push_back(s.substr(start));
       }
     };

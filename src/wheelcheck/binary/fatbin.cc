@@ -17,9 +17,7 @@ constexpr size_t kPayloadHead = 8192;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 }  // namespace
 
-std::string FatbinEntry::name() const {
-  return (kind == ptx ? "compute_" : "sm_") + std::to_string(sm) + suffix;
-}
+std::string FatbinEntry::name() const { return (kind == ptx ? "compute_" : "sm_") + std::to_string(sm) + suffix; }
 
 void FatbinScanner::feed(const uint8_t* p, size_t n) {
   size_t i = 0;
@@ -142,9 +140,12 @@ void FatbinScanner::on_entry_header() {
   FatbinContainer& box = containers.back();
   uint64_t left = container_end_ - e.offset;
   std::string bad;
-  if (kind != FatbinEntry::ptx && kind != FatbinEntry::sass) bad = "unknown entry kind " + std::to_string(kind);
-  else if (header_size < kEntryHeader || header_size > 4096) bad = "entry header size " + std::to_string(header_size) + " out of range";
-  else if (e.payload_size > left || header_size > left - e.payload_size) bad = "entry runs past its container";
+  if (kind != FatbinEntry::ptx && kind != FatbinEntry::sass)
+    bad = "unknown entry kind " + std::to_string(kind);
+  else if (header_size < kEntryHeader || header_size > 4096)
+    bad = "entry header size " + std::to_string(header_size) + " out of range";
+  else if (e.payload_size > left || header_size > left - e.payload_size)
+    bad = "entry runs past its container";
   if (!bad.empty()) {
     box.error = bad + " (entry at offset " + std::to_string(e.offset) + ")";
     skip_left_ = container_end_ - pos_;
@@ -156,7 +157,8 @@ void FatbinScanner::on_entry_header() {
   e.kind = static_cast<FatbinEntry::Kind>(kind);
   e.suffix = e.flags & kFlagArchSpecific ? "a" : e.flags & kFlagFamily ? "f" : "";
   e.compression = e.flags & kFlagZstd ? "zstd" : e.flags & kFlagLz4 ? "lz4" : "none";
-  if (e.compression != "none" && compressed) e.uncompressed_size = e.uncompressed_size ? e.uncompressed_size : compressed;
+  if (e.compression != "none" && compressed)
+    e.uncompressed_size = e.uncompressed_size ? e.uncompressed_size : compressed;
   if (e.compression == "none") e.uncompressed_size = e.payload_size;
   entries.push_back(e);
   ++box.entry_count;
@@ -180,7 +182,12 @@ void FatbinScanner::payload_byte_run(const uint8_t* p, size_t n) {
   bool head_complete = payload_head_.size() == kPayloadHead || payload_head_.size() == e.payload_size;
   if (!head_complete) return;
   e.toolkit = toolkit_release({reinterpret_cast<const char*>(payload_head_.data()), payload_head_.size()});
-  if (e.kind != FatbinEntry::sass || payload_head_.size() < 52 || std::memcmp(payload_head_.data(), "\x7f" "ELF", 4) != 0) return;
+  if (e.kind != FatbinEntry::sass || payload_head_.size() < 52 ||
+      std::memcmp(payload_head_.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    return;
   Cursor c(payload_head_);
   bool is64 = payload_head_[4] == 2;
   uint8_t abiversion = payload_head_[8];

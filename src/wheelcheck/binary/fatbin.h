@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "binary/binary_facts.h"
@@ -34,8 +34,8 @@ class FatbinScanner {
   void payload_byte_run(const uint8_t* p, size_t n);
 
   State state_ = State::scan;
-  uint64_t pos_ = 0;        // absolute offset of the next byte
-  uint32_t window_ = 0;     // last four bytes (scan)
+  uint64_t pos_ = 0;     // absolute offset of the next byte
+  uint32_t window_ = 0;  // last four bytes (scan)
   uint64_t window_len_ = 0;
   std::vector<uint8_t> acc_;
   size_t need_ = 0;

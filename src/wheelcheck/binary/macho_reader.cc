@@ -46,20 +46,21 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size) {
   for (uint32_t i = 0; i < ncmds; ++i) {
     uint64_t at = cmds.pos();
     uint32_t cmd = cmds.u32(), cmdsize = cmds.u32();
-    if (cmdsize < 8 || cmdsize % 4) throw ParseError("bad load command size " + std::to_string(cmdsize), cmds.offset() - 4);
+    if (cmdsize < 8 || cmdsize % 4)
+      throw ParseError("bad load command size " + std::to_string(cmdsize), cmds.offset() - 4);
     Cursor c = cmds.sub(at, cmdsize);
     cmds.seek(checked_add(at, cmdsize));
     c.skip(8);
     switch (cmd) {
-      case LC_LOAD_DYLIB: case LC_LOAD_WEAK_DYLIB: case LC_REEXPORT_DYLIB: case LC_LAZY_LOAD_DYLIB:
-      case LC_LOAD_UPWARD_DYLIB:
-        s.dylibs.push_back(lc_string(c, c.u32()));
-        break;
-      case LC_RPATH:
-        s.rpaths.push_back(lc_string(c, c.u32()));
-        break;
+      case LC_LOAD_DYLIB:
+      case LC_LOAD_WEAK_DYLIB:
+      case LC_REEXPORT_DYLIB:
+      case LC_LAZY_LOAD_DYLIB:
+      case LC_LOAD_UPWARD_DYLIB: s.dylibs.push_back(lc_string(c, c.u32())); break;
+      case LC_RPATH: s.rpaths.push_back(lc_string(c, c.u32())); break;
       case LC_VERSION_MIN_MACOSX:
-        if (s.minos.empty()) s.minos = xyz_version(c.u32(), &s.minos_major, &s.minos_minor), s.sdk = xyz_version(c.u32());
+        if (s.minos.empty())
+          s.minos = xyz_version(c.u32(), &s.minos_major, &s.minos_minor), s.sdk = xyz_version(c.u32());
         break;
       case LC_BUILD_VERSION: {
         uint32_t platform = c.u32();
@@ -132,15 +133,17 @@ void read_macho(const SparseFile& f, BinaryFacts& out) {
       uint64_t size = is64 ? arches.u64() : arches.u32();
       arches.u32();
       if (is64) arches.u32();
-      if (checked_add(off, size) > f.size()) throw ParseError("fat slice " + std::to_string(i) + " runs past the file", 8 + i * entsize);
+      if (checked_add(off, size) > f.size())
+        throw ParseError("fat slice " + std::to_string(i) + " runs past the file", 8 + i * entsize);
       out.slices.push_back(read_thin(f, off, size));
     }
   }
   std::string arch;
   for (const auto& s : out.slices) arch += (arch.empty() ? "" : "+") + s.arch;
-  out.arch = out.slices.size() == 2 && arch.find("x86_64") != std::string::npos && arch.find("arm64") != std::string::npos
-                 ? "universal2"
-                 : arch;
+  out.arch =
+      out.slices.size() == 2 && arch.find("x86_64") != std::string::npos && arch.find("arm64") != std::string::npos
+          ? "universal2"
+          : arch;
 }
 
 }  // namespace wc

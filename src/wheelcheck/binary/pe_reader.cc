@@ -57,7 +57,8 @@ void read_pe(const SparseFile& f, BinaryFacts& out) {
     s.raw_off = st.u32();
     st.skip(16);
     if (uint64_t(s.raw_off) + s.raw_size > f.size())
-      throw ParseError("section " + std::to_string(i) + " runs past the end of the file (truncated?)", st.offset() - 40);
+      throw ParseError("section " + std::to_string(i) + " runs past the end of the file (truncated?)",
+                       st.offset() - 40);
     secs.push_back(s);
   }
   if (opt_size < 2) return;  // object file: no imports

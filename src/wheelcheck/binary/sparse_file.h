@@ -89,7 +89,8 @@ class SparseFile {
       uint64_t end = it->first + it->second.size();
       if (next->first <= end) {
         uint64_t next_end = next->first + next->second.size();
-        if (next_end > end) it->second.insert(it->second.end(), next->second.begin() + (end - next->first), next->second.end());
+        if (next_end > end)
+          it->second.insert(it->second.end(), next->second.begin() + (end - next->first), next->second.end());
         chunks_.erase(next);
       } else {
         it = next;

@@ -59,9 +59,13 @@ int run_check(const CheckArgs& a) {
   req.baseline = a.baseline;
   if (!a.shard.empty()) {
     auto slash = a.shard.find('/');
-    auto i = slash == std::string::npos ? std::nullopt : parse_decimal(std::string_view(a.shard).substr(0, slash), 10000);
-    auto n = slash == std::string::npos ? std::nullopt : parse_decimal(std::string_view(a.shard).substr(slash + 1), 10000);
-    if (!i || !n || *i < 1 || *i > *n) throw std::runtime_error("--shard '" + escape_for_display(a.shard) + "': expected I/N with 1 <= I <= N (e.g. 2/8)");
+    auto i =
+        slash == std::string::npos ? std::nullopt : parse_decimal(std::string_view(a.shard).substr(0, slash), 10000);
+    auto n =
+        slash == std::string::npos ? std::nullopt : parse_decimal(std::string_view(a.shard).substr(slash + 1), 10000);
+    if (!i || !n || *i < 1 || *i > *n)
+      throw std::runtime_error("--shard '" + escape_for_display(a.shard) +
+                               "': expected I/N with 1 <= I <= N (e.g. 2/8)");
     req.shard_index = static_cast<unsigned>(*i);
     req.shard_count = static_cast<unsigned>(*n);
   }
@@ -69,7 +73,8 @@ int run_check(const CheckArgs& a) {
   if (!a.quiet && ::isatty(STDERR_FILENO))
     req.progress = [](size_t done, size_t total, const std::string& path) {
       if (total < 2) return;
-      std::cerr << "\r\033[K[" << done << "/" << total << "] " << escape_for_display(target_basename(path)) << std::flush;
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << escape_for_display(target_basename(path))
+                << std::flush;
       if (done == total) std::cerr << "\r\033[K" << std::flush;
     };
   RunReport report = wc::run_check(req, policy);
@@ -85,9 +90,12 @@ std::string runs_on(const FatbinFacts& fb) {
   std::set<std::string> seen;
   for (const auto& e : fb.entries) {
     if (!seen.insert(e.name()).second) continue;
-    if (e.kind == FatbinEntry::ptx) parts.push_back(">=" + cc(e.sm) + " (JIT)");
-    else if (e.suffix == "a") parts.push_back(cc(e.sm) + " only");
-    else parts.push_back(cc(e.sm) + (e.sm % 10 == 9 ? "" : "-" + std::to_string(e.sm / 10) + ".9"));
+    if (e.kind == FatbinEntry::ptx)
+      parts.push_back(">=" + cc(e.sm) + " (JIT)");
+    else if (e.suffix == "a")
+      parts.push_back(cc(e.sm) + " only");
+    else
+      parts.push_back(cc(e.sm) + (e.sm % 10 == 9 ? "" : "-" + std::to_string(e.sm / 10) + ".9"));
   }
   return join(parts, ", ");
 }
@@ -119,20 +127,27 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
   if (f.metadata) {
     for (const char* k : {"Metadata-Version", "Name", "Version", "Requires-Python"})
       if (auto v = f.metadata->get(k)) out << "  " << k << ": " << escape_for_display(*v) << "\n";
-    for (const auto& r : f.metadata->get_all("Requires-Dist")) out << "  Requires-Dist: " << escape_for_display(r) << "\n";
+    for (const auto& r : f.metadata->get_all("Requires-Dist"))
+      out << "  Requires-Dist: " << escape_for_display(r) << "\n";
   }
   if (cuda.variant) out << "  CUDA      variant " << cuda.variant->name << " (" << cuda.variant->source << ")\n";
-  for (const auto& l : cuda.links) out << "  CUDA      " << escape_for_display(l.binary) << " links " << l.soname << " (CUDA " << l.major << ")\n";
-  for (const auto& p : cuda.pins) out << "  CUDA      pin " << escape_for_display(p.requirement) << " (CUDA " << p.major << ")\n";
+  for (const auto& l : cuda.links)
+    out << "  CUDA      " << escape_for_display(l.binary) << " links " << l.soname << " (CUDA " << l.major << ")\n";
+  for (const auto& p : cuda.pins)
+    out << "  CUDA      pin " << escape_for_display(p.requirement) << " (CUDA " << p.major << ")\n";
   if (f.binaries.empty()) return;
   std::string ceiling, by;
   for (const auto& b : f.binaries) {
     auto mx = b.max_symbol_versions();
-    if (mx.count("GLIBC") && (ceiling.empty() || compare_dotted(mx["GLIBC"], ceiling) > 0)) ceiling = mx["GLIBC"], by = b.path;
+    if (mx.count("GLIBC") && (ceiling.empty() || compare_dotted(mx["GLIBC"], ceiling) > 0))
+      ceiling = mx["GLIBC"], by = b.path;
   }
   if (!ceiling.empty()) out << "  glibc     needs " << ceiling << " (set by " << escape_for_display(by) << ")\n";
   if (justified.applies)
-    out << "  platform  " << (justified.tag ? "binaries justify " + *justified.tag : "no portable tag fits: " + escape_for_display(justified.why)) << "\n";
+    out << "  platform  "
+        << (justified.tag ? "binaries justify " + *justified.tag
+                          : "no portable tag fits: " + escape_for_display(justified.why))
+        << "\n";
   out << "  binaries (" << f.binaries.size() << "):\n";
   for (const auto& b : f.binaries) {
     out << "    " << escape_for_display(b.path) << "\n      " << b.format << " " << b.arch;
@@ -151,15 +166,17 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
     } else if (b.format == "macho") {
       out << "\n";
       for (const auto& s : b.slices)
-        out << "      slice " << s.arch << " minos " << (s.minos.empty() ? "?" : s.minos) << ", " << s.dylibs.size() << " dylibs\n";
+        out << "      slice " << s.arch << " minos " << (s.minos.empty() ? "?" : s.minos) << ", " << s.dylibs.size()
+            << " dylibs\n";
     } else {
       out << "\n      imports " << join(b.dlls, " ") << "\n";
     }
     if (!b.fatbin.empty()) {
-      out << "      GPU: " << (b.cuda_toolkit.empty() ? "" : "built by CUDA " + b.cuda_toolkit + "; ") << b.fatbin.containers
-          << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ")
-          << "; PTX " << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " ")) << "\n      containers per arch: "
-          << per_container(b.fatbin) << "\n      runs on compute capability " << runs_on(b.fatbin) << "\n";
+      out << "      GPU: " << (b.cuda_toolkit.empty() ? "" : "built by CUDA " + b.cuda_toolkit + "; ")
+          << b.fatbin.containers << " fatbin container(s); SASS " << join(b.fatbin.sass(), " ") << "; PTX "
+          << (b.fatbin.ptx().empty() ? "none" : join(b.fatbin.ptx(), " "))
+          << "\n      containers per arch: " << per_container(b.fatbin) << "\n      runs on compute capability "
+          << runs_on(b.fatbin) << "\n";
     }
     for (const auto& e : b.errors) out << "      error: " << escape_for_display(e) << "\n";
   }
@@ -192,7 +209,8 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
       print_inspect_text(f, cuda, justified, out);
     }
   }
-  if (format == "json") out << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (format == "json")
+    out << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return kExitPass;
 }
 
@@ -217,20 +235,27 @@ int run_merge(const MergeArgs& a) {
     if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1")
       throw std::runtime_error(file + ": not a wheelcheck JSON report (schema wheelcheck-report/1)");
     report.tool = j.value("tool", "wheelcheck");
-    if (report.policy.empty()) report.policy = j.value("policy", "");
-    else if (j.value("policy", "") != report.policy) report.policy = "mixed";
+    if (report.policy.empty())
+      report.policy = j.value("policy", "");
+    else if (j.value("policy", "") != report.policy)
+      report.policy = "mixed";
     std::string source = j.value("policy_source", j.value("policy", ""));
-    if (report.policy_source.empty()) report.policy_source = source;
-    else if (source != report.policy_source) report.policy_source = "mixed";
+    if (report.policy_source.empty())
+      report.policy_source = source;
+    else if (source != report.policy_source)
+      report.policy_source = "mixed";
     if (j.contains("depth")) report.depth = j.value("depth", "");
     if (j.contains("shard") && j["shard"].is_object()) {
-      ShardInfo s{j["shard"].value("index", 0u), j["shard"].value("count", 0u), j["shard"].value("targets", size_t{0}), j["shard"].value("digest", "")};
+      ShardInfo s{j["shard"].value("index", 0u), j["shard"].value("count", 0u), j["shard"].value("targets", size_t{0}),
+                  j["shard"].value("digest", "")};
       if (!first) first = s;
       if (s.count != first->count || s.digest != first->digest)
-        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + " of another run (" +
-                                 a.files.front() + " is a shard of " + std::to_string(first->count) + " over other targets)");
+        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +
+                                 " of another run (" + a.files.front() + " is a shard of " +
+                                 std::to_string(first->count) + " over other targets)");
       if (!shards.emplace(s.index, file).second)
-        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + " is also " + shards[s.index]);
+        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +
+                                 " is also " + shards[s.index]);
     }
     for (const char* key : {"wheels", "artifacts", "suites"}) {
       if (!j.contains(key)) continue;
@@ -249,13 +274,15 @@ int run_merge(const MergeArgs& a) {
         }
         for (const auto& f : w.value("findings", nlohmann::json::array())) {
           auto sev = parse_severity(f.value("severity", "error"));
-          Finding x{f.value("rule", ""), sev.value_or(Severity::error), f.value("message", ""), f.value("entry", ""), std::nullopt};
+          Finding x{f.value("rule", ""), sev.value_or(Severity::error), f.value("message", ""), f.value("entry", ""),
+                    std::nullopt};
           if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
           item.findings.push_back(std::move(x));
         }
         std::string name = target_basename(item.path);
         if (key == std::string("wheels") && !seen.emplace(name, file).second)
-          throw std::runtime_error(name + " was checked twice (" + seen[name] + " and " + file + "): the shards overlap");
+          throw std::runtime_error(name + " was checked twice (" + seen[name] + " and " + file +
+                                   "): the shards overlap");
         report.items.push_back(std::move(item));
       }
     }
@@ -264,10 +291,13 @@ int run_merge(const MergeArgs& a) {
     std::vector<std::string> missing;
     for (unsigned i = 1; i <= first->count; ++i)
       if (!shards.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(first->count));
-    if (!missing.empty()) throw std::runtime_error("shard" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ") + " missing: give every shard's report");
+    if (!missing.empty())
+      throw std::runtime_error("shard" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ") +
+                               " missing: give every shard's report");
     if (shards.size() != a.files.size()) throw std::runtime_error("a mix of shard reports and unsharded reports");
     if (report.items.size() != first->targets)
-      throw std::runtime_error("the shards hold " + std::to_string(report.items.size()) + " wheels; the run had " + std::to_string(first->targets) + " targets");
+      throw std::runtime_error("the shards hold " + std::to_string(report.items.size()) + " wheels; the run had " +
+                               std::to_string(first->targets) + " targets");
   }
   if (report.items_key == "wheels") {
     std::string spec = a.policy.empty() ? report.policy_source : a.policy;
@@ -277,7 +307,8 @@ int run_merge(const MergeArgs& a) {
       report.policy_source = policy.spec;
       judge_set(report, members, policy, a.baseline);
     } else if (!a.baseline.empty()) {
-      throw std::runtime_error("--baseline needs the policy: the reports were written with different ones; pass --policy");
+      throw std::runtime_error(
+          "--baseline needs the policy: the reports were written with different ones; pass --policy");
     }
   }
   return cli::emit_reports(report, a.out);
@@ -287,12 +318,13 @@ int run_rules(const std::string& format) {
   if (format == "json") {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& r : wheelcheck_rules())
-      a.push_back({{"id", r.id}, {"severity", severity_name(r.default_severity)}, {"title", r.title}, {"area", r.area}});
+      a.push_back(
+          {{"id", r.id}, {"severity", severity_name(r.default_severity)}, {"title", r.title}, {"area", r.area}});
     std::cout << a.dump(2) << "\n";
   } else {
     for (const auto& r : wheelcheck_rules())
-      std::cout << r.id << "  " << severity_name(r.default_severity) << std::string(8 - std::string(severity_name(r.default_severity)).size(), ' ')
-                << r.title << "\n";
+      std::cout << r.id << "  " << severity_name(r.default_severity)
+                << std::string(8 - std::string(severity_name(r.default_severity)).size(), ' ') << r.title << "\n";
   }
   return kExitPass;
 }
@@ -318,8 +350,8 @@ int run_policy_validate(const std::vector<std::string>& files) {
       }
     }
     for (const auto& i : issues)
-      std::cout << file << (i.line ? ":" + std::to_string(i.line) : "") << ": " << (i.pointer.empty() ? "(document)" : i.pointer)
-                << ": " << i.message << "\n";
+      std::cout << file << (i.line ? ":" + std::to_string(i.line) : "") << ": "
+                << (i.pointer.empty() ? "(document)" : i.pointer) << ": " << i.message << "\n";
     rc = kExitUsage;
   }
   return rc;
@@ -336,17 +368,22 @@ int main(int argc, char** argv) {
 
   CheckArgs check;
   auto* c = app.add_subcommand("check", "Check wheels against a policy (exit 0 pass, 1 findings, 2 usage)");
-  c->add_option("targets", check.targets, "Wheel files, directories of wheels, wheel URLs, index project pages (PEP 503/691)")->required();
+  c->add_option("targets", check.targets,
+                "Wheel files, directories of wheels, wheel URLs, index project pages (PEP 503/691)")
+      ->required();
   c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
   cli::add_report_options(c, check.out);
   c->add_option("--match", check.match, "With an index URL: only wheels whose file name matches this glob");
-  c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel (default: the number of cores)")->check(CLI::Range(1u, 256u));
+  c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel (default: the number of cores)")
+      ->check(CLI::Range(1u, 256u));
   c->add_flag("-q,--quiet", check.quiet, "No progress on stderr");
   c->add_flag("--facts", check.facts, "Include extracted facts in JSON reports");
-  c->add_flag("--no-binaries", check.no_binaries, "Skip ELF/Mach-O/PE/fatbin analysis (archive and metadata checks only)");
-  c->add_option("--depth", check.depth,
-                "full: inflate and hash every entry, parse binaries whole; metadata: central directory, dist-info and binary "
-                "headers only (sub-second on any wheel; hashes, symbol versions and GPU code not checked)")
+  c->add_flag("--no-binaries", check.no_binaries,
+              "Skip ELF/Mach-O/PE/fatbin analysis (archive and metadata checks only)");
+  c->add_option(
+       "--depth", check.depth,
+       "full: inflate and hash every entry, parse binaries whole; metadata: central directory, dist-info and binary "
+       "headers only (sub-second on any wheel; hashes, symbol versions and GPU code not checked)")
       ->check(CLI::IsMember({"full", "metadata"}))
       ->capture_default_str();
   c->add_option("--baseline", check.baseline, "A previous JSON report: wheel and large-entry sizes compared (WC702)");
@@ -363,7 +400,8 @@ int main(int argc, char** argv) {
   i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
 
   MergeArgs merge;
-  auto* m = app.add_subcommand("merge", "Combine JSON reports of shards into one verdict, with the release-set rules over all of them");
+  auto* m = app.add_subcommand(
+      "merge", "Combine JSON reports of shards into one verdict, with the release-set rules over all of them");
   m->add_option("reports", merge.files, "JSON reports written by check --report json:FILE")->required();
   m->add_option("-p,--policy", merge.policy, "Policy for the release-set rules (default: the one the reports name)");
   m->add_option("--baseline", merge.baseline, "A previous JSON report: sizes compared (WC702)");

@@ -47,7 +47,8 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
     e.compressed_size = z.compressed_size;
     f.entries.push_back(std::move(e));
     auto slash = z.name.find('/');
-    if (slash != std::string::npos && z.name.substr(0, slash).ends_with(".dist-info")) dirs.insert(z.name.substr(0, slash));
+    if (slash != std::string::npos && z.name.substr(0, slash).ends_with(".dist-info"))
+      dirs.insert(z.name.substr(0, slash));
   }
   f.dist_info_dirs.assign(dirs.begin(), dirs.end());
   f.dist_info = choose_dist_info(f);
@@ -56,8 +57,8 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
 
 // Entries --depth metadata reads the first bytes of: named like native code, or executable.
 bool binary_like(const ZipEntry& z) {
-  return is_native_library_name(z.name) || (z.unix_mode & 0111) || z.name.ends_with(".exe") || z.name.ends_with(".cubin") ||
-         z.name.ends_with(".fatbin");
+  return is_native_library_name(z.name) || (z.unix_mode & 0111) || z.name.ends_with(".exe") ||
+         z.name.ends_with(".cubin") || z.name.ends_with(".fatbin");
 }
 
 // At --depth metadata only these entries need their local headers (data offsets): the dist-info
@@ -81,7 +82,8 @@ double ratio(const ZipEntry& z) {
 // entries need a sha384 or sha512 as well.
 class WheelReader {
  public:
-  WheelReader(Source& src, const ZipIndex& idx, WheelFacts& f, const AnalyzeOptions& opt) : src_(src), idx_(idx), f_(f), opt_(opt) {}
+  WheelReader(Source& src, const ZipIndex& idx, WheelFacts& f, const AnalyzeOptions& opt)
+      : src_(src), idx_(idx), f_(f), opt_(opt) {}
 
   void run() {
     apply_total_limit();
@@ -101,7 +103,9 @@ class WheelReader {
     }
     // Largest first, so the workers finish together (the two 500 MB libraries of a torch wheel
     // go to two cores at once).
-    std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) { return idx_.entries[a].compressed_size > idx_.entries[b].compressed_size; });
+    std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
+      return idx_.entries[a].compressed_size > idx_.entries[b].compressed_size;
+    });
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t k; (k = next++) < rest.size();) read(rest[k]);
@@ -146,8 +150,8 @@ class WheelReader {
     if (w.text) {
       if (w.text->size() + n > opt_.limits.max_metadata_bytes) {
         std::lock_guard<std::mutex> l(mu_);
-        f_.dist_info_read_errors.push_back(e.name + " is larger than the metadata size limit (" + std::to_string(opt_.limits.max_metadata_bytes) +
-                                           " bytes); not parsed");
+        f_.dist_info_read_errors.push_back(e.name + " is larger than the metadata size limit (" +
+                                           std::to_string(opt_.limits.max_metadata_bytes) + " bytes); not parsed");
         oversize_.insert(e.name);
         w.text->clear();
         w.text = nullptr;
@@ -170,7 +174,8 @@ class WheelReader {
       total = total + z.uncompressed_size < total ? UINT64_MAX : total + z.uncompressed_size;
       if (total <= opt_.limits.max_total_uncompressed_bytes) continue;
       stop_from_ = z.central_index;
-      f_.limit_events.push_back({"total uncompressed size passes the limit of " + std::to_string(opt_.limits.max_total_uncompressed_bytes) +
+      f_.limit_events.push_back({"total uncompressed size passes the limit of " +
+                                     std::to_string(opt_.limits.max_total_uncompressed_bytes) +
                                      " bytes here; this entry and the ones after it are not read",
                                  z.name});
       return;
@@ -181,7 +186,8 @@ class WheelReader {
   std::string skip_reason(const ZipEntry& z) const {
     if (z.kind != EntryKind::file) return "not a regular file";
     if (z.central_index >= stop_from_) return "reading stopped at the total uncompressed size limit";
-    if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes && ratio(z) > opt_.limits.max_compression_ratio)
+    if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes &&
+        ratio(z) > opt_.limits.max_compression_ratio)
       return "compression ratio over the limit; not inflated";
     return "";
   }
@@ -212,8 +218,10 @@ class WheelReader {
     w.capture->finish();  // sniffs what was too short to sniff while streaming
     if (!w.capture->is_binary()) return;
     std::lock_guard<std::mutex> l(mu_);
-    if (w.capture->missing().empty()) f_.binaries.push_back(w.capture->take());
-    else pending_.emplace_back(i, std::move(*w.capture));
+    if (w.capture->missing().empty())
+      f_.binaries.push_back(w.capture->take());
+    else
+      pending_.emplace_back(i, std::move(*w.capture));
   }
 
   void read(size_t i) {
@@ -228,8 +236,9 @@ class WheelReader {
     }
     Work w = start(i);
     try {
-      EntryRead r = pipelined(z) ? read_pipelined(z, w)
-                                 : read_entry(src_, z, [&](const uint8_t* p, size_t n, uint64_t) { return data(w, p, n); });
+      EntryRead r = pipelined(z)
+                        ? read_pipelined(z, w)
+                        : read_entry(src_, z, [&](const uint8_t* p, size_t n, uint64_t) { return data(w, p, n); });
       end(i, w, r.error, r.stopped);
     } catch (const IoError& err) {
       end(i, w, err.what(), false);
@@ -309,8 +318,10 @@ class WheelReader {
       e.read_error = r.error;
       return;
     }
-    if (e.bytes_read < e.size) e.skipped = "only the first " + std::to_string(e.bytes_read) + " bytes read (--depth metadata)";
-    else e.sha256 = w.sha256.digest_b64();
+    if (e.bytes_read < e.size)
+      e.skipped = "only the first " + std::to_string(e.bytes_read) + " bytes read (--depth metadata)";
+    else
+      e.sha256 = w.sha256.digest_b64();
     w.capture->finish_prefix();
     if (w.capture->is_binary()) f_.binaries.push_back(w.capture->take());
   }
@@ -350,7 +361,9 @@ class WheelReader {
     auto errors = read_entries(src_, idx_, sinks);
     for (auto& [i, w] : works) {
       auto err = errors.find(i);
-      std::string error = err != errors.end() ? err->second : w.e->bytes_read != w.e->size ? "entry data ends early" : "";
+      std::string error = err != errors.end()            ? err->second
+                          : w.e->bytes_read != w.e->size ? "entry data ends early"
+                                                         : "";
       end(i, w, error, false);
     }
   }
@@ -382,10 +395,13 @@ class WheelReader {
                                               }
                                               return off + n < upto;
                                             }}});
-        if (!errors.empty()) failure = "second read failed: " + errors.begin()->second;
-        else done = capture.finish();
+        if (!errors.empty())
+          failure = "second read failed: " + errors.begin()->second;
+        else
+          done = capture.finish();
       }
-      if (!done && failure.empty()) failure = "structures still out of reach after " + std::to_string(kMaxRereads + 1) + " more reads";
+      if (!done && failure.empty())
+        failure = "structures still out of reach after " + std::to_string(kMaxRereads + 1) + " more reads";
       f_.reinflated_bytes += got;
       BinaryFacts b = capture.take();
       if (!failure.empty()) b.errors.push_back(failure);
@@ -430,8 +446,10 @@ namespace {
 void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
   ZipIndex idx;
   try {
-    if (opt.depth == Depth::metadata) idx = read_zip_index(src, [&](const ZipEntry& z) { return read_at_metadata_depth(z, opt); });
-    else idx = read_zip_index(src);
+    if (opt.depth == Depth::metadata)
+      idx = read_zip_index(src, [&](const ZipEntry& z) { return read_at_metadata_depth(z, opt); });
+    else
+      idx = read_zip_index(src);
   } catch (const IoError& e) {
     f.unreadable.push_back({e.what(), "", 0});
     return;
@@ -495,8 +513,8 @@ WheelFacts analyze_index_metadata(const TargetRef& t, const AnalyzeOptions& opt)
     d.update(body.data(), body.size());
     std::string got = d.digest_hex();
     if (got != to_lower(t.metadata_sha256)) {
-      f.unreadable.push_back({"the core metadata served at " + display_url(t.metadata_url) + " has sha256 " + got + "; the index says " +
-                                  clip_for_display(t.metadata_sha256, 80),
+      f.unreadable.push_back({"the core metadata served at " + display_url(t.metadata_url) + " has sha256 " + got +
+                                  "; the index says " + clip_for_display(t.metadata_sha256, 80),
                               "", 0});
       return f;
     }

@@ -11,8 +11,8 @@
 namespace wc {
 namespace {
 
-constexpr uint64_t kHead = 1u << 20;  // kept from every binary: headers, load commands, small files whole
-constexpr uint64_t kTail = 1u << 20;  // kept from every binary: section headers and tables linkers put last
+constexpr uint64_t kHead = 1u << 20;     // kept from every binary: headers, load commands, small files whole
+constexpr uint64_t kTail = 1u << 20;     // kept from every binary: section headers and tables linkers put last
 constexpr uint64_t kSmallPe = 8u << 20;  // PE files this small are kept whole (imports sit anywhere)
 
 }  // namespace
@@ -94,7 +94,7 @@ struct BinaryCapture::Impl {
   bool second_pass = false;  // the fatbin scan and the tail came from the first pass
   std::vector<ByteRange> wanted;
   std::vector<ByteRange> loaded;  // mapped by the loader (from the plan)
-  std::string unmapped;            // the last bytes outside `loaded`, for the name scan
+  std::string unmapped;           // the last bytes outside `loaded`, for the name scan
   uint64_t unmapped_end = 0;
   int name_matches = 0;
   SparseFile file;
@@ -146,9 +146,12 @@ struct BinaryCapture::Impl {
       } catch (const NeedRanges& need) {
         bool progress = false;
         for (const auto& r : need.ranges) {
-          if (from_retained(r)) progress = true;
-          else if (r.off >= pos && !at_end) want(r);
-          else if (at_end) missing.push_back(r);
+          if (from_retained(r))
+            progress = true;
+          else if (r.off >= pos && !at_end)
+            want(r);
+          else if (at_end)
+            missing.push_back(r);
         }
         if (!progress) return false;
       }
@@ -160,8 +163,10 @@ struct BinaryCapture::Impl {
     CapturePlan p;
     bool ok = satisfy(
         [&] {
-          if (format == "elf") p = elf_capture_plan(file, retain_cap);
-          else if (format == "macho") p = macho_capture_plan(file);
+          if (format == "elf")
+            p = elf_capture_plan(file, retain_cap);
+          else if (format == "macho")
+            p = macho_capture_plan(file);
         },
         false);
     if (!ok && pos < kHead && pos < size) return;  // the headers are not all here yet
@@ -230,7 +235,8 @@ struct BinaryCapture::Impl {
     size_t searched = unmapped.size() >= kShstrtabName.size() ? unmapped.size() - kShstrtabName.size() + 1 : 0;
     unmapped.append(reinterpret_cast<const char*>(p), n);
     unmapped_end = start + n;
-    for (size_t at; name_matches < kMaxNameMatches && (at = unmapped.find(kShstrtabName, searched)) != std::string::npos;
+    for (size_t at;
+         name_matches < kMaxNameMatches && (at = unmapped.find(kShstrtabName, searched)) != std::string::npos;
          searched = at + 1) {
       ++name_matches;
       uint64_t base = unmapped_end - unmapped.size();
@@ -264,7 +270,8 @@ struct BinaryCapture::Impl {
 
   void consume(const uint8_t* p, size_t n) {
     // In pieces of at most a MiB, so the plan is made at the same point however the caller chunks.
-    for (size_t step; n > 0; p += step, n -= step) consume_piece(p, step = static_cast<size_t>(std::min<uint64_t>(n, kHead)));
+    for (size_t step; n > 0; p += step, n -= step)
+      consume_piece(p, step = static_cast<size_t>(std::min<uint64_t>(n, kHead)));
   }
 
   void consume_piece(const uint8_t* p, size_t n) {
@@ -284,10 +291,14 @@ struct BinaryCapture::Impl {
     out.format = format;
     try {
       try {
-        if (format == "elf") read_elf(file, out);
-        else if (format == "macho") read_macho(file, out);
-        else if (format == "pe") read_pe(file, out);
-        else out.arch = "cuda", out.headers_only = true;  // a bare fatbin: its entries were not read
+        if (format == "elf")
+          read_elf(file, out);
+        else if (format == "macho")
+          read_macho(file, out);
+        else if (format == "pe")
+          read_pe(file, out);
+        else
+          out.arch = "cuda", out.headers_only = true;  // a bare fatbin: its entries were not read
       } catch (const NeedRanges&) {
         if (format == "elf") {
           out = BinaryFacts{};
@@ -382,7 +393,7 @@ BinaryCapture BinaryCapture::second_pass() {
   n.format = m.format;
   n.sniffed = true;
   n.second_pass = true;
-  n.file = std::move(m.file);  // the headers found the first time locate everything now
+  n.file = std::move(m.file);        // the headers found the first time locate everything now
   n.fatbins = std::move(m.fatbins);  // the tail is in `file` already
   n.plan();
   return next;

@@ -98,13 +98,17 @@ CudaFacts derive_cuda_facts(const WheelFacts& f, const CudaPolicy& cuda) {
 
 json cuda_facts_to_json(const CudaFacts& c) {
   json j = json::object();
-  if (c.variant) j["variant"] = {{"name", c.variant->name}, {"version", c.variant->cpu() ? "" : c.variant->version()}, {"source", c.variant->source}};
+  if (c.variant)
+    j["variant"] = {{"name", c.variant->name},
+                    {"version", c.variant->cpu() ? "" : c.variant->version()},
+                    {"source", c.variant->source}};
   if (c.version_file_value) j["version_file"] = *c.version_file_value;
   json links = json::array();
   for (const auto& l : c.links) links.push_back({{"binary", l.binary}, {"soname", l.soname}, {"cuda_major", l.major}});
   j["runtime_links"] = links;
   json pins = json::array();
-  for (const auto& p : c.pins) pins.push_back({{"package", p.package}, {"requirement", p.requirement}, {"cuda_major", p.major}});
+  for (const auto& p : c.pins)
+    pins.push_back({{"package", p.package}, {"requirement", p.requirement}, {"cuda_major", p.major}});
   j["pins"] = pins;
   json tk = json::array();
   for (const auto& t : c.toolkits) tk.push_back({{"binary", t.binary}, {"cuda_toolkit", t.version}});

@@ -50,23 +50,26 @@ json facts_to_json(const WheelFacts& f) {
   }
   json entries = json::array();
   for (const auto& e : f.entries) {
-    json x = {{"name", e.name}, {"kind", kind_name(e.kind)}, {"size", e.size}, {"compressed_size", e.compressed_size},
+    json x = {{"name", e.name},
+              {"kind", kind_name(e.kind)},
+              {"size", e.size},
+              {"compressed_size", e.compressed_size},
               {"method", e.method}};
     if (!e.sha256.empty()) x["sha256"] = e.sha256;
     if (!e.read_error.empty()) x["read_error"] = e.read_error;
     if (!e.skipped.empty()) x["skipped"] = e.skipped;
     entries.push_back(x);
   }
-  json j = {{"path", f.path}, {"size", f.file_size}, {"filename", name}, {"zip64", f.zip64}, {"entries", entries},
-            {"dist_info", f.dist_info}};
+  json j = {{"path", f.path},   {"size", f.file_size}, {"filename", name},
+            {"zip64", f.zip64}, {"entries", entries},  {"dist_info", f.dist_info}};
   if (!f.unreadable.empty()) j["unreadable"] = problems_json(f.unreadable);
   if (!f.inconsistent.empty()) j["inconsistent"] = problems_json(f.inconsistent);
   if (f.wheel_file) j["wheel"] = header_json(*f.wheel_file);
   if (f.metadata) {
     json m = header_json(*f.metadata);
-    m["fields"].erase(std::remove_if(m["fields"].begin(), m["fields"].end(),
-                                     [](const json& kv) { return kv[0] == "Description"; }),
-                      m["fields"].end());
+    m["fields"].erase(
+        std::remove_if(m["fields"].begin(), m["fields"].end(), [](const json& kv) { return kv[0] == "Description"; }),
+        m["fields"].end());
     j["metadata"] = m;
   }
   if (f.record) j["record_rows"] = f.record->rows.size();

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -25,14 +25,14 @@ struct EntryFacts {
   EntryKind kind = EntryKind::file;
   uint32_t unix_mode = 0;
   uint16_t method = 0;
-  uint64_t size = 0;             // declared (central directory)
+  uint64_t size = 0;  // declared (central directory)
   uint64_t compressed_size = 0;
   uint64_t bytes_read = 0;
-  std::string sha256;            // RECORD form; empty when not fully read
+  std::string sha256;                                // RECORD form; empty when not fully read
   std::map<std::string, std::string> other_digests;  // sha384/sha512 when RECORD asks for them
-  std::string read_error;        // libarchive's word on this entry (CRC, truncation)
-  std::string skipped;           // why the data was not inflated
-  std::string magic;             // sniff_binary: "elf", "macho", "pe", "fatbin" or ""
+  std::string read_error;                            // libarchive's word on this entry (CRC, truncation)
+  std::string skipped;                               // why the data was not inflated
+  std::string magic;                                 // sniff_binary: "elf", "macho", "pe", "fatbin" or ""
   bool complete() const { return read_error.empty() && skipped.empty() && bytes_read == size; }
 };
 
@@ -51,7 +51,7 @@ struct WheelFacts {
   std::vector<ZipProblem> methods;       // WC405
   std::vector<LimitEvent> limit_events;  // WC403 raised while reading
   bool zip64 = false;
-  std::vector<EntryFacts> entries;       // central directory order
+  std::vector<EntryFacts> entries;  // central directory order
 
   std::vector<std::string> dist_info_dirs;  // top-level *.dist-info/ names (without slash)
   std::string dist_info;                    // the one used

@@ -143,11 +143,13 @@ Reply perform(const std::string& url, const std::string& range, uint64_t cap, co
 // An IoError for a reply that failed (transport error or an HTTP status other than `ok`s).
 void require_ok(const Reply& r, const std::string& url, std::initializer_list<long> ok, uint64_t cap) {
   if (r.too_big) throw IoError(display_url(url) + ": reply larger than " + std::to_string(cap) + " bytes");
-  if (r.code == CURLE_TOO_MANY_REDIRECTS) throw IoError(display_url(url) + ": more than 10 redirects (a redirect loop?)");
+  if (r.code == CURLE_TOO_MANY_REDIRECTS)
+    throw IoError(display_url(url) + ": more than 10 redirects (a redirect loop?)");
   if (r.code == CURLE_OPERATION_TIMEDOUT)
-    throw IoError(display_url(url) + ": the server stalled (no progress for " + std::to_string(options().timeout_seconds) +
-                  " s; WHEELCHECK_HTTP_TIMEOUT sets it)");
-  if (r.code == CURLE_PARTIAL_FILE) throw IoError(display_url(url) + ": the body was cut short (the server closed the connection early)");
+    throw IoError(display_url(url) + ": the server stalled (no progress for " +
+                  std::to_string(options().timeout_seconds) + " s; WHEELCHECK_HTTP_TIMEOUT sets it)");
+  if (r.code == CURLE_PARTIAL_FILE)
+    throw IoError(display_url(url) + ": the body was cut short (the server closed the connection early)");
   if (r.code != CURLE_OK) throw IoError(display_url(url) + ": " + curl_easy_strerror(r.code));
   for (long s : ok)
     if (r.status == s) return;
@@ -163,7 +165,8 @@ std::optional<ContentRange> parse_content_range(std::string_view v) {
   v.remove_prefix(6);
   auto dash = v.find('-'), slash = v.find('/');
   if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) return std::nullopt;
-  auto lo = parse_decimal(v.substr(0, dash), 1ull << 48), hi = parse_decimal(v.substr(dash + 1, slash - dash - 1), 1ull << 48),
+  auto lo = parse_decimal(v.substr(0, dash), 1ull << 48),
+       hi = parse_decimal(v.substr(dash + 1, slash - dash - 1), 1ull << 48),
        total = parse_decimal(v.substr(slash + 1), 1ull << 48);
   if (!lo || !hi || !total || *lo > *hi || *hi >= *total) return std::nullopt;
   return ContentRange{*lo, *hi, *total};
@@ -179,14 +182,16 @@ class HttpSource : public Source {
     if (r.status == 206) {
       auto cr = parse_content_range(r.content_range);
       if (!cr || cr->lo != 0 || cr->hi != 0)
-        throw IoError(shown_ + ": unreadable Content-Range '" + escape_for_display(r.content_range) + "' in reply to a range request");
+        throw IoError(shown_ + ": unreadable Content-Range '" + escape_for_display(r.content_range) +
+                      "' in reply to a range request");
       size_ = cr->total;
     } else {
       // The server ignores Range: one whole download, bounded.
       whole_ = true;
       Reply all = perform(url_, "", kMaxWholeDownload, "");
       if (all.too_big)
-        throw IoError(shown_ + ": the server ignores range requests and the file is larger than " + std::to_string(kMaxWholeDownload) + " bytes");
+        throw IoError(shown_ + ": the server ignores range requests and the file is larger than " +
+                      std::to_string(kMaxWholeDownload) + " bytes");
       require_ok(all, url_, {200}, kMaxWholeDownload);
       fetched_ += all.body.size();
       body_ = std::move(all.body);
@@ -241,11 +246,12 @@ class HttpSource : public Source {
     fetched_ += r.body.size();
     auto cr = parse_content_range(r.content_range);
     if (!cr || cr->lo != lo || cr->hi != hi || cr->total != size_)
-      throw IoError(shown_ + ": asked for bytes " + std::to_string(lo) + "-" + std::to_string(hi) + " of " + std::to_string(size_) +
-                    ", the reply says Content-Range '" + escape_for_display(r.content_range) + "'");
+      throw IoError(shown_ + ": asked for bytes " + std::to_string(lo) + "-" + std::to_string(hi) + " of " +
+                    std::to_string(size_) + ", the reply says Content-Range '" + escape_for_display(r.content_range) +
+                    "'");
     if (r.body.size() != len)
-      throw IoError(shown_ + ": range " + std::to_string(lo) + "-" + std::to_string(hi) + " answered with " + std::to_string(r.body.size()) +
-                    " bytes (the body was cut short)");
+      throw IoError(shown_ + ": range " + std::to_string(lo) + "-" + std::to_string(hi) + " answered with " +
+                    std::to_string(r.body.size()) + " bytes (the body was cut short)");
     last_end_ = hi + 1;
     auto s = std::make_shared<const Span>(Span{lo, std::move(r.body)});
     cached_ += s->bytes.size();

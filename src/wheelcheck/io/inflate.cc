@@ -55,14 +55,16 @@ std::string hex32(uint32_t v) {
 // of a remote wheel fetches little) and double up to the buffer's size.
 class CompressedInput {
  public:
-  CompressedInput(Source& src, const ZipEntry& z, std::vector<uint8_t>& buf) : src_(src), next_(z.data_offset), left_(z.compressed_size), buf_(buf) {}
+  CompressedInput(Source& src, const ZipEntry& z, std::vector<uint8_t>& buf)
+      : src_(src), next_(z.data_offset), left_(z.compressed_size), buf_(buf) {}
   // Refills; returns the bytes now available (0 at the end of the entry's data).
   size_t fill() {
     size_t want = static_cast<size_t>(std::min<uint64_t>(left_, std::min(block_, buf_.size())));
     block_ = std::min(block_ * 2, buf_.size());
     if (want == 0) return 0;
     size_t got = src_.read_at(next_, buf_.data(), want);
-    if (got != want) throw IoError(src_.display_name() + ": file ends inside entry data at offset " + std::to_string(next_ + got));
+    if (got != want)
+      throw IoError(src_.display_name() + ": file ends inside entry data at offset " + std::to_string(next_ + got));
     next_ += got, left_ -= got;
     return got;
   }
@@ -79,7 +81,8 @@ class CompressedInput {
 EntryRead finish(EntryRead r, const ZipEntry& z, uint32_t crc) {
   if (!r.error.empty() || r.stopped) return r;
   if (r.bytes != z.uncompressed_size)
-    r.error = "entry data ends after " + std::to_string(r.bytes) + " bytes; the central directory says " + std::to_string(z.uncompressed_size);
+    r.error = "entry data ends after " + std::to_string(r.bytes) + " bytes; the central directory says " +
+              std::to_string(z.uncompressed_size);
   else if (crc != z.crc32)
     r.error = "CRC-32 of the data is " + hex32(crc) + ", the central directory says " + hex32(z.crc32);
   return r;
@@ -100,7 +103,8 @@ EntryRead read_stored(Source& src, const ZipEntry& z, const EntrySink& sink, uin
     }
   }
   if (z.compressed_size != z.uncompressed_size && !r.stopped)
-    r.error = "stored entry's compressed size " + std::to_string(z.compressed_size) + " differs from its size " + std::to_string(z.uncompressed_size);
+    r.error = "stored entry's compressed size " + std::to_string(z.compressed_size) + " differs from its size " +
+              std::to_string(z.uncompressed_size);
   return finish(std::move(r), z, crc);
 }
 
@@ -132,7 +136,8 @@ EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink, u
     }
     uint32_t in_before = state->avail_in;
     state->next_out = out.data();
-    const uint32_t room = static_cast<uint32_t>(std::min<uint64_t>(out.size(), limit - r.bytes));  // no more than asked for
+    const uint32_t room =
+        static_cast<uint32_t>(std::min<uint64_t>(out.size(), limit - r.bytes));  // no more than asked for
     state->avail_out = room;
     int rc = isal_inflate(state);
     if (rc < 0) {
@@ -142,7 +147,8 @@ EntryRead read_deflated(Source& src, const ZipEntry& z, const EntrySink& sink, u
     size_t n = room - state->avail_out;
     if (n == 0 && state->avail_in == in_before && state->block_state != ISAL_BLOCK_FINISH) {
       // No progress: the compressed data is used up (or the stream cannot go on).
-      r.error = "deflate stream ends early, after " + std::to_string(r.bytes) + " of " + std::to_string(z.uncompressed_size) + " bytes";
+      r.error = "deflate stream ends early, after " + std::to_string(r.bytes) + " of " +
+                std::to_string(z.uncompressed_size) + " bytes";
       return r;
     }
     if (n == 0) continue;

@@ -21,9 +21,9 @@ namespace wc {
 using EntrySink = std::function<bool(const uint8_t*, size_t, uint64_t)>;
 
 struct EntryRead {
-  std::string error;        // "" when the entry was read to its end intact (or the sink stopped)
-  uint64_t bytes = 0;       // delivered to the sink
-  bool stopped = false;     // the sink asked to stop
+  std::string error;     // "" when the entry was read to its end intact (or the sink stopped)
+  uint64_t bytes = 0;    // delivered to the sink
+  bool stopped = false;  // the sink asked to stop
 };
 
 // Whether read_entry handles `z` (STORED or DEFLATED, not encrypted, local header located).

@@ -1,14 +1,14 @@
 #include "io/targets.h"
 
 #include <algorithm>
-#include <map>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "io/source.h"
-#include "util/parse.h"
 #include "util/json_text.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -40,14 +40,22 @@ static std::string html_unescape(std::string_view s) {
       continue;
     }
     auto semi = s.find(';', i);
-    std::string_view ent = semi == std::string_view::npos || semi - i > 10 ? std::string_view() : s.substr(i + 1, semi - i - 1);
+    std::string_view ent =
+        semi == std::string_view::npos || semi - i > 10 ? std::string_view() : s.substr(i + 1, semi - i - 1);
     std::optional<uint64_t> code;
-    if (ent == "amp") code = '&';
-    else if (ent == "lt") code = '<';
-    else if (ent == "gt") code = '>';
-    else if (ent == "quot") code = '"';
-    else if (ent == "apos") code = '\'';
-    else if (ent.size() > 1 && ent[0] == '#') code = parse_integer(ent[1] == 'x' || ent[1] == 'X' ? "0" + std::string(ent.substr(1)) : std::string(ent.substr(1)), 0x7f);
+    if (ent == "amp")
+      code = '&';
+    else if (ent == "lt")
+      code = '<';
+    else if (ent == "gt")
+      code = '>';
+    else if (ent == "quot")
+      code = '"';
+    else if (ent == "apos")
+      code = '\'';
+    else if (ent.size() > 1 && ent[0] == '#')
+      code = parse_integer(
+          ent[1] == 'x' || ent[1] == 'X' ? "0" + std::string(ent.substr(1)) : std::string(ent.substr(1)), 0x7f);
     if (!code) {
       out.push_back('&');
       continue;
@@ -108,23 +116,29 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
     auto parsed = parse_json(body, &err);
     if (!parsed) throw std::runtime_error(page_url + ": index reply is not valid JSON: " + err.message);
     const nlohmann::json& j = *parsed;
-    if (!j.contains("files") || !j["files"].is_array()) throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");
+    if (!j.contains("files") || !j["files"].is_array())
+      throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");
     for (const auto& f : j["files"]) {
-      if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() || !f["url"].is_string()) continue;
+      if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() ||
+          !f["url"].is_string())
+        continue;
       std::string url = resolve_url(f["url"], page_url);
       IndexLink l;
       l.filename = f["filename"];
       l.url = url.substr(0, url.find('#'));
       l.sha256 = fragment_sha256(url);
-      if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") && f["hashes"]["sha256"].is_string())
+      if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") &&
+          f["hashes"]["sha256"].is_string())
         l.sha256 = to_lower(f["hashes"]["sha256"].get<std::string>());
       for (const char* key : {"core-metadata", "dist-info-metadata", "data-dist-info-metadata"}) {
         if (!f.contains(key)) continue;
         const auto& m = f[key];
-        if (m.is_boolean()) l.metadata = m.get<bool>();
+        if (m.is_boolean())
+          l.metadata = m.get<bool>();
         else if (m.is_object()) {
           l.metadata = true;
-          if (m.contains("sha256") && m["sha256"].is_string()) l.metadata_sha256 = to_lower(m["sha256"].get<std::string>());
+          if (m.contains("sha256") && m["sha256"].is_string())
+            l.metadata_sha256 = to_lower(m["sha256"].get<std::string>());
         }
         break;
       }
@@ -136,11 +150,14 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
   std::string_view b = body;
   for (size_t p = 0; (p = b.find('<', p)) != std::string_view::npos;) {
     ++p;
-    if (p + 1 >= b.size() || (b[p] != 'a' && b[p] != 'A') || !(b[p + 1] == ' ' || b[p + 1] == '\t' || b[p + 1] == '\n' || b[p + 1] == '\r')) continue;
+    if (p + 1 >= b.size() || (b[p] != 'a' && b[p] != 'A') ||
+        !(b[p + 1] == ' ' || b[p + 1] == '\t' || b[p + 1] == '\n' || b[p + 1] == '\r'))
+      continue;
     ++p;
     auto attrs = tag_attributes(b, p);
     size_t end = b.find('<', p);
-    std::string text = std::string(trim(html_unescape(b.substr(p, (end == std::string_view::npos ? b.size() : end) - p))));
+    std::string text =
+        std::string(trim(html_unescape(b.substr(p, (end == std::string_view::npos ? b.size() : end) - p))));
     auto href = attrs.find("href");
     if (href == attrs.end()) continue;
     IndexLink l;
@@ -172,7 +189,9 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
     if (!match.empty() && !glob_match(match, l.filename)) continue;
     out.push_back({l.url, l.metadata ? l.url + ".metadata" : "", l.metadata_sha256, l.sha256});
   }
-  if (out.empty()) throw std::runtime_error(display_url(page) + ": the index page lists no wheels" + (match.empty() ? "" : " matching '" + match + "'"));
+  if (out.empty())
+    throw std::runtime_error(display_url(page) + ": the index page lists no wheels" +
+                             (match.empty() ? "" : " matching '" + match + "'"));
   return out;
 }
 

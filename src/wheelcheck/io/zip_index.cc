@@ -8,8 +8,8 @@
 namespace wc {
 namespace {
 
-constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEocdSig = 0x06054b50,
-                   kEocd64Sig = 0x06064b50, kLocator64Sig = 0x07064b50;
+constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEocdSig = 0x06054b50, kEocd64Sig = 0x06064b50,
+                   kLocator64Sig = 0x07064b50;
 constexpr size_t kEocdSize = 22, kMaxComment = 0xFFFF;
 
 struct Eocd {
@@ -24,7 +24,8 @@ struct Eocd {
 bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   uint64_t size = src.size();
   if (size < kEocdSize) {
-    idx.fatal.push_back({"not a zip archive: " + std::to_string(size) + " bytes is too short for an end record", "", 0});
+    idx.fatal.push_back(
+        {"not a zip archive: " + std::to_string(size) + " bytes is too short for an end record", "", 0});
     return false;
   }
   uint64_t tail_len = std::min<uint64_t>(size, kEocdSize + kMaxComment);
@@ -59,7 +60,8 @@ bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   e.record_start = e.pos;
   idx.comment = std::string(c.str(std::min<uint64_t>(e.comment_len, c.remaining())));
   if (!exact)
-    idx.inconsistent.push_back({"end of central directory record is not at the end of the file (trailing bytes)", "", e.pos});
+    idx.inconsistent.push_back(
+        {"end of central directory record is not at the end of the file (trailing bytes)", "", e.pos});
   return true;
 }
 
@@ -113,7 +115,8 @@ EntryKind kind_of(ZipEntry& z) {
     switch (z.unix_mode & 0170000) {
       case 0120000: return EntryKind::symlink;
       case 0040000: return EntryKind::directory;
-      case 0100000: case 0: break;
+      case 0100000:
+      case 0: break;
       default: return EntryKind::other;
     }
   }
@@ -128,7 +131,8 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
   for (uint64_t n = 0; n < e.entries; ++n) {
     if (c.remaining() < 46 || c.u32() != kCentralSig) {
       idx.fatal.push_back({"central directory entry " + std::to_string(n) + " of " + std::to_string(e.entries) +
-                               " is missing or has a bad signature", "", c.offset()});
+                               " is missing or has a bad signature",
+                           "", c.offset()});
       return;
     }
     ZipEntry z;
@@ -155,7 +159,8 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
     idx.entries.push_back(std::move(z));
   }
   if (!c.at_end())
-    idx.inconsistent.push_back({"central directory has " + std::to_string(c.remaining()) + " bytes after its last entry", "", c.offset()});
+    idx.inconsistent.push_back(
+        {"central directory has " + std::to_string(c.remaining()) + " bytes after its last entry", "", c.offset()});
 }
 
 // Local headers through a window: small entries lie close together, so one read serves many
@@ -165,12 +170,13 @@ class Window {
   explicit Window(Source& s) : src_(s) {}
   std::span<const uint8_t> get(uint64_t off, size_t n) {
     if (off < base_ || off - base_ + n > buf_.size()) {
-      size_t len = static_cast<size_t>(std::min<uint64_t>(std::max<size_t>(n, kWindow), src_.size() - std::min(off, src_.size())));
+      size_t len = static_cast<size_t>(
+          std::min<uint64_t>(std::max<size_t>(n, kWindow), src_.size() - std::min(off, src_.size())));
       buf_.resize(len);
       size_t got = src_.read_at(off, buf_.data(), len);
       if (got < n)
-        throw IoError(src_.display_name() + ": wanted " + std::to_string(n) + " bytes at offset " + std::to_string(off) +
-                      ", file ends after " + std::to_string(off + got));
+        throw IoError(src_.display_name() + ": wanted " + std::to_string(n) + " bytes at offset " +
+                      std::to_string(off) + ", file ends after " + std::to_string(off + got));
       buf_.resize(got);
       base_ = off;
     }
@@ -187,7 +193,8 @@ class Window {
 void check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   auto add = [&](std::string m) { idx.inconsistent.push_back({std::move(m), z.name, z.local_offset}); };
   if (z.local_offset > idx.archive_size || idx.archive_size - z.local_offset < 30) {
-    idx.fatal.push_back({"local header offset " + std::to_string(z.local_offset) + " is outside the file", z.name, z.local_offset});
+    idx.fatal.push_back(
+        {"local header offset " + std::to_string(z.local_offset) + " is outside the file", z.name, z.local_offset});
     return;
   }
   auto hdr = src.get(z.local_offset, 30);
@@ -215,7 +222,9 @@ void check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   apply_zip64_extra(v.sub(name_len, extra_len), loc, false);
   z.data_offset = var_off + name_len + extra_len;
   if (lname != z.name) add("local header name '" + clip_for_display(lname) + "' differs from the central directory");
-  if (method != z.method) add("local header compression method " + std::to_string(method) + " differs from the central directory's " + std::to_string(z.method));
+  if (method != z.method)
+    add("local header compression method " + std::to_string(method) + " differs from the central directory's " +
+        std::to_string(z.method));
   if ((flags & 0x0008) == 0) {
     if (loc.crc32 != z.crc32) add("local header CRC-32 differs from the central directory");
     if (loc.compressed_size != z.compressed_size || loc.uncompressed_size != z.uncompressed_size)
@@ -234,15 +243,18 @@ void check_overlaps(ZipIndex& idx) {
   for (const auto& z : idx.entries) order.push_back(&z);
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
   if (!order.empty() && order.front()->local_offset > 0)
-    idx.inconsistent.push_back({std::to_string(order.front()->local_offset) + " bytes of data before the first entry (prepended data)", "", 0});
+    idx.inconsistent.push_back(
+        {std::to_string(order.front()->local_offset) + " bytes of data before the first entry (prepended data)", "",
+         0});
   for (size_t i = 0; i < order.size(); ++i) {
     const ZipEntry& z = *order[i];
     if (z.data_offset == 0) continue;
     uint64_t end = z.data_offset + z.compressed_size;
     uint64_t limit = i + 1 < order.size() ? order[i + 1]->local_offset : idx.central_directory_offset;
     if (end > limit)
-      idx.inconsistent.push_back({i + 1 < order.size() ? "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'"
-                                                      : "entry data overlaps the central directory",
+      idx.inconsistent.push_back({i + 1 < order.size()
+                                      ? "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'"
+                                      : "entry data overlaps the central directory",
                                   z.name, z.data_offset});
   }
 }
@@ -267,24 +279,29 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
       return idx;
     }
     if (e.cd_offset > e.record_start || e.record_start - e.cd_offset < e.cd_size) {
-      idx.fatal.push_back({"central directory (offset " + std::to_string(e.cd_offset) + ", " + std::to_string(e.cd_size) +
-                               " bytes) lies outside the file", "", e.pos});
+      idx.fatal.push_back({"central directory (offset " + std::to_string(e.cd_offset) + ", " +
+                               std::to_string(e.cd_size) + " bytes) lies outside the file",
+                           "", e.pos});
       return idx;
     }
     if (e.cd_offset + e.cd_size != e.record_start)
-      idx.inconsistent.push_back({"bytes between the central directory and the end record", "", e.cd_offset + e.cd_size});
+      idx.inconsistent.push_back(
+          {"bytes between the central directory and the end record", "", e.cd_offset + e.cd_size});
     idx.central_directory_offset = e.cd_offset;
     read_central(src, idx, e);
     if (!idx.fatal.empty()) return idx;
     std::vector<ZipEntry*> by_offset;  // file order: neighbouring headers share a window
     for (auto& z : idx.entries)
       if (!local_wanted || local_wanted(z)) by_offset.push_back(&z);
-    std::stable_sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+    std::stable_sort(by_offset.begin(), by_offset.end(),
+                     [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
     Window window(src);
     for (auto* z : by_offset) check_local(window, idx, *z);
     for (auto& z : idx.entries) {
       if (z.method != 0 && z.method != 8)
-        idx.methods.push_back({"compression method " + std::to_string(z.method) + " (only STORED and DEFLATED are portable; PyPI rejects others)", z.name, z.local_offset});
+        idx.methods.push_back({"compression method " + std::to_string(z.method) +
+                                   " (only STORED and DEFLATED are portable; PyPI rejects others)",
+                               z.name, z.local_offset});
     }
     check_overlaps(idx);
   } catch (const ParseError& pe) {

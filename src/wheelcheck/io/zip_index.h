@@ -38,10 +38,10 @@ struct ZipProblem {
 };
 
 struct ZipIndex {
-  std::vector<ZipEntry> entries;  // central directory order
-  std::vector<ZipProblem> fatal;  // the archive cannot be read (WC404)
+  std::vector<ZipEntry> entries;         // central directory order
+  std::vector<ZipProblem> fatal;         // the archive cannot be read (WC404)
   std::vector<ZipProblem> inconsistent;  // readable but malformed: header mismatch, overlap, extra bytes (WC404)
-  std::vector<ZipProblem> methods;  // compression methods other than STORED/DEFLATED (WC405)
+  std::vector<ZipProblem> methods;       // compression methods other than STORED/DEFLATED (WC405)
   uint64_t archive_size = 0;
   uint64_t central_directory_offset = 0;
   bool zip64 = false;

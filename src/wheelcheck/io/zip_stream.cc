@@ -35,7 +35,9 @@ la_ssize_t client_read(struct archive* a, void* data, const void** out) {
 
 la_int64_t client_seek(struct archive*, void* data, la_int64_t offset, int whence) {
   auto* c = static_cast<SourceClient*>(data);
-  int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? static_cast<int64_t>(c->pos) : static_cast<int64_t>(c->src->size());
+  int64_t base = whence == SEEK_SET   ? 0
+                 : whence == SEEK_CUR ? static_cast<int64_t>(c->pos)
+                                      : static_cast<int64_t>(c->src->size());
   int64_t p = base + offset;
   if (p < 0) return ARCHIVE_FATAL;
   c->pos = static_cast<uint64_t>(p);
@@ -152,7 +154,8 @@ std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVi
       if (r == ARCHIVE_FAILED) continue;
     }
     if (!v.begin(*z)) continue;
-    std::string entry_error = read_entry_data(a.get(), [&](const uint8_t* d, size_t n, uint64_t) { return v.data(d, n); });
+    std::string entry_error =
+        read_entry_data(a.get(), [&](const uint8_t* d, size_t n, uint64_t) { return v.data(d, n); });
     v.end(*z, entry_error);
     if (archive_errno(a.get()) == EIO && !client.io_error.empty()) {
       problems.push_back({client.io_error, "", client.pos});
@@ -162,7 +165,8 @@ std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVi
   return problems;
 }
 
-std::map<size_t, std::string> reread_entries(Source& src, const ZipIndex& idx, const std::map<size_t, RereadSink>& sinks) {
+std::map<size_t, std::string> reread_entries(Source& src, const ZipIndex& idx,
+                                             const std::map<size_t, RereadSink>& sinks) {
   std::map<size_t, std::string> errors;
   SourceClient client;
   client.src = &src;

@@ -32,6 +32,7 @@ std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVi
 // the streaming position. Each sink gets (data, size, offset in the entry) and returns false to stop
 // inflating that entry. Returns per-entry error messages (absent when fine).
 using RereadSink = std::function<bool(const uint8_t*, size_t, uint64_t)>;
-std::map<size_t, std::string> reread_entries(Source& src, const ZipIndex& idx, const std::map<size_t, RereadSink>& sinks);
+std::map<size_t, std::string> reread_entries(Source& src, const ZipIndex& idx,
+                                             const std::map<size_t, RereadSink>& sinks);
 
 }  // namespace wc

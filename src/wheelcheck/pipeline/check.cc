@@ -41,7 +41,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
       const TargetRef& t = targets[i];
       try {
         facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
-                                                                          : analyze_target(t.location, per_wheel);
+                                                                           : analyze_target(t.location, per_wheel);
       } catch (const std::exception& e) {
         facts[i] = failed_analysis(t.location, e.what());
       } catch (...) {
@@ -79,7 +79,8 @@ std::vector<SetMember> read_baseline(const std::string& path) {
   return out;
 }
 
-void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy, const std::string& baseline) {
+void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy,
+               const std::string& baseline) {
   if (!release_rules_apply(policy) && baseline.empty()) return;
   std::vector<SetMember> before;
   if (!baseline.empty()) before = read_baseline(baseline);

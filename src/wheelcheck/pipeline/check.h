@@ -14,14 +14,14 @@
 namespace wc {
 
 struct CheckRequest {
-  std::vector<std::string> targets;  // files, directories, wheel URLs, index pages
-  std::string match;                 // glob on index links' file names
-  unsigned jobs = 0;                 // wheels analysed at once; 0: the number of cores
-  bool binaries = true;              // ELF / Mach-O / PE / fatbin analysis
-  Depth depth = Depth::full;         // what of each wheel is read
-  std::string baseline;              // a previous JSON report: sizes compared (WC702)
+  std::vector<std::string> targets;           // files, directories, wheel URLs, index pages
+  std::string match;                          // glob on index links' file names
+  unsigned jobs = 0;                          // wheels analysed at once; 0: the number of cores
+  bool binaries = true;                       // ELF / Mach-O / PE / fatbin analysis
+  Depth depth = Depth::full;                  // what of each wheel is read
+  std::string baseline;                       // a previous JSON report: sizes compared (WC702)
   unsigned shard_index = 0, shard_count = 0;  // --shard I/N (1-based); 0/0: no sharding
-  bool include_facts = false;        // facts in the report items (JSON)
+  bool include_facts = false;                 // facts in the report items (JSON)
   // Called after each wheel is analysed (from worker threads, serialised).
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
 };
@@ -43,7 +43,8 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
 // the file when it is not a wheelcheck report.
 std::vector<SetMember> read_baseline(const std::string& path);
 // Set rules over `members` into `report.set` (with the baseline, when given).
-void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy, const std::string& baseline);
+void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy,
+               const std::string& baseline);
 
 // One wheel's verdict against the others checked with it; an exception while judging becomes a
 // WC404 finding naming what failed.

@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "catalog/catalog.h"
 #include "policy/json_locate.h"
 #include "policy/schema_check.h"
-#include "catalog/catalog.h"
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -144,8 +144,10 @@ std::optional<json> parse_checked(const std::string& text, std::vector<PolicyIss
 std::vector<std::string> extends_of(const json& doc) {
   std::vector<std::string> out;
   if (!doc.contains("extends")) return out;
-  if (doc["extends"].is_string()) out.push_back(doc["extends"]);
-  else for (const auto& e : doc["extends"]) out.push_back(e);
+  if (doc["extends"].is_string())
+    out.push_back(doc["extends"]);
+  else
+    for (const auto& e : doc["extends"]) out.push_back(e);
   return out;
 }
 
@@ -167,7 +169,7 @@ void merge_into(json& base, const json& over) {
 struct Resolved {
   std::string label;  // file path or shipped name
   std::string text;
-  fs::path dir;       // for relative extends; empty for shipped
+  fs::path dir;  // for relative extends; empty for shipped
 };
 
 std::optional<Resolved> resolve(const std::string& spec, const fs::path& rel_dir) {
@@ -199,10 +201,12 @@ void load_into(const std::string& spec, const fs::path& rel_dir, json& merged, s
   if (!r) {
     std::string names;
     for (const auto& n : shipped_policy_names()) names += (names.empty() ? "" : ", ") + n;
-    throw PolicyError(spec, {{"", 0, "no such policy file, and no shipped policy of that name (shipped: " + names + ")"}});
+    throw PolicyError(spec,
+                      {{"", 0, "no such policy file, and no shipped policy of that name (shipped: " + names + ")"}});
   }
   if (std::find(chain.begin(), chain.end(), r->label) != chain.end())
-    throw PolicyError(r->label, {{"/extends", 0, "extends cycle: " + r->label + " extends itself through " + chain.back()}});
+    throw PolicyError(r->label,
+                      {{"/extends", 0, "extends cycle: " + r->label + " extends itself through " + chain.back()}});
   std::vector<PolicyIssue> issues;
   auto doc = parse_checked(r->text, issues);
   if (!doc) throw PolicyError(r->label, issues);
@@ -242,7 +246,8 @@ std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std
       fs::path rel = fs::path(file).parent_path() / base;
       if (!shipped_policy_text(base) && !fs::exists(rel) && !fs::exists(base)) {
         std::string ptr = doc->at("extends").is_string() ? "/extends" : "/extends/" + std::to_string(i);
-        issues.push_back({ptr, lines.count(ptr) ? lines[ptr] : 0, "extends '" + base + "', which is neither a shipped policy nor an existing file"});
+        issues.push_back({ptr, lines.count(ptr) ? lines[ptr] : 0,
+                          "extends '" + base + "', which is neither a shipped policy nor an existing file"});
       }
     }
   }
@@ -268,7 +273,8 @@ std::set<int> ints(const json& obj, const char* key) {
 // "2_17" -> (2, 17); the schema guarantees the shape.
 std::pair<int, int> level_key(const std::string& key) {
   auto us = key.find('_');
-  return {parse_small(std::string_view(key).substr(0, us)).value_or(0), parse_small(std::string_view(key).substr(us + 1)).value_or(0)};
+  return {parse_small(std::string_view(key).substr(0, us)).value_or(0),
+          parse_small(std::string_view(key).substr(us + 1)).value_or(0)};
 }
 
 std::vector<LinuxLevel> linux_levels(const json& levels, std::vector<std::string> libraries) {
@@ -283,7 +289,9 @@ std::vector<LinuxLevel> linux_levels(const json& levels, std::vector<std::string
     take(v, "blacklist", l.blacklist);
     out.push_back(std::move(l));
   }
-  std::sort(out.begin(), out.end(), [](const LinuxLevel& a, const LinuxLevel& b) { return std::tie(a.major, a.minor) < std::tie(b.major, b.minor); });
+  std::sort(out.begin(), out.end(), [](const LinuxLevel& a, const LinuxLevel& b) {
+    return std::tie(a.major, a.minor) < std::tie(b.major, b.minor);
+  });
   for (auto& l : out) {  // whitelists grow level by level (PEP 600 levels only ever add libraries)
     libraries.insert(libraries.end(), l.libraries.begin(), l.libraries.end());
     l.libraries = libraries;
@@ -294,8 +302,10 @@ std::vector<LinuxLevel> linux_levels(const json& levels, std::vector<std::string
 void parse_linux(const json& lx, LinuxPolicy& out) {
   out.allowed_libraries = strings(lx, "allowed_libraries");
   take(lx, "x86_64_isa_baseline", out.x86_64_isa_baseline);
-  if (lx.contains("manylinux_levels")) out.manylinux = linux_levels(lx["manylinux_levels"], strings(lx, "manylinux_libraries"));
-  if (lx.contains("musllinux_levels")) out.musllinux = linux_levels(lx["musllinux_levels"], strings(lx, "musllinux_libraries"));
+  if (lx.contains("manylinux_levels"))
+    out.manylinux = linux_levels(lx["manylinux_levels"], strings(lx, "manylinux_libraries"));
+  if (lx.contains("musllinux_levels"))
+    out.musllinux = linux_levels(lx["musllinux_levels"], strings(lx, "musllinux_libraries"));
 }
 
 void parse_cuda(const json& c, CudaPolicy& out) {
@@ -321,7 +331,9 @@ void parse_cuda(const json& c, CudaPolicy& out) {
   out.driver_libraries = strings(c, "driver_libraries");
   take(c, "allow_arch_specific", out.allow_arch_specific);
   std::string scope = c.value("require_scope", "wheel");
-  out.require_scope = scope == "binary" ? RequireScope::binary : scope == "container" ? RequireScope::container : RequireScope::wheel;
+  out.require_scope = scope == "binary"      ? RequireScope::binary
+                      : scope == "container" ? RequireScope::container
+                                             : RequireScope::wheel;
   if (c.contains("require"))
     for (const auto& [key, r] : c["require"].items()) out.require[key] = {strings(r, "sass"), strings(r, "ptx")};
   out.expect_from_dependencies = strings(c, "expect_from_dependencies");
@@ -329,16 +341,20 @@ void parse_cuda(const json& c, CudaPolicy& out) {
     CudaPolicy::VersionFile vf;
     vf.path = c["version_file"]["path"];
     vf.regex_text = c["version_file"]["regex"];
-    if (auto re = Pattern::compile(vf.regex_text, true, nullptr)) vf.regex = std::make_shared<const Pattern>(std::move(*re));
+    if (auto re = Pattern::compile(vf.regex_text, true, nullptr))
+      vf.regex = std::make_shared<const Pattern>(std::move(*re));
     out.version_file = std::move(vf);
   }
   take(c, "providers", out.providers);
   take(c, "ptx_isa_min_cuda", out.ptx_isa_min_cuda);
   if (c.contains("ga_drivers"))
-    for (const auto& [cuda, driver] : c["ga_drivers"].items()) out.ga_drivers.emplace_back(cuda, driver.get<std::string>());
-  std::sort(out.ga_drivers.begin(), out.ga_drivers.end(), [](const auto& a, const auto& b) { return compare_dotted_text(a.first, b.first) < 0; });
+    for (const auto& [cuda, driver] : c["ga_drivers"].items())
+      out.ga_drivers.emplace_back(cuda, driver.get<std::string>());
+  std::sort(out.ga_drivers.begin(), out.ga_drivers.end(),
+            [](const auto& a, const auto& b) { return compare_dotted_text(a.first, b.first) < 0; });
   if (c.contains("runtime_driver_floor"))
-    for (const auto& [major, driver] : c["runtime_driver_floor"].items()) out.runtime_driver_floor[parse_small(major).value_or(0)] = driver;
+    for (const auto& [major, driver] : c["runtime_driver_floor"].items())
+      out.runtime_driver_floor[parse_small(major).value_or(0)] = driver;
   take(c, "gpus", out.gpus);
 }
 
@@ -421,7 +437,8 @@ Policy load_policy(const std::string& spec) {
   parse_typed(merged, p);
   p.document = std::move(merged);
   std::error_code ec;
-  p.spec = fs::is_regular_file(spec, ec) ? fs::absolute(spec, ec).string() : spec;  // a file, or a name found again by name
+  p.spec =
+      fs::is_regular_file(spec, ec) ? fs::absolute(spec, ec).string() : spec;  // a file, or a name found again by name
   return p;
 }
 

@@ -27,9 +27,9 @@ struct Limits {
   uint64_t ratio_min_entry_bytes = 64ull << 20;
   uint64_t max_total_uncompressed_bytes = 16ull << 30;
   uint64_t max_entries = 100000;
-  uint64_t max_wheel_bytes = 0;                 // 0: no limit (WC701)
+  uint64_t max_wheel_bytes = 0;  // 0: no limit (WC701)
   uint64_t max_path_length = 1024;
-  uint64_t max_metadata_bytes = 16u << 20;      // WHEEL, METADATA, RECORD read into memory
+  uint64_t max_metadata_bytes = 16u << 20;  // WHEEL, METADATA, RECORD read into memory
 };
 
 struct ForbidRule {
@@ -100,10 +100,10 @@ struct CudaPolicy {
   // Dependency (canonical name, optionally with one [extra]) -> the sonames its wheel installs.
   std::map<std::string, std::vector<std::string>> providers;
   // Facts wheelsmoke needs too; one home (policies/cuda.json).
-  std::map<std::string, std::string> ptx_isa_min_cuda;  // "8.7" -> "12.8"
+  std::map<std::string, std::string> ptx_isa_min_cuda;          // "8.7" -> "12.8"
   std::vector<std::pair<std::string, std::string>> ga_drivers;  // ("12.8", "570.26"), oldest first
-  std::map<int, std::string> runtime_driver_floor;       // 12 -> "525.60.13"
-  std::map<std::string, std::string> gpus;               // "H100" -> "9.0"
+  std::map<int, std::string> runtime_driver_floor;              // 12 -> "525.60.13"
+  std::map<std::string, std::string> gpus;                      // "H100" -> "9.0"
 };
 
 // The release set a nightly gate expects (WC702-WC705, WC707).

@@ -73,7 +73,8 @@ class Validator {
     }
     if (v.is_string() && s.contains("pattern")) {
       if (!matches(s["pattern"].get<std::string>(), v.get<std::string>()))
-        add(ptr, "'" + escape_for_display(v.get<std::string>()) + "' does not match " + s["pattern"].get<std::string>());
+        add(ptr,
+            "'" + escape_for_display(v.get<std::string>()) + "' does not match " + s["pattern"].get<std::string>());
     }
     if (v.is_number()) numbers(v, s, ptr);
     if (v.is_array()) array(v, s, ptr);
@@ -96,8 +97,10 @@ class Validator {
 
   bool check_type(const json& v, const json& t, const std::string& ptr) {
     std::vector<std::string> types;
-    if (t.is_string()) types.push_back(t);
-    else for (const auto& x : t) types.push_back(x);
+    if (t.is_string())
+      types.push_back(t);
+    else
+      for (const auto& x : t) types.push_back(x);
     for (const auto& x : types)
       if (type_matches(v, x)) return true;
     std::string want;
@@ -119,8 +122,7 @@ class Validator {
 
   void numbers(const json& v, const json& s, const std::string& ptr) {
     double d = v.get<double>();
-    if (s.contains("minimum") && d < s["minimum"].get<double>())
-      add(ptr, "must be at least " + s["minimum"].dump());
+    if (s.contains("minimum") && d < s["minimum"].get<double>()) add(ptr, "must be at least " + s["minimum"].dump());
     if (s.contains("exclusiveMinimum") && d <= s["exclusiveMinimum"].get<double>())
       add(ptr, "must be greater than " + s["exclusiveMinimum"].dump());
   }
@@ -153,8 +155,10 @@ class Validator {
       }
       if (matched || !s.contains("additionalProperties")) continue;
       const json& ap = s["additionalProperties"];
-      if (ap.is_boolean() && !ap.get<bool>()) add(child, unknown_key_message(k, s));
-      else if (ap.is_object()) check(val, ap, child);
+      if (ap.is_boolean() && !ap.get<bool>())
+        add(child, unknown_key_message(k, s));
+      else if (ap.is_object())
+        check(val, ap, child);
     }
   }
 

@@ -22,9 +22,11 @@ bool RunReport::all_pass() const {
 }
 
 bool parse_format(const std::string& s, Format& out) {
-  static const std::map<std::string, Format> m = {
-      {"text", Format::text}, {"json", Format::json}, {"junit", Format::junit}, {"github", Format::github},
-      {"sarif", Format::sarif}};
+  static const std::map<std::string, Format> m = {{"text", Format::text},
+                                                  {"json", Format::json},
+                                                  {"junit", Format::junit},
+                                                  {"github", Format::github},
+                                                  {"sarif", Format::sarif}};
   auto it = m.find(s);
   if (it == m.end()) return false;
   out = it->second;
@@ -40,9 +42,12 @@ struct Counts {
 Counts count(const RunReport& r) {
   Counts c;
   for (const auto& i : r.items) {
-    if (i.skipped) ++c.skipped;
-    else if (i.pass()) ++c.passed;
-    else ++c.failed;
+    if (i.skipped)
+      ++c.skipped;
+    else if (i.pass())
+      ++c.passed;
+    else
+      ++c.failed;
     for (const auto& f : i.findings) (f.severity == Severity::error ? c.errors : c.warnings)++;
   }
   if (r.set)
@@ -52,10 +57,14 @@ Counts count(const RunReport& r) {
 
 std::string human_bytes(uint64_t b) {
   char buf[32];
-  if (b >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.2f GB", double(b) / 1e9);
-  else if (b >= 1'000'000) std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
-  else if (b >= 10'000) std::snprintf(buf, sizeof buf, "%.0f kB", double(b) / 1e3);
-  else std::snprintf(buf, sizeof buf, "%llu byte%s", static_cast<unsigned long long>(b), b == 1 ? "" : "s");
+  if (b >= 1'000'000'000)
+    std::snprintf(buf, sizeof buf, "%.2f GB", double(b) / 1e9);
+  else if (b >= 1'000'000)
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
+  else if (b >= 10'000)
+    std::snprintf(buf, sizeof buf, "%.0f kB", double(b) / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%llu byte%s", static_cast<unsigned long long>(b), b == 1 ? "" : "s");
   return buf;
 }
 
@@ -75,7 +84,10 @@ json findings_json(const std::vector<Finding>& fs) {
 json waived_json(const std::vector<WaivedFinding>& ws) {
   json out = json::array();
   for (const auto& w : ws) {
-    json x = {{"rule", w.finding.rule}, {"severity", severity_name(w.finding.severity)}, {"message", w.finding.message}, {"reason", w.reason}};
+    json x = {{"rule", w.finding.rule},
+              {"severity", severity_name(w.finding.severity)},
+              {"message", w.finding.message},
+              {"reason", w.reason}};
     if (!w.finding.entry.empty()) x["entry"] = w.finding.entry;
     out.push_back(x);
   }
@@ -104,17 +116,21 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
              *dim = paint(c, "\033[2m"), *bold = paint(c, "\033[1m"), *reset = paint(c, "\033[0m");
   for (const auto& i : r.items) {
     if (i.pass() && !opt.show_passing && i.findings.empty()) continue;
-    if (i.skipped) out << yellow << "SKIP" << reset;
-    else if (i.pass()) out << green << "PASS" << reset;
-    else out << red << bold << "FAIL" << reset;
+    if (i.skipped)
+      out << yellow << "SKIP" << reset;
+    else if (i.pass())
+      out << green << "PASS" << reset;
+    else
+      out << red << bold << "FAIL" << reset;
     out << "  " << escape_for_display(i.path) << "\n";
     if (i.skipped && !i.skip_reason.empty()) out << "        " << dim << i.skip_reason << reset << "\n";
     if (!i.waived.empty())
       out << "  " << dim << "waived " << i.waived.size() << " finding" << (i.waived.size() == 1 ? "" : "s") << " ("
-          << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason) << (i.waived.size() > 1 ? ", ..." : "") << ")"
-          << reset << "\n";
+          << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason)
+          << (i.waived.size() > 1 ? ", ..." : "") << ")" << reset << "\n";
     if (remote(i.path) && i.size)
-      out << "        " << dim << "read " << human_bytes(i.bytes_read) << " of " << human_bytes(i.size) << reset << "\n";
+      out << "        " << dim << "read " << human_bytes(i.bytes_read) << " of " << human_bytes(i.size) << reset
+          << "\n";
     for (const auto& f : i.findings) {
       bool err = f.severity == Severity::error;
       out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset
@@ -123,35 +139,45 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
   }
   if (r.set) {
     const SetSection& st = *r.set;
-    out << (st.pass() ? green : red) << (st.pass() ? "PASS" : "FAIL") << reset << "  release set: " << st.members << " wheel"
-        << (st.members == 1 ? "" : "s");
-    if (!st.baseline.empty()) out << ", " << st.baseline_matched << " compared with " << escape_for_display(st.baseline);
+    out << (st.pass() ? green : red) << (st.pass() ? "PASS" : "FAIL") << reset << "  release set: " << st.members
+        << " wheel" << (st.members == 1 ? "" : "s");
+    if (!st.baseline.empty())
+      out << ", " << st.baseline_matched << " compared with " << escape_for_display(st.baseline);
     out << "\n";
-    if (!st.waived.empty()) out << "  " << dim << "waived " << st.waived.size() << " set finding" << (st.waived.size() == 1 ? "" : "s") << reset << "\n";
+    if (!st.waived.empty())
+      out << "  " << dim << "waived " << st.waived.size() << " set finding" << (st.waived.size() == 1 ? "" : "s")
+          << reset << "\n";
     for (const auto& f : st.findings) {
       bool err = f.severity == Severity::error;
-      out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset << "  " << dim
-          << where(f) << reset << escape_for_display(f.message) << "\n";
+      out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset
+          << "  " << dim << where(f) << reset << escape_for_display(f.message) << "\n";
     }
   } else if (!r.set_note.empty()) {
     out << dim << r.set_note << reset << "\n";
   }
   Counts n = count(r);
-  out << "\n" << count_of(r) << ": " << green << n.passed << " passed" << reset << ", "
-      << (n.failed ? red : "") << n.failed << " failed" << reset;
+  out << "\n"
+      << count_of(r) << ": " << green << n.passed << " passed" << reset << ", " << (n.failed ? red : "") << n.failed
+      << " failed" << reset;
   if (n.skipped) out << ", " << yellow << n.skipped << " skipped" << reset;
   out << "; " << n.errors << " errors, " << n.warnings << " warnings";
   if (!r.policy.empty()) out << " (policy " << r.policy << ")";
   out << "\n";
   if (r.depth == "metadata")
-    out << dim << "--depth metadata: archive structure, dist-info and binary headers checked; content hashes, needed libraries, "
+    out << dim
+        << "--depth metadata: archive structure, dist-info and binary headers checked; content hashes, needed "
+           "libraries, "
         << "symbol versions and GPU code were not read" << reset << "\n";
 }
 
 json report_to_json(const RunReport& r) {
   json items = json::array();
   for (const auto& i : r.items) {
-    json item = {{"path", i.path}, {"verdict", i.skipped ? "skip" : i.pass() ? "pass" : "fail"}, {"findings", findings_json(i.findings)}};
+    json item = {{"path", i.path},
+                 {"verdict", i.skipped  ? "skip"
+                             : i.pass() ? "pass"
+                                        : "fail"},
+                 {"findings", findings_json(i.findings)}};
     if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
     if (i.skipped) item["skip_reason"] = i.skip_reason;
     if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
@@ -163,18 +189,29 @@ json report_to_json(const RunReport& r) {
   json j = {{"schema", "wheelcheck-report/1"}, {"tool", r.tool}, {"version", r.version}, {"policy", r.policy}};
   if (!r.policy_source.empty()) j["policy_source"] = r.policy_source;
   if (!r.depth.empty()) j["depth"] = r.depth;
-  if (r.shard) j["shard"] = {{"index", r.shard->index}, {"count", r.shard->count}, {"targets", r.shard->targets}, {"digest", r.shard->digest}};
+  if (r.shard)
+    j["shard"] = {{"index", r.shard->index},
+                  {"count", r.shard->count},
+                  {"targets", r.shard->targets},
+                  {"digest", r.shard->digest}};
   j[r.items_key] = items;
   if (r.set) {
-    json st = {{"members", r.set->members}, {"verdict", r.set->pass() ? "pass" : "fail"}, {"findings", findings_json(r.set->findings)}};
+    json st = {{"members", r.set->members},
+               {"verdict", r.set->pass() ? "pass" : "fail"},
+               {"findings", findings_json(r.set->findings)}};
     if (!r.set->waived.empty()) st["waived"] = waived_json(r.set->waived);
     if (!r.set->baseline.empty()) st["baseline"] = r.set->baseline, st["baseline_matched"] = r.set->baseline_matched;
     j["set"] = st;
   } else if (!r.set_note.empty()) {
     j["set_note"] = r.set_note;
   }
-  j["summary"] = {{"total", r.items.size()}, {"passed", n.passed}, {"failed", n.failed}, {"skipped", n.skipped},
-                  {"errors", n.errors}, {"warnings", n.warnings}, {"verdict", r.all_pass() ? "pass" : "fail"}};
+  j["summary"] = {{"total", r.items.size()},
+                  {"passed", n.passed},
+                  {"failed", n.failed},
+                  {"skipped", n.skipped},
+                  {"errors", n.errors},
+                  {"warnings", n.warnings},
+                  {"verdict", r.all_pass() ? "pass" : "fail"}};
   return j;
 }
 
@@ -202,10 +239,10 @@ void write_junit(const RunReport& r, std::ostream& out) {
   Counts n = count(r);
   size_t tests = r.items.size() + (r.set ? 1 : 0), failures = n.failed + (r.set && !r.set->pass() ? 1 : 0);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << tests << "\" failures=\"" << failures
-      << "\" skipped=\"" << n.skipped << "\">\n";
-  out << "  <testsuite name=\"" << r.tool << (r.policy.empty() ? "" : " (" + xml_escape(r.policy) + ")") << "\" tests=\""
-      << tests << "\" failures=\"" << failures << "\" skipped=\"" << n.skipped << "\">\n";
+  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\""
+      << n.skipped << "\">\n";
+  out << "  <testsuite name=\"" << r.tool << (r.policy.empty() ? "" : " (" + xml_escape(r.policy) + ")")
+      << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\"" << n.skipped << "\">\n";
   for (const auto& i : r.items) {
     out << "    <testcase classname=\"" << r.tool << "\" name=\"" << xml_escape(i.path) << "\">\n";
     std::string body;
@@ -217,8 +254,8 @@ void write_junit(const RunReport& r, std::ostream& out) {
     if (i.skipped) {
       out << "      <skipped message=\"" << xml_escape(i.skip_reason) << "\"/>\n";
     } else if (!i.pass()) {
-      out << "      <failure message=\"" << errors << " error finding(s)\" type=\"" << r.tool << "\">" << xml_escape(body)
-          << "</failure>\n";
+      out << "      <failure message=\"" << errors << " error finding(s)\" type=\"" << r.tool << "\">"
+          << xml_escape(body) << "</failure>\n";
     } else if (!body.empty()) {
       out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
     }
@@ -227,9 +264,12 @@ void write_junit(const RunReport& r, std::ostream& out) {
   if (r.set) {  // the release set is one more test case
     out << "    <testcase classname=\"" << r.tool << "\" name=\"release set\">\n";
     std::string body;
-    for (const auto& f : r.set->findings) body += std::string(severity_name(f.severity)) + " " + f.rule + " " + where(f) + f.message + "\n";
-    if (!r.set->pass()) out << "      <failure message=\"release set\" type=\"" << r.tool << "\">" << xml_escape(body) << "</failure>\n";
-    else if (!body.empty()) out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
+    for (const auto& f : r.set->findings)
+      body += std::string(severity_name(f.severity)) + " " + f.rule + " " + where(f) + f.message + "\n";
+    if (!r.set->pass())
+      out << "      <failure message=\"release set\" type=\"" << r.tool << "\">" << xml_escape(body) << "</failure>\n";
+    else if (!body.empty())
+      out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
@@ -239,12 +279,18 @@ void write_junit(const RunReport& r, std::ostream& out) {
 static std::string gh_escape(const std::string& s, bool property) {
   std::string out;
   for (char ch : escape_for_display(s)) {
-    if (ch == '%') out += "%25";
-    else if (ch == '\r') out += "%0D";
-    else if (ch == '\n') out += "%0A";
-    else if (property && ch == ':') out += "%3A";
-    else if (property && ch == ',') out += "%2C";
-    else out += ch;
+    if (ch == '%')
+      out += "%25";
+    else if (ch == '\r')
+      out += "%0D";
+    else if (ch == '\n')
+      out += "%0A";
+    else if (property && ch == ':')
+      out += "%3A";
+    else if (property && ch == ',')
+      out += "%2C";
+    else
+      out += ch;
   }
   return out;
 }
@@ -253,14 +299,16 @@ void write_github(const RunReport& r, std::ostream& out) {
   for (const auto& i : r.items) {
     for (const auto& f : i.findings) {
       out << "::" << (f.severity == Severity::error ? "error" : "warning") << " file=" << gh_escape(i.path, true)
-          << ",title=" << gh_escape(f.rule + (f.entry.empty() ? "" : " " + clip_for_display(f.entry, 200)), true) << "::"
-          << gh_escape(f.message, false) << "\n";
+          << ",title=" << gh_escape(f.rule + (f.entry.empty() ? "" : " " + clip_for_display(f.entry, 200)), true)
+          << "::" << gh_escape(f.message, false) << "\n";
     }
   }
   if (r.set)
     for (const auto& f : r.set->findings)
-      out << "::" << (f.severity == Severity::error ? "error" : "warning") << " title=" << gh_escape(f.rule + " release set", true) << "::"
-          << gh_escape((f.entry.empty() ? "" : clip_for_display(f.entry, 200) + ": ") + f.message, false) << "\n";
+      out << "::" << (f.severity == Severity::error ? "error" : "warning")
+          << " title=" << gh_escape(f.rule + " release set", true)
+          << "::" << gh_escape((f.entry.empty() ? "" : clip_for_display(f.entry, 200) + ": ") + f.message, false)
+          << "\n";
   Counts n = count(r);
   out << count_of(r) << ": " << n.passed << " passed, " << n.failed << " failed";
   if (r.set) out << "; release set " << (r.set->pass() ? "passed" : "failed");
@@ -270,10 +318,11 @@ void write_github(const RunReport& r, std::ostream& out) {
 std::string github_summary_markdown(const RunReport& r) {
   Counts n = count(r);
   std::string md = "## " + r.tool + ": " + (r.all_pass() ? "pass" : "fail") + "\n\n";
-  md += count_of(r) + ": " + std::to_string(n.passed) + " passed, " +
-        std::to_string(n.failed) + " failed; " + std::to_string(n.errors) + " errors, " + std::to_string(n.warnings) +
-        " warnings" + (r.policy.empty() ? "" : " (policy `" + r.policy + "`)") + "\n\n";
-  md += "| verdict | " + std::string(r.items_key == "wheels" ? "wheel" : "item") + " | errors | warnings | rules |\n|---|---|---|---|---|\n";
+  md += count_of(r) + ": " + std::to_string(n.passed) + " passed, " + std::to_string(n.failed) + " failed; " +
+        std::to_string(n.errors) + " errors, " + std::to_string(n.warnings) + " warnings" +
+        (r.policy.empty() ? "" : " (policy `" + r.policy + "`)") + "\n\n";
+  md += "| verdict | " + std::string(r.items_key == "wheels" ? "wheel" : "item") +
+        " | errors | warnings | rules |\n|---|---|---|---|---|\n";
   for (const auto& i : r.items) {
     size_t e = 0, w = 0;
     std::map<std::string, int> rules;
@@ -286,11 +335,15 @@ std::string github_summary_markdown(const RunReport& r) {
     std::string path = escape_for_display(i.path);
     for (auto& ch : path)
       if (ch == '|') ch = '/';
-    md += std::string("| ") + (i.skipped ? "skip" : i.pass() ? "pass" : "**fail**") + " | `" + path + "` | " +
-          std::to_string(e) + " | " + std::to_string(w) + " | " + rl + " |\n";
+    md += std::string("| ") +
+          (i.skipped  ? "skip"
+           : i.pass() ? "pass"
+                      : "**fail**") +
+          " | `" + path + "` | " + std::to_string(e) + " | " + std::to_string(w) + " | " + rl + " |\n";
   }
   if (r.set) {
-    md += "\n### Release set: " + std::string(r.set->pass() ? "pass" : "**fail**") + " (" + std::to_string(r.set->members) + " wheels)\n\n";
+    md += "\n### Release set: " + std::string(r.set->pass() ? "pass" : "**fail**") + " (" +
+          std::to_string(r.set->members) + " wheels)\n\n";
     for (const auto& f : r.set->findings) {
       std::string line = escape_for_display((f.entry.empty() ? "" : f.entry + ": ") + f.message);
       md += "- " + std::string(severity_name(f.severity)) + " " + f.rule + ": " + line + "\n";
@@ -304,31 +357,39 @@ void write_sarif(const RunReport& r, std::ostream& out) {
   std::map<std::string, size_t> index;
   for (const auto& info : r.rules) {
     index[info.id] = rules.size();
-    rules.push_back({{"id", info.id}, {"shortDescription", {{"text", info.title}}},
-                     {"defaultConfiguration", {{"level", info.default_severity == Severity::error ? "error" : "warning"}}}});
+    rules.push_back(
+        {{"id", info.id},
+         {"shortDescription", {{"text", info.title}}},
+         {"defaultConfiguration", {{"level", info.default_severity == Severity::error ? "error" : "warning"}}}});
   }
   json results = json::array();
   for (const auto& i : r.items)
     for (const auto& f : i.findings) {
       json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", i.path}}}}}};
-      if (!f.entry.empty()) loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
-      json res = {{"ruleId", f.rule}, {"level", f.severity == Severity::error ? "error" : "warning"},
-                  {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}, {"locations", json::array({loc})}};
+      if (!f.entry.empty())
+        loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
+      json res = {{"ruleId", f.rule},
+                  {"level", f.severity == Severity::error ? "error" : "warning"},
+                  {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}},
+                  {"locations", json::array({loc})}};
       if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
       results.push_back(res);
     }
   if (r.set)  // findings on the set: located at the wheel they name, else at the run (no location)
     for (const auto& f : r.set->findings) {
-      json res = {{"ruleId", f.rule}, {"level", f.severity == Severity::error ? "error" : "warning"},
+      json res = {{"ruleId", f.rule},
+                  {"level", f.severity == Severity::error ? "error" : "warning"},
                   {"message", {{"text", "release set: " + (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}};
-      if (!f.entry.empty()) res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", f.entry}}}}}}});
+      if (!f.entry.empty())
+        res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", f.entry}}}}}}});
       if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
       results.push_back(res);
     }
-  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-              {"version", "2.1.0"},
-              {"runs", json::array({{{"tool", {{"driver", {{"name", r.tool}, {"version", r.version}, {"rules", rules}}}}},
-                                     {"results", results}}})}};
+  json doc = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs", json::array({{{"tool", {{"driver", {{"name", r.tool}, {"version", r.version}, {"rules", rules}}}}},
+                             {"results", results}}})}};
   out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
@@ -349,7 +410,8 @@ void write_reports(const RunReport& r, const std::vector<ReportTarget>& targets)
     write_report(r, t.format, out, topt);
   }
   const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
-  bool github = std::any_of(targets.begin(), targets.end(), [](const ReportTarget& t) { return t.format == Format::github; });
+  bool github =
+      std::any_of(targets.begin(), targets.end(), [](const ReportTarget& t) { return t.format == Format::github; });
   if (summary && *summary && github) std::ofstream(summary, std::ios::app) << github_summary_markdown(r) << "\n";
 }
 

@@ -17,10 +17,10 @@ struct ItemResult {
   std::string path;  // wheel path/URL, or suite/case name for wheelsmoke
   std::vector<Finding> findings;
   std::vector<WaivedFinding> waived;  // covered by a policy waiver: listed, never failing
-  nlohmann::json facts;  // optional extra data
-  nlohmann::json release;  // wheelcheck: the wheel's release-set summary (merge and --baseline read it)
+  nlohmann::json facts;               // optional extra data
+  nlohmann::json release;             // wheelcheck: the wheel's release-set summary (merge and --baseline read it)
   uint64_t size = 0, bytes_read = 0;  // wheelcheck: the wheel's size, and the bytes read to check it
-  bool skipped = false;  // wheelsmoke: nothing ran (e.g. no GPU)
+  bool skipped = false;               // wheelsmoke: nothing ran (e.g. no GPU)
   std::string skip_reason;
   bool pass() const { return !has_errors(findings); }
 };
@@ -29,8 +29,8 @@ struct ItemResult {
 struct SetSection {
   std::vector<Finding> findings;
   std::vector<WaivedFinding> waived;
-  size_t members = 0;          // wheels of the release
-  std::string baseline;        // the --baseline report, if any
+  size_t members = 0;           // wheels of the release
+  std::string baseline;         // the --baseline report, if any
   size_t baseline_matched = 0;  // members found in it
   bool pass() const { return !has_errors(findings); }
 };
@@ -46,13 +46,13 @@ struct RunReport {
   std::string tool = "wheelcheck";
   std::string version;
   std::string policy;
-  std::string policy_source;  // what `merge` reloads the policy from (a shipped name or a path)
+  std::string policy_source;         // what `merge` reloads the policy from (a shipped name or a path)
   std::string items_key = "wheels";  // "suites" / "artifacts" for wheelsmoke
   std::string item_label;            // what the text summary counts ("cases"); items_key if empty
   std::string depth;                 // wheelcheck: "full" or "metadata" (what was read); "" elsewhere
   std::optional<SetSection> set;     // when the policy declares a release (or a baseline was given)
   std::optional<ShardInfo> shard;
-  std::string set_note;              // why set rules did not run (a shard holds part of the set)
+  std::string set_note;  // why set rules did not run (a shard holds part of the set)
   std::vector<ItemResult> items;
   std::span<const RuleInfo> rules = wheelcheck_rules();  // the catalogue the findings come from (SARIF)
   bool all_pass() const;

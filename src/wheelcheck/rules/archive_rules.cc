@@ -14,7 +14,8 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.find('\\') != std::string::npos) return "name contains a backslash";
   if (name[0] == '/') return "absolute path";
   if (name.size() >= 2 && std::isalpha(static_cast<unsigned char>(name[0])) && name[1] == ':') return "drive letter";
-  if (name.size() > max_len) return "path is " + std::to_string(name.size()) + " bytes, over the limit of " + std::to_string(max_len);
+  if (name.size() > max_len)
+    return "path is " + std::to_string(name.size()) + " bytes, over the limit of " + std::to_string(max_len);
   auto parts = split(name, '/');
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == "..") return "'..' component escapes the install directory";
@@ -37,8 +38,10 @@ void limits(const WheelFacts& f, FindingSink& s) {
     if (ratio > lim.max_compression_ratio) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.0f", ratio);
-      s.add("WC403", "compression ratio " + std::string(buf) + ":1 (" + std::to_string(e.compressed_size) + " -> " +
-                         std::to_string(e.size) + " bytes) is over the limit of " + std::to_string(int(lim.max_compression_ratio)) + ":1",
+      s.add("WC403",
+            "compression ratio " + std::string(buf) + ":1 (" + std::to_string(e.compressed_size) + " -> " +
+                std::to_string(e.size) + " bytes) is over the limit of " +
+                std::to_string(int(lim.max_compression_ratio)) + ":1",
             e.name);
     }
   }
@@ -53,10 +56,13 @@ void readability(const WheelFacts& f, FindingSink& s) {
   for (const auto& p : f.inconsistent) s.add("WC404", p.message, p.entry, p.offset);
   for (const auto& p : f.methods) s.add("WC405", p.message, p.entry, p.offset);
   for (const auto& e : f.entries) {
-    if (!e.read_error.empty()) s.add("WC404", e.read_error, e.name);
+    if (!e.read_error.empty())
+      s.add("WC404", e.read_error, e.name);
     else if (e.kind == EntryKind::file && e.skipped.empty() && f.readable() && e.bytes_read != e.size)
-      s.add("WC404", "entry inflated to " + std::to_string(e.bytes_read) + " bytes, the central directory says " +
-                         std::to_string(e.size), e.name);
+      s.add("WC404",
+            "entry inflated to " + std::to_string(e.bytes_read) + " bytes, the central directory says " +
+                std::to_string(e.size),
+            e.name);
   }
 }
 
@@ -68,7 +74,8 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
   for (const auto& e : f.entries) {
     std::string why = unsafe_path_reason(e.name, s.policy().limits.max_path_length);
     if (!why.empty()) s.add("WC401", why, e.name);
-    if (e.kind == EntryKind::symlink) s.add("WC402", "symbolic link entry (installers write it as a regular file or refuse it)", e.name);
+    if (e.kind == EntryKind::symlink)
+      s.add("WC402", "symbolic link entry (installers write it as a regular file or refuse it)", e.name);
     else if (e.kind == EntryKind::other) {
       char mode[16];
       std::snprintf(mode, sizeof mode, "%06o", e.unix_mode);
@@ -77,12 +84,13 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
   }
   uint64_t max = s.policy().limits.max_wheel_bytes;
   if (max && f.file_size > max)
-    s.add("WC701", "wheel is " + std::to_string(f.file_size) + " bytes, over the policy's limit of " + std::to_string(max));
+    s.add("WC701",
+          "wheel is " + std::to_string(f.file_size) + " bytes, over the policy's limit of " + std::to_string(max));
   for (const auto& e : f.entries) {
     for (const auto& rule : s.policy().forbid) {
       if (!glob_match(rule.glob, e.name)) continue;
-      s.add("WC706", "matches forbidden pattern '" + rule.glob + "'" + (rule.reason.empty() ? "" : ": " + rule.reason), e.name,
-            std::nullopt, rule.severity);
+      s.add("WC706", "matches forbidden pattern '" + rule.glob + "'" + (rule.reason.empty() ? "" : ": " + rule.reason),
+            e.name, std::nullopt, rule.severity);
       break;
     }
   }

@@ -41,7 +41,8 @@ struct LinuxContext {
   const LinuxLevel* level = nullptr;
   std::vector<std::string> libs;
   std::string ceiling(const std::string& arch, const std::string& prefix) const {
-    if (prefix == "GLIBC" && tag.family == PlatformFamily::manylinux) return std::to_string(tag.major) + "." + std::to_string(tag.minor);
+    if (prefix == "GLIBC" && tag.family == PlatformFamily::manylinux)
+      return std::to_string(tag.major) + "." + std::to_string(tag.minor);
     return level ? level->ceiling(arch, prefix) : "";
   }
   std::string name() const {
@@ -121,7 +122,9 @@ std::string describe_dirs(const std::vector<SearchDir>& dirs) {
   std::vector<std::string> parts;
   for (const auto& d : dirs)
     parts.push_back(d.written + (d.resolved ? " (-> " + (d.resolved->empty() ? "site-packages" : *d.resolved) + ")"
-                                            : d.absolute && !d.written.empty() && d.written[0] == '/' ? " (absolute)" : " (outside site-packages)"));
+                                 : d.absolute && !d.written.empty() && d.written[0] == '/'
+                                     ? " (absolute)"
+                                     : " (outside site-packages)"));
   return join(parts, ", ");
 }
 
@@ -160,18 +163,23 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
       continue;
     }
     std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
-    std::string system = lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
+    std::string system =
+        lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
     missing.sonames.push_back(need);
     if (!cx.graph.loaded(cx.f, b)) {
-      s.add("WC503", "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
-                         "); nothing in them links " + install_path(b.path) + " (a plugin or a leftover?), so this fails only where something loads it",
+      s.add("WC503",
+            "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
+                "); nothing in them links " + install_path(b.path) +
+                " (a plugin or a leftover?), so this fails only where something loads it",
             b.path, std::nullopt, Severity::warning);
       continue;
     }
     missing.error = true;
-    s.add("WC503", "needs " + need + ", which is not found: " + where + "; " + system +
-                       (dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks" : "") +
-                       justified_note(cx.justified),
+    s.add("WC503",
+          "needs " + need + ", which is not found: " + where + "; " + system +
+              (dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks"
+                                  : "") +
+              justified_note(cx.justified),
           b.path);
   }
   return missing;
@@ -187,12 +195,14 @@ void search_path_safety(const BinaryFacts& b, const Missing& missing, FindingSin
   if (bad.empty()) return;
   std::string list = describe_dirs(bad);
   if (!missing.sonames.empty())
-    s.add("WC504", "RPATH/RUNPATH entries outside the install tree: " + list + "; the binary misses " + join(missing.sonames, ", ") +
-                       " (WC503), which may then come from there on a machine that has it",
+    s.add("WC504",
+          "RPATH/RUNPATH entries outside the install tree: " + list + "; the binary misses " +
+              join(missing.sonames, ", ") + " (WC503), which may then come from there on a machine that has it",
           b.path, std::nullopt, missing.error ? Severity::error : Severity::warning);
   else
-    s.add("WC504", "dead RPATH/RUNPATH entries outside the install tree: " + list +
-                       "; every library it needs resolves without them, but a directory there would be searched first",
+    s.add("WC504",
+          "dead RPATH/RUNPATH entries outside the install tree: " + list +
+              "; every library it needs resolves without them, but a directory there would be searched first",
           b.path, std::nullopt, Severity::warning);
 }
 
@@ -206,7 +216,8 @@ void symbol_ceilings(ElfContext& cx, const BinaryFacts& b, const LinuxContext& l
     slot.first.push_back(b.path);
     for (const auto& [lib, vers] : b.version_needs)
       for (const auto& v : vers)
-        if (v.rfind(prefix + "_", 0) == 0 && compare_dotted(v.substr(prefix.size() + 1), ceiling) > 0) slot.second.insert(v);
+        if (v.rfind(prefix + "_", 0) == 0 && compare_dotted(v.substr(prefix.size() + 1), ceiling) > 0)
+          slot.second.insert(v);
   }
 }
 
@@ -217,29 +228,40 @@ void report_symbol_ceilings(const ElfContext& cx, const LinuxContext& lx, Findin
     std::string ceiling = lx.ceiling(lx.tag.arch, prefix);
     std::string allows = ceiling == "0" ? "allows no " + prefix + " symbols" : "allows " + prefix + " up to " + ceiling;
     std::vector<std::string> shown(bins.begin(), bins.begin() + std::min<size_t>(bins.size(), 3));
-    std::string who = bins.size() == 1 ? "" : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") + (bins.size() > 3 ? ", ..." : "") + ") ";
-    s.add("WC502", who + "need " + prefix + "_" + have + ": tag says " + lx.name() + ", which " + allows + " (" +
-                       join({versions.begin(), versions.end()}, ", ") + ")" +
-                       (cx.justified.tag ? "; the binaries need " + *cx.justified.tag : justified_note(cx.justified)),
+    std::string who = bins.size() == 1 ? ""
+                                       : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") +
+                                             (bins.size() > 3 ? ", ..." : "") + ") ";
+    s.add("WC502",
+          who + "need " + prefix + "_" + have + ": tag says " + lx.name() + ", which " + allows + " (" +
+              join({versions.begin(), versions.end()}, ", ") + ")" +
+              (cx.justified.tag ? "; the binaries need " + *cx.justified.tag : justified_note(cx.justified)),
           bins.size() == 1 ? bins[0] : "");
   }
 }
 
 void elf_rules(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
   const Policy& pol = s.policy();
-  if (b.exec_stack) s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it", b.path);
+  if (b.exec_stack)
+    s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it", b.path);
   if (!lx) return;
   std::string want_arch = elf_arch_for_tag(lx->tag);
-  if (want_arch != b.arch) s.add("WC501", "ELF machine is " + b.arch + ", the platform tag says " + lx->tag.arch, b.path);
+  if (want_arch != b.arch)
+    s.add("WC501", "ELF machine is " + b.arch + ", the platform tag says " + lx->tag.arch, b.path);
   if (lx->tag.family == PlatformFamily::android) return;  // no system-library tables for Android here
   bool musl_tag = lx->tag.family == PlatformFamily::musllinux;
   if (!b.libc.empty() && (b.libc == "musl") != musl_tag)
-    s.add("WC505", "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family) + justified_note(cx.justified), b.path);
+    s.add("WC505",
+          "binary is linked against " + b.libc + ", the tag is " + family_name(lx->tag.family) +
+              justified_note(cx.justified),
+          b.path);
   if (!musl_tag) symbol_ceilings(cx, b, *lx);
   Missing missing = needed_libraries(cx, b, lx, s);
   search_path_safety(b, missing, s);
   if (lx->tag.arch == "x86_64" && b.x86_isa_level && *b.x86_isa_level > pol.linux.x86_64_isa_baseline)
-    s.add("WC510", "needs x86-64-v" + std::to_string(*b.x86_isa_level) + " instructions; manylinux x86_64 promises only the baseline", b.path);
+    s.add("WC510",
+          "needs x86-64-v" + std::to_string(*b.x86_isa_level) +
+              " instructions; manylinux x86_64 promises only the baseline",
+          b.path);
 }
 
 // One warning per dependency the wheel expects libraries from (not in the checked set).
@@ -247,10 +269,13 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
   for (const auto& [line, slot] : cx.from_dependencies) {
     const auto& [sonames, binaries] = slot;
     const Provider* by = cx.dependency_of.at(line);
-    s.add("WC503", join({sonames.begin(), sonames.end()}, ", ") + " (needed by " + std::to_string(binaries.size()) + " binar" +
-                       (binaries.size() == 1 ? "y" : "ies") + ") come from the dependency " + by->name +
-                       (by->extra.empty() ? "" : ", installed only with the extra '" + by->extra + "' (otherwise from a CUDA installation on the system)") +
-                       " (Requires-Dist: " + clip_for_display(line, 200) + "), whose wheel is not in the checked set",
+    s.add("WC503",
+          join({sonames.begin(), sonames.end()}, ", ") + " (needed by " + std::to_string(binaries.size()) + " binar" +
+              (binaries.size() == 1 ? "y" : "ies") + ") come from the dependency " + by->name +
+              (by->extra.empty() ? ""
+                                 : ", installed only with the extra '" + by->extra +
+                                       "' (otherwise from a CUDA installation on the system)") +
+              " (Requires-Dist: " + clip_for_display(line, 200) + "), whose wheel is not in the checked set",
           cx.f.dist_info + "/METADATA", std::nullopt, Severity::warning);
   }
 }
@@ -280,19 +305,24 @@ void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& 
   };
   const auto& prefixes = s.policy().macos.system_prefixes;
   for (const auto& d : sl.dylibs) {
-    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; })) continue;
+    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; }))
+      continue;
     bool found = false;
     if (d.rfind("@loader_path/", 0) == 0) {
       auto p = loader_relative(d.substr(13));
       found = p && in_set(*p);
     } else if (d.rfind("@rpath/", 0) == 0) {
       for (const auto& r : sl.rpaths) {
-        std::optional<std::string> base = r.rfind("@loader_path", 0) == 0 ? loader_relative(r.substr(std::min<size_t>(r.size(), 13))) : std::nullopt;
+        std::optional<std::string> base =
+            r.rfind("@loader_path", 0) == 0 ? loader_relative(r.substr(std::min<size_t>(r.size(), 13))) : std::nullopt;
         if (base && in_set(*base + (base->empty() ? "" : "/") + d.substr(7))) found = true;
       }
     }
     if (!found)
-      s.add("WC503", sl.arch + " slice loads " + d + ", which is neither a system library nor shipped where its install name points", b.path);
+      s.add("WC503",
+            sl.arch + " slice loads " + d +
+                ", which is neither a system library nor shipped where its install name points",
+            b.path);
   }
 }
 
@@ -321,13 +351,17 @@ void macho_minos(const MachOSlice& sl, const PlatformTag& tag, const BinaryFacts
 void report_minos(const MinosGaps& gaps, FindingSink& s) {
   for (const auto& [k, bins] : gaps.binaries) {
     std::vector<std::string> shown(bins.begin(), bins.begin() + std::min<size_t>(bins.size(), 3));
-    std::string which = bins.size() == 1 ? "" : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") + (bins.size() > 3 ? ", ..." : "") + "): ";
+    std::string which = bins.size() == 1 ? ""
+                                         : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") +
+                                               (bins.size() > 3 ? ", ..." : "") + "): ";
     std::string major = k.promised.substr(0, k.promised.find('.'));
-    s.add("WC506", which + k.arch + " slice needs macOS " + k.needs + " (LC_BUILD_VERSION minos), the tag promises " + k.promised +
-                       (k.same_major ? "; installers treat macosx_" + major + "_0 as all of macOS " + major + ", so it fails to load only on " +
-                                           k.promised + " up to " + k.needs
-                                     : ""),
-          bins.size() == 1 ? bins[0] : "", std::nullopt, k.same_major ? std::optional(Severity::warning) : std::nullopt);
+    s.add(
+        "WC506",
+        which + k.arch + " slice needs macOS " + k.needs + " (LC_BUILD_VERSION minos), the tag promises " + k.promised +
+            (k.same_major ? "; installers treat macosx_" + major + "_0 as all of macOS " + major +
+                                ", so it fails to load only on " + k.promised + " up to " + k.needs
+                          : ""),
+        bins.size() == 1 ? bins[0] : "", std::nullopt, k.same_major ? std::optional(Severity::warning) : std::nullopt);
   }
 }
 
@@ -346,13 +380,17 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
   for (const auto& sl : b.slices) have.insert(sl.arch);
   for (const auto& tag : tags) {
     std::vector<std::string> need;
-    if (tag.arch == "universal2") need = {"x86_64", "arm64"};
-    else if (tag.arch == "intel") need = {"x86_64", "i386"};
-    else if (tag.arch == "x86_64" || tag.arch == "arm64" || tag.arch == "i386") need = {tag.arch};
+    if (tag.arch == "universal2")
+      need = {"x86_64", "arm64"};
+    else if (tag.arch == "intel")
+      need = {"x86_64", "i386"};
+    else if (tag.arch == "x86_64" || tag.arch == "arm64" || tag.arch == "i386")
+      need = {tag.arch};
     for (const auto& a : need)
       if (!have.count(a))
-        s.add("WC506", "tag " + std::string(family_name(tag.family)) + " ..._" + tag.arch + " needs a " + a + " slice; the binary has " +
-                           join({have.begin(), have.end()}, "+"),
+        s.add("WC506",
+              "tag " + std::string(family_name(tag.family)) + " ..._" + tag.arch + " needs a " + a +
+                  " slice; the binary has " + join({have.begin(), have.end()}, "+"),
               b.path);
     if (tag.family != PlatformFamily::macos) continue;  // iOS minimums live in another load command
     for (const auto& sl : b.slices)
@@ -371,25 +409,31 @@ void pe_rules(const WheelFacts& f, const BinaryFacts& b, FindingSink& s) {
     return;
   }
   for (const auto& a : wins)
-    if (a != b.arch) s.add("WC507", "PE machine is " + b.arch + ", the tag says " + (a == "x86" ? "win32" : "win_" + a), b.path);
+    if (a != b.arch)
+      s.add("WC507", "PE machine is " + b.arch + ", the tag says " + (a == "x86" ? "win32" : "win_" + a), b.path);
 }
 
 // A binary seen through its first bytes only: its format and architecture against the tag, and an
 // executable stack; needed libraries, symbol versions, search paths and slices beyond the prefix
 // are unknown, so nothing is said of them.
-void headers_only_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* tight, bool plain_linux, FindingSink& s) {
+void headers_only_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* tight, bool plain_linux,
+                        FindingSink& s) {
   if (b.format == "elf") {
     if (b.arch == "cuda") return;
-    if (b.exec_stack) s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it", b.path);
+    if (b.exec_stack)
+      s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it",
+            b.path);
     if (tight && elf_arch_for_tag(tight->tag) != b.arch)
       s.add("WC501", "ELF machine is " + b.arch + ", the platform tag says " + tight->tag.arch, b.path);
     else if (!tight && !plain_linux)
-      s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + join(f.filename.platform_tags, ".") + "'", b.path);
+      s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + join(f.filename.platform_tags, ".") + "'",
+            b.path);
   } else if (b.format == "macho") {
-    bool apple = std::any_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(), [](const std::string& t) {
-      auto fam = classify_platform(to_lower(t)).family;
-      return fam == PlatformFamily::macos || fam == PlatformFamily::ios;
-    });
+    bool apple =
+        std::any_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(), [](const std::string& t) {
+          auto fam = classify_platform(to_lower(t)).family;
+          return fam == PlatformFamily::macos || fam == PlatformFamily::ios;
+        });
     if (!apple) s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
   } else if (b.format == "pe") {
     pe_rules(f, b, s);
@@ -397,7 +441,8 @@ void headers_only_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxCo
 }
 
 bool platform_any(const WheelFilename& w) {
-  return w.valid && std::all_of(w.platform_tags.begin(), w.platform_tags.end(), [](const std::string& t) { return t == "any"; });
+  return w.valid &&
+         std::all_of(w.platform_tags.begin(), w.platform_tags.end(), [](const std::string& t) { return t == "any"; });
 }
 
 }  // namespace
@@ -410,17 +455,23 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
     PlatformTag p = classify_platform(to_lower(t));
     plain_linux |= p.family == PlatformFamily::linux;
     if (p.family == PlatformFamily::android && p.problem.empty()) linux_tags.push_back({p, nullptr, {}});
-    if ((p.family != PlatformFamily::manylinux && p.family != PlatformFamily::musllinux) || !p.problem.empty()) continue;
-    const auto& levels = p.family == PlatformFamily::musllinux ? s.policy().linux.musllinux : s.policy().linux.manylinux;
+    if ((p.family != PlatformFamily::manylinux && p.family != PlatformFamily::musllinux) || !p.problem.empty())
+      continue;
+    const auto& levels =
+        p.family == PlatformFamily::musllinux ? s.policy().linux.musllinux : s.policy().linux.manylinux;
     LinuxContext lx{p, level_for(levels, p), {}};
-    if (lx.level) lx.libs = lx.level->libraries;
-    else if (!levels.empty()) lx.libs = levels.front().libraries;
+    if (lx.level)
+      lx.libs = lx.level->libraries;
+    else if (!levels.empty())
+      lx.libs = levels.front().libraries;
     linux_tags.push_back(std::move(lx));
   }
   // The tightest tag decides: the lowest version among a compressed set is the real promise.
   const LinuxContext* tight = nullptr;
   for (const auto& lx : linux_tags)
-    if (!tight || lx.tag.major < tight->tag.major || (lx.tag.major == tight->tag.major && lx.tag.minor < tight->tag.minor)) tight = &lx;
+    if (!tight || lx.tag.major < tight->tag.major ||
+        (lx.tag.major == tight->tag.major && lx.tag.minor < tight->tag.minor))
+      tight = &lx;
   LoadGraph graph(set);
   JustifiedTag justified = justified_platform_tag(f, s.policy());
   ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}, {}};
@@ -429,15 +480,17 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);
     for (const auto& w : b.warnings) s.add("WC508", w, b.path, std::nullopt, Severity::warning);
     if (b.arch.empty()) continue;  // not parsed far enough to judge; WC508 says why
-    if (b.headers_only) {  // --depth metadata: judge what the headers say, nothing they do not
+    if (b.headers_only) {          // --depth metadata: judge what the headers say, nothing they do not
       headers_only_rules(f, b, tight, plain_linux, s);
       continue;
     }
     if (b.format == "elf") {
       if (b.arch == "cuda") continue;  // a standalone cubin: GPU code, checked by the CUDA rules
-      if (!tight && plain_linux) continue;  // linux_* tags: WC106 says they are not portable, and names the justified tag
+      if (!tight && plain_linux)
+        continue;  // linux_* tags: WC106 says they are not portable, and names the justified tag
       if (!tight) {
-        s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + join(f.filename.platform_tags, ".") + "'", b.path);
+        s.add("WC501", "ELF " + b.arch + " binary in a wheel tagged '" + join(f.filename.platform_tags, ".") + "'",
+              b.path);
         continue;
       }
       elf_rules(cx, b, tight, s);

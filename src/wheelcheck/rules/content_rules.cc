@@ -38,21 +38,28 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
   if (!any_platform && !pure) return;
   std::vector<std::string> data;
   for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !is_native_library_name(e.name))) continue;
-    if (any_platform && is_extension_module(e.name) && (e.magic.empty() || e.magic == "elf" || e.magic == "macho" || e.magic == "pe"))
-      s.add("WC105", kind_of(e) + " extension module in a platform 'any' wheel: every platform would install and import it", e.name);
+    if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !is_native_library_name(e.name)))
+      continue;
+    if (any_platform && is_extension_module(e.name) &&
+        (e.magic.empty() || e.magic == "elf" || e.magic == "macho" || e.magic == "pe"))
+      s.add("WC105",
+            kind_of(e) + " extension module in a platform 'any' wheel: every platform would install and import it",
+            e.name);
     else
       data.push_back(e.name);
   }
   if (data.empty()) return;
   std::string count = std::to_string(data.size()) + " native file" + (data.size() == 1 ? "" : "s");
   if (any_platform)
-    s.add("WC105", count + " shipped as data in a platform 'any' wheel (Python does not import them; no architecture or library checks apply): " +
-                       some_of(data),
+    s.add("WC105",
+          count +
+              " shipped as data in a platform 'any' wheel (Python does not import them; no architecture or library "
+              "checks apply): " +
+              some_of(data),
           "", std::nullopt, Severity::warning);
   else
-    s.add("WC105", count + " in a wheel with Root-Is-Purelib: true (binaries belong in platlib): " + some_of(data), "", std::nullopt,
-          Severity::warning);
+    s.add("WC105", count + " in a wheel with Root-Is-Purelib: true (binaries belong in platlib): " + some_of(data), "",
+          std::nullopt, Severity::warning);
 }
 
 void extension_suffixes(const WheelFacts& f, FindingSink& s) {
@@ -61,8 +68,10 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
   std::vector<std::string> cp_abis;
   for (const auto& a : f.filename.abi_tags) {
     std::string l = to_lower(a);
-    if (l == "abi3") abi3 = true;
-    else if (l.starts_with("cp")) cp_abis.push_back(l);
+    if (l == "abi3")
+      abi3 = true;
+    else if (l.starts_with("cp"))
+      cp_abis.push_back(l);
   }
   for (const auto& e : f.entries) {
     // foo.cpython-312-x86_64-linux-gnu.so, foo.cpython-313t-darwin.so, foo.cp312-win_amd64.pyd

@@ -23,14 +23,17 @@ void variant_consistency(const CudaFacts& c, FindingSink& s) {
   const CudaVariant& v = *c.variant;
   if (v.cpu()) {
     for (const auto& l : c.links)
-      s.add("WC601", "CPU variant (" + v.source + ") links the CUDA " + std::to_string(l.major) + " runtime " + l.soname, l.binary);
+      s.add("WC601",
+            "CPU variant (" + v.source + ") links the CUDA " + std::to_string(l.major) + " runtime " + l.soname,
+            l.binary);
     if (c.any_gpu_code) s.add("WC601", "CPU variant (" + v.source + ") carries GPU code (fatbins)");
     return;
   }
   for (const auto& l : c.links)
     if (l.major != v.major)
-      s.add("WC601", "variant " + v.name + " (" + v.source + ") is CUDA " + v.version() + ", but the binary links " + l.soname +
-                         " from CUDA " + std::to_string(l.major),
+      s.add("WC601",
+            "variant " + v.name + " (" + v.source + ") is CUDA " + v.version() + ", but the binary links " + l.soname +
+                " from CUDA " + std::to_string(l.major),
             l.binary);
   // Compiled by a newer toolkit than the label (or another major): its runtime needs that driver.
   for (const auto& t : c.toolkits) {
@@ -40,14 +43,16 @@ void variant_consistency(const CudaFacts& c, FindingSink& s) {
     if (!pma || !pmi) continue;
     int ma = *pma, mi = *pmi;
     if (ma != v.major || mi > v.minor)
-      s.add("WC601", "GPU code built by CUDA " + t.version + " (the toolkit note in its cubins/PTX), but the variant " + v.name + " (" + v.source +
-                         ") is CUDA " + v.version(),
+      s.add("WC601",
+            "GPU code built by CUDA " + t.version + " (the toolkit note in its cubins/PTX), but the variant " + v.name +
+                " (" + v.source + ") is CUDA " + v.version(),
             t.binary);
   }
   if (c.version_file_value && v.source != "version file") {
     auto fv = split(*c.version_file_value, '.');
     if (fv.size() < 2 || std::string(fv[0]) != std::to_string(v.major) || std::string(fv[1]) != std::to_string(v.minor))
-      s.add("WC601", "the version file says CUDA " + *c.version_file_value + ", the variant (" + v.source + ") says " + v.version());
+      s.add("WC601", "the version file says CUDA " + *c.version_file_value + ", the variant (" + v.source + ") says " +
+                         v.version());
   }
 }
 
@@ -60,14 +65,16 @@ void ptx_isa_check(const WheelFacts& f, const CudaVariant& v, const CudaVariantI
       if (e.kind != FatbinEntry::ptx) continue;
       std::string isa = std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
       if (compare_dotted(isa, max_isa) > 0 && reported.insert(isa).second)
-        s.add("WC601", "PTX ISA " + isa + " in " + e.name() + " is newer than the CUDA " + v.version() + " toolkit of variant " +
-                           v.name + " emits (" + max_isa + "): built with a newer toolkit than the label says",
+        s.add("WC601",
+              "PTX ISA " + isa + " in " + e.name() + " is newer than the CUDA " + v.version() + " toolkit of variant " +
+                  v.name + " emits (" + max_isa + "): built with a newer toolkit than the label says",
               b.path);
     }
   }
 }
 
-void targetable(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cuda, const CudaVariantInfo* var, FindingSink& s) {
+void targetable(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cuda, const CudaVariantInfo* var,
+                FindingSink& s) {
   bool allow_specific = cuda.allow_arch_specific;
   for (const auto& b : f.binaries) {
     std::set<std::string> seen;
@@ -75,15 +82,20 @@ void targetable(const WheelFacts& f, const CudaVariant& v, const CudaPolicy& cud
       std::string name = e.name();
       if (!seen.insert(name).second) continue;
       if (!e.suffix.empty() && !allow_specific)
-        s.add("WC604", name + " is an " + std::string(e.suffix == "a" ? "architecture-specific" : "family-specific") +
-                           " target; the policy forbids them (they run on one GPU generation only)",
+        s.add("WC604",
+              name + " is an " + std::string(e.suffix == "a" ? "architecture-specific" : "family-specific") +
+                  " target; the policy forbids them (they run on one GPU generation only)",
               b.path);
       if (!var) continue;
       int sm = static_cast<int>(e.sm);
       if (!var->sm.count(sm))
-        s.add("WC604", name + " is not a target the CUDA " + v.version() + " toolkit of variant " + v.name + " can build", b.path);
+        s.add("WC604",
+              name + " is not a target the CUDA " + v.version() + " toolkit of variant " + v.name + " can build",
+              b.path);
       else if (e.suffix == "a" && !var->arch_specific.count(sm))
-        s.add("WC604", name + ": CUDA " + v.version() + " has no architecture-specific target for sm_" + std::to_string(e.sm), b.path);
+        s.add("WC604",
+              name + ": CUDA " + v.version() + " has no architecture-specific target for sm_" + std::to_string(e.sm),
+              b.path);
       else if (e.suffix == "f" && !var->family.count(sm))
         s.add("WC604", name + ": CUDA " + v.version() + " has no family target for sm_" + std::to_string(e.sm), b.path);
     }
@@ -103,7 +115,8 @@ std::string arch_list(const std::set<std::string>& names) {
 
 // Containers (one translation unit's kernels each) of `b` without an entry satisfying `want`,
 // and the architectures those containers do carry.
-std::pair<size_t, std::set<std::string>> containers_without(const BinaryFacts& b, FatbinEntry::Kind kind, const std::string& want) {
+std::pair<size_t, std::set<std::string>> containers_without(const BinaryFacts& b, FatbinEntry::Kind kind,
+                                                            const std::string& want) {
   std::vector<bool> ok(b.fatbin.container_ranges.size(), false);
   std::map<size_t, std::set<std::string>> have;
   for (const auto& e : b.fatbin.entries) {
@@ -144,10 +157,13 @@ void required_arches(const WheelFacts& f, const CudaVariant& v, const CudaPolicy
       size_t total = 0;
       for (size_t c = 0; c < b->fatbin.container_ranges.size(); ++c) total += b->fatbin.container_has_code(c);
       bool whole_binary = n == total;
-      bool error = cuda.require_scope == RequireScope::container || (whole_binary && cuda.require_scope == RequireScope::binary);
-      s.add(rule, std::to_string(n) + " of " + std::to_string(total) + " fatbin container" + (total == 1 ? "" : "s") + " carry no " + what + " " +
-                      want + " (they have " + arch_list(archs) + "); variant " + v.name + " requires it, so their kernels have no image " +
-                      (kind == FatbinEntry::sass ? "for that GPU" : "to JIT on newer GPUs"),
+      bool error =
+          cuda.require_scope == RequireScope::container || (whole_binary && cuda.require_scope == RequireScope::binary);
+      s.add(rule,
+            std::to_string(n) + " of " + std::to_string(total) + " fatbin container" + (total == 1 ? "" : "s") +
+                " carry no " + what + " " + want + " (they have " + arch_list(archs) + "); variant " + v.name +
+                " requires it, so their kernels have no image " +
+                (kind == FatbinEntry::sass ? "for that GPU" : "to JIT on newer GPUs"),
             b->path, std::nullopt, error ? Severity::error : Severity::warning);
     }
   };
@@ -161,12 +177,13 @@ void unknown_variant(const WheelFacts& f, const CudaVariant& v, const CudaPolicy
   if (!cuda.variants.count(v.name)) {
     std::vector<std::string> known;
     for (const auto& [name, _] : cuda.variants) known.push_back(name);
-    s.add("WC606", "CUDA variant " + v.name + " (" + v.source + ") is not in the policy's variant table (" + join(known, ", ") +
-                       "): targets, PTX ISA and requirements go unchecked");
+    s.add("WC606", "CUDA variant " + v.name + " (" + v.source + ") is not in the policy's variant table (" +
+                       join(known, ", ") + "): targets, PTX ISA and requirements go unchecked");
     return;
   }
   if (!cuda.require.empty() && !cuda.require.count(v.name + "-" + wheel_arch(f)) && !cuda.require.count(v.name))
-    s.add("WC606", "the policy states architecture requirements for other variants but none for " + v.name + " (" + v.source + ")");
+    s.add("WC606", "the policy states architecture requirements for other variants but none for " + v.name + " (" +
+                       v.source + ")");
 }
 
 // CUDA libraries the policy expects from dependency wheels, shipped inside this one. A wheel that
@@ -175,7 +192,8 @@ void bundled_libraries(const WheelFacts& f, const CudaPolicy& cuda, FindingSink&
   if (cuda.expect_from_dependencies.empty() || !f.filename.valid) return;
   std::vector<std::string> own;  // what this wheel provides, by the providers table
   for (const auto& [key, globs] : cuda.providers)
-    if (key == f.filename.canonical_name || key.rfind(f.filename.canonical_name + "[", 0) == 0) own.insert(own.end(), globs.begin(), globs.end());
+    if (key == f.filename.canonical_name || key.rfind(f.filename.canonical_name + "[", 0) == 0)
+      own.insert(own.end(), globs.begin(), globs.end());
   auto matches = [](const std::vector<std::string>& globs, const std::string& name) {
     return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
   };
@@ -186,9 +204,10 @@ void bundled_libraries(const WheelFacts& f, const CudaPolicy& cuda, FindingSink&
   }
   if (bundled.empty()) return;
   std::vector<std::string> shown(bundled.begin(), bundled.begin() + std::min<size_t>(bundled.size(), 5));
-  s.add("WC605", "bundles " + std::to_string(bundled.size()) + " CUDA librar" + (bundled.size() == 1 ? "y" : "ies") +
-                     " the policy expects from nvidia-* dependency wheels: " + join(shown, ", ") +
-                     (bundled.size() > shown.size() ? " and " + std::to_string(bundled.size() - shown.size()) + " more" : ""),
+  s.add("WC605",
+        "bundles " + std::to_string(bundled.size()) + " CUDA librar" + (bundled.size() == 1 ? "y" : "ies") +
+            " the policy expects from nvidia-* dependency wheels: " + join(shown, ", ") +
+            (bundled.size() > shown.size() ? " and " + std::to_string(bundled.size() - shown.size()) + " more" : ""),
         bundled.size() == 1 ? bundled[0] : "");
 }
 
@@ -202,8 +221,9 @@ void cuda_rules(const WheelFacts& f, FindingSink& s) {
   variant_consistency(c, s);
   for (const auto& p : c.pins)
     if (!c.variant->cpu() && p.major != c.variant->major)
-      s.add("WC204", "Requires-Dist '" + p.requirement + "' is a CUDA " + std::to_string(p.major) + " package; variant " +
-                         c.variant->name + " is CUDA " + c.variant->version(),
+      s.add("WC204",
+            "Requires-Dist '" + p.requirement + "' is a CUDA " + std::to_string(p.major) + " package; variant " +
+                c.variant->name + " is CUDA " + c.variant->version(),
             f.dist_info + "/METADATA");
   if (c.variant->cpu()) return;
   unknown_variant(f, *c.variant, cuda, s);

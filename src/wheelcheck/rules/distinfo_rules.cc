@@ -23,9 +23,11 @@ void check_dir_name(const WheelFacts& f, const std::string& dir, const char* suf
   }
   std::string name = stem.substr(0, dash), ver = stem.substr(dash + 1);
   if (f.filename.valid && canonicalize_name(name) != f.filename.canonical_name)
-    s.add("WC102", "'" + dir + "' names project '" + name + "', the file name says '" + f.filename.name + "'", dir + "/");
+    s.add("WC102", "'" + dir + "' names project '" + name + "', the file name says '" + f.filename.name + "'",
+          dir + "/");
   if (f.filename.valid && !same_version(ver, f.filename.version_text))
-    s.add("WC102", "'" + dir + "' names version '" + ver + "', the file name says '" + f.filename.version_text + "'", dir + "/");
+    s.add("WC102", "'" + dir + "' names version '" + ver + "', the file name says '" + f.filename.version_text + "'",
+          dir + "/");
 }
 
 void layout(const WheelFacts& f, FindingSink& s) {
@@ -34,12 +36,14 @@ void layout(const WheelFacts& f, FindingSink& s) {
     return;
   }
   if (f.dist_info_dirs.size() > 1)
-    s.add("WC102", "several .dist-info directories: " + join(f.dist_info_dirs, ", ") + " (installers use one; the rest is ignored or conflicts)");
+    s.add("WC102", "several .dist-info directories: " + join(f.dist_info_dirs, ", ") +
+                       " (installers use one; the rest is ignored or conflicts)");
   for (const auto& d : f.dist_info_dirs) check_dir_name(f, d, ".dist-info", s);
   std::set<std::string> data_dirs;
   for (const auto& e : f.entries) {
     auto slash = e.name.find('/');
-    if (slash != std::string::npos && e.name.substr(0, slash).ends_with(".data")) data_dirs.insert(e.name.substr(0, slash));
+    if (slash != std::string::npos && e.name.substr(0, slash).ends_with(".data"))
+      data_dirs.insert(e.name.substr(0, slash));
   }
   for (const auto& d : data_dirs) check_dir_name(f, d, ".data", s);
   for (const char* need : {"WHEEL", "METADATA", "RECORD"}) {
@@ -63,13 +67,17 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
     bool numeric = parts.size() == 2 && !parts[0].empty() && !parts[1].empty() &&
                    parts[0].find_first_not_of("0123456789") == std::string_view::npos &&
                    parts[1].find_first_not_of("0123456789") == std::string_view::npos;
-    if (!numeric) s.add("WC104", "Wheel-Version '" + *wv + "' is not MAJOR.MINOR", entry);
-    else if (parts[0] != "1") s.add("WC104", "Wheel-Version " + *wv + ": installers refuse a major version other than 1", entry);
+    if (!numeric)
+      s.add("WC104", "Wheel-Version '" + *wv + "' is not MAJOR.MINOR", entry);
+    else if (parts[0] != "1")
+      s.add("WC104", "Wheel-Version " + *wv + ": installers refuse a major version other than 1", entry);
     else if (parts[1] != "0")
-      s.add("WC104", "Wheel-Version " + *wv + " is newer than 1.0; installers warn", entry, std::nullopt, Severity::warning);
+      s.add("WC104", "Wheel-Version " + *wv + " is newer than 1.0; installers warn", entry, std::nullopt,
+            Severity::warning);
   }
   auto purelib = h.get("Root-Is-Purelib");
-  if (!purelib) s.add("WC104", "WHEEL has no Root-Is-Purelib", entry);
+  if (!purelib)
+    s.add("WC104", "WHEEL has no Root-Is-Purelib", entry);
   else if (to_lower(*purelib) != "true" && to_lower(*purelib) != "false")
     s.add("WC104", "Root-Is-Purelib is '" + *purelib + "', expected true or false", entry);
   auto tags = h.get_all("Tag");
@@ -88,10 +96,13 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
       if (t.find('.') != std::string::npos) compressed.push_back(t);
       for (auto py : split(parts[0], '.'))
         for (auto abi : split(parts[1], '.'))
-          for (auto plat : split(parts[2], '.')) in_wheel.insert(std::string(py) + "-" + std::string(abi) + "-" + std::string(plat));
+          for (auto plat : split(parts[2], '.'))
+            in_wheel.insert(std::string(py) + "-" + std::string(abi) + "-" + std::string(plat));
     }
     if (!compressed.empty())
-      s.add("WC103", "WHEEL lists compressed tag sets (" + join(compressed, ", ") + "); the spec wants one expanded tag per Tag line",
+      s.add("WC103",
+            "WHEEL lists compressed tag sets (" + join(compressed, ", ") +
+                "); the spec wants one expanded tag per Tag line",
             entry, std::nullopt, Severity::warning);
     for (const auto& t : f.filename.tags) in_name.insert(t.str());
     std::vector<std::string> missing, extra;
@@ -117,10 +128,14 @@ const std::set<std::string>& metadata_versions() {
 
 // Fields the spec allows at most once (core metadata specification, "Multiple use" marks the rest).
 const std::vector<std::string>& single_use_fields() {
-  static const std::vector<std::string> v = {"Metadata-Version", "Name", "Version", "Summary", "Description",
-                                             "Description-Content-Type", "Home-page", "Download-URL", "Author",
-                                             "Author-email", "Maintainer", "Maintainer-email", "License",
-                                             "License-Expression", "Requires-Python"};
+  static const std::vector<std::string> v = {"Metadata-Version", "Name",
+                                             "Version",          "Summary",
+                                             "Description",      "Description-Content-Type",
+                                             "Home-page",        "Download-URL",
+                                             "Author",           "Author-email",
+                                             "Maintainer",       "Maintainer-email",
+                                             "License",          "License-Expression",
+                                             "Requires-Python"};
   return v;
 }
 
@@ -134,16 +149,22 @@ void metadata_version(const std::string& mv, const std::string& entry, FindingSi
   if (major < 0 || minor < 0) {
     s.add("WC202", "Metadata-Version '" + clip_for_display(mv, 40) + "' is not MAJOR.MINOR", entry);
   } else if (major > 2) {
-    s.add("WC202", "Metadata-Version " + mv + " has a newer major version than any this tool knows (" + newest +
-                       "); installers must refuse it", entry);
+    s.add("WC202",
+          "Metadata-Version " + mv + " has a newer major version than any this tool knows (" + newest +
+              "); installers must refuse it",
+          entry);
   } else if (major == 2 && minor == 0) {
     s.add("WC202", "Metadata-Version 2.0 was never specified (PEP 426 was withdrawn); installers read it as 2.x", entry,
           std::nullopt, Severity::warning);
   } else if (major == 2 && minor > 5) {
-    s.add("WC202", "Metadata-Version " + mv + " is newer than " + newest + ", the newest this tool knows; installers warn and read it",
+    s.add("WC202",
+          "Metadata-Version " + mv + " is newer than " + newest +
+              ", the newest this tool knows; installers warn and read it",
           entry, std::nullopt, Severity::warning);
   } else {
-    s.add("WC202", "Metadata-Version '" + clip_for_display(mv, 40) + "' is not a version of the core metadata specification", entry);
+    s.add("WC202",
+          "Metadata-Version '" + clip_for_display(mv, 40) + "' is not a version of the core metadata specification",
+          entry);
   }
 }
 
@@ -153,21 +174,31 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
   const std::string entry = f.dist_info + "/METADATA";
   for (const auto& p : m.problems) s.add("WC202", "METADATA: " + p, entry);
   for (const auto& [k, v] : m.fields)
-    if (std::any_of(v.begin(), v.end(), [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') || c == 0x7f; })) {
+    if (std::any_of(v.begin(), v.end(), [](char c) {
+          return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
+        })) {
       s.add("WC202", "field '" + clip_for_display(k, 60) + "' contains a control character", entry);
       break;
     }
   auto mv = m.get("Metadata-Version");
-  if (!mv) s.add("WC202", "METADATA has no Metadata-Version", entry);
-  else metadata_version(*mv, entry, s);
+  if (!mv)
+    s.add("WC202", "METADATA has no Metadata-Version", entry);
+  else
+    metadata_version(*mv, entry, s);
   for (const auto& field : single_use_fields())
-    if (m.count(field) > 1) s.add("WC202", "field '" + field + "' appears " + std::to_string(m.count(field)) + " times; it is single-use", entry);
+    if (m.count(field) > 1)
+      s.add("WC202", "field '" + field + "' appears " + std::to_string(m.count(field)) + " times; it is single-use",
+            entry);
   auto name = m.get("Name");
   auto version = m.get("Version");
-  if (!name) s.add("WC202", "METADATA has no Name", entry);
-  else if (!is_valid_project_name(*name)) s.add("WC202", "Name '" + clip_for_display(*name, 100) + "' is not a valid project name", entry);
-  if (!version) s.add("WC202", "METADATA has no Version", entry);
-  else if (!parse_version(*version)) s.add("WC202", "Version '" + clip_for_display(*version, 100) + "' is not a PEP 440 version", entry);
+  if (!name)
+    s.add("WC202", "METADATA has no Name", entry);
+  else if (!is_valid_project_name(*name))
+    s.add("WC202", "Name '" + clip_for_display(*name, 100) + "' is not a valid project name", entry);
+  if (!version)
+    s.add("WC202", "METADATA has no Version", entry);
+  else if (!parse_version(*version))
+    s.add("WC202", "Version '" + clip_for_display(*version, 100) + "' is not a PEP 440 version", entry);
   if (auto summary = m.get("Summary"); summary && summary->find('\n') != std::string::npos)
     s.add("WC202", "Summary spans several lines; it must be one line", entry);
   for (const auto& d : m.get_all("Dynamic"))
@@ -179,9 +210,14 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
   }
   if (!f.filename.valid) return;
   if (name && canonicalize_name(*name) != f.filename.canonical_name)
-    s.add("WC201", "METADATA Name '" + clip_for_display(*name, 100) + "' differs from the file name's '" + f.filename.name + "'", entry);
+    s.add("WC201",
+          "METADATA Name '" + clip_for_display(*name, 100) + "' differs from the file name's '" + f.filename.name + "'",
+          entry);
   if (version && !same_version(*version, f.filename.version_text))
-    s.add("WC201", "METADATA Version '" + clip_for_display(*version, 100) + "' differs from the file name's '" + f.filename.version_text + "'", entry);
+    s.add("WC201",
+          "METADATA Version '" + clip_for_display(*version, 100) + "' differs from the file name's '" +
+              f.filename.version_text + "'",
+          entry);
 }
 
 // Python versions a python tag stands for, to test against Requires-Python: cp312 -> 3.12.*,
@@ -228,9 +264,10 @@ void requires_python(const WheelFacts& f, FindingSink& s) {
   }
   if (excluded.empty()) return;
   bool all = excluded.size() == judged;
-  s.add("WC203", "Requires-Python '" + *rp + "' excludes every Python the tag" + (excluded.size() > 1 ? "s " : " ") +
-                     join(excluded, ", ") + (excluded.size() > 1 ? " are" : " is") + " for" +
-                     (all ? "" : " (other tags remain installable)"),
+  s.add("WC203",
+        "Requires-Python '" + *rp + "' excludes every Python the tag" + (excluded.size() > 1 ? "s " : " ") +
+            join(excluded, ", ") + (excluded.size() > 1 ? " are" : " is") + " for" +
+            (all ? "" : " (other tags remain installable)"),
         f.dist_info + "/METADATA", std::nullopt, all ? Severity::error : Severity::warning);
 }
 

@@ -18,8 +18,10 @@ std::vector<std::pair<std::string, std::string>> platforms(const WheelFilename& 
       case PlatformFamily::linux: out.emplace_back("glibc", p.arch); break;
       case PlatformFamily::musllinux: out.emplace_back("musl", p.arch); break;
       case PlatformFamily::macos:
-        if (p.arch == "universal2") out.emplace_back("macos", "x86_64"), out.emplace_back("macos", "arm64");
-        else out.emplace_back("macos", p.arch);
+        if (p.arch == "universal2")
+          out.emplace_back("macos", "x86_64"), out.emplace_back("macos", "arm64");
+        else
+          out.emplace_back("macos", p.arch);
         break;
       case PlatformFamily::windows: out.emplace_back("windows", p.arch); break;
       case PlatformFamily::ios: out.emplace_back("ios", p.arch); break;

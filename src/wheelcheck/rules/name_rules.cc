@@ -52,7 +52,8 @@ bool absurd_version_tag(std::string_view t) {
 
 void abi_rules(const WheelFilename& w, FindingSink& s) {
   for (const auto& py : w.python_tags)
-    if (absurd_version_tag(to_lower(py))) s.add("WC105", "python tag '" + clip_for_display(py, 40) + "' names no CPython version");
+    if (absurd_version_tag(to_lower(py)))
+      s.add("WC105", "python tag '" + clip_for_display(py, 40) + "' names no CPython version");
   for (const auto& abi : w.abi_tags) {
     std::string a = to_lower(abi);
     if (absurd_version_tag(a)) {
@@ -62,8 +63,10 @@ void abi_rules(const WheelFilename& w, FindingSink& s) {
     if (a == "abi3") {
       for (const auto& py : w.python_tags) {
         CpTag c = parse_cp(to_lower(py));
-        if (!c.valid) s.add("WC105", "abi3 is CPython's stable ABI, but the python tag is '" + py + "'");
-        else if (c.major != 3 || c.minor < 2) s.add("WC105", "abi3 needs CPython 3.2 or later, python tag is '" + py + "'");
+        if (!c.valid)
+          s.add("WC105", "abi3 is CPython's stable ABI, but the python tag is '" + py + "'");
+        else if (c.major != 3 || c.minor < 2)
+          s.add("WC105", "abi3 needs CPython 3.2 or later, python tag is '" + py + "'");
       }
       continue;
     }
@@ -101,7 +104,8 @@ void name_rules(const WheelFacts& f, FindingSink& s) {
     std::string note;
     if (p.family == PlatformFamily::linux) {  // what the binaries would justify instead
       JustifiedTag j = justified_platform_tag(f, s.policy());
-      if (j.applies) note = j.tag ? "; the binaries justify " + *j.tag : "; no portable tag fits either (" + j.why + ")";
+      if (j.applies)
+        note = j.tag ? "; the binaries justify " + *j.tag : "; no portable tag fits either (" + j.why + ")";
     }
     s.add("WC106", "platform tag '" + plat + "': " + p.problem + note);
   }

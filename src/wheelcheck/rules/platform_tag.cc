@@ -13,15 +13,16 @@ namespace {
 bool is_linux_wheel(const WheelFilename& w) {
   for (const auto& t : w.platform_tags) {
     auto fam = classify_platform(to_lower(t)).family;
-    if (fam == PlatformFamily::manylinux || fam == PlatformFamily::musllinux || fam == PlatformFamily::linux) return true;
+    if (fam == PlatformFamily::manylinux || fam == PlatformFamily::musllinux || fam == PlatformFamily::linux)
+      return true;
   }
   return false;
 }
 
 // The dynamic loader itself is never an external library (auditwheel skips it too).
 bool is_loader(const std::string& soname) {
-  return soname.find("ld-linux") != std::string::npos || soname.rfind("ld64.so.", 0) == 0 || soname.rfind("ld-musl-", 0) == 0 ||
-         soname.rfind("libc.musl-", 0) == 0;  // musl's libc is its loader
+  return soname.find("ld-linux") != std::string::npos || soname.rfind("ld64.so.", 0) == 0 ||
+         soname.rfind("ld-musl-", 0) == 0 || soname.rfind("libc.musl-", 0) == 0;  // musl's libc is its loader
 }
 
 // What every binary shares, or the reason a portable tag cannot be named.
@@ -33,7 +34,8 @@ struct Shape {
 Shape shape_of(const std::vector<const BinaryFacts*>& elves) {
   Shape s;
   for (const auto* b : elves) {
-    if (!s.arch.empty() && b->arch != s.arch) return {"", "", "binaries of two architectures (" + s.arch + ", " + b->arch + ")"};
+    if (!s.arch.empty() && b->arch != s.arch)
+      return {"", "", "binaries of two architectures (" + s.arch + ", " + b->arch + ")"};
     s.arch = b->arch;
     if (!b->libc.empty()) {
       if (!s.libc.empty() && b->libc != s.libc) return {"", "", "binaries linked against both glibc and musl"};
@@ -54,7 +56,8 @@ std::string libc_from_names(const std::vector<const BinaryFacts*>& elves) {
       auto c = n.rfind(".cpython-");
       if (c == std::string::npos) continue;
       std::string_view v = std::string_view(n).substr(c + 9);
-      if (v.size() >= 3 && v[0] == '3' && digit_prefix(v.substr(1)) >= 2 && parse_small(v.substr(1, digit_prefix(v.substr(1))), 999).value_or(0) >= 11)
+      if (v.size() >= 3 && v[0] == '3' && digit_prefix(v.substr(1)) >= 2 &&
+          parse_small(v.substr(1, digit_prefix(v.substr(1))), 999).value_or(0) >= 11)
         return "glibc";
     }
   }
@@ -87,7 +90,8 @@ std::string level_refuses(const LinuxLevel& l, const std::string& family, const 
     for (const auto& [lib, symbols] : l.blacklist) {
       if (std::find(b->needed.begin(), b->needed.end(), lib) == b->needed.end()) continue;
       for (const auto& u : b->undefined_symbols)
-        if (symbols.count(u)) return b->path + " takes " + u + " from " + lib + ", which " + name + " does not guarantee";
+        if (symbols.count(u))
+          return b->path + " takes " + u + " from " + lib + ", which " + name + " does not guarantee";
     }
   }
   return "";
@@ -122,7 +126,8 @@ JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
   if (shape.arch == "x86_64")
     for (const auto* b : elves)
       if (b->x86_isa_level && *b->x86_isa_level > p.linux.x86_64_isa_baseline)
-        return fail(b->path + " needs x86-64-v" + std::to_string(*b->x86_isa_level) + " instructions, beyond every manylinux baseline");
+        return fail(b->path + " needs x86-64-v" + std::to_string(*b->x86_isa_level) +
+                    " instructions, beyond every manylinux baseline");
   auto external = external_needs(f, elves);
   bool musl = shape.libc == "musl";
   const auto& levels = musl ? p.linux.musllinux : p.linux.manylinux;
@@ -132,14 +137,17 @@ JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
     // the newest level that defines the architecture.
     for (auto it = levels.rbegin(); it != levels.rend(); ++it) {
       std::string r = level_refuses(*it, "musllinux", shape, external, elves);
-      if (r.empty()) return out.tag = "musllinux_" + std::to_string(it->major) + "_" + std::to_string(it->minor) + "_" + shape.arch, out;
+      if (r.empty())
+        return out.tag = "musllinux_" + std::to_string(it->major) + "_" + std::to_string(it->minor) + "_" + shape.arch,
+               out;
       if (why.empty()) why = r;
     }
     return fail(why);
   }
   for (const auto& l : levels) {  // oldest first: the first that fits is the most compatible
     std::string r = level_refuses(l, "manylinux", shape, external, elves);
-    if (r.empty()) return out.tag = "manylinux_" + std::to_string(l.major) + "_" + std::to_string(l.minor) + "_" + shape.arch, out;
+    if (r.empty())
+      return out.tag = "manylinux_" + std::to_string(l.major) + "_" + std::to_string(l.minor) + "_" + shape.arch, out;
     why = r;  // the newest level's reason is the one that matters
   }
   return fail(why.empty() ? "no manylinux level is defined" : why);

@@ -14,9 +14,9 @@
 namespace wc {
 
 struct JustifiedTag {
-  bool applies = false;             // a Linux wheel with ELF binaries
-  std::optional<std::string> tag;   // "manylinux_2_17_x86_64"
-  std::string why;                  // when tag is empty: the first reason none fits
+  bool applies = false;            // a Linux wheel with ELF binaries
+  std::optional<std::string> tag;  // "manylinux_2_17_x86_64"
+  std::string why;                 // when tag is empty: the first reason none fits
 };
 
 JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p);

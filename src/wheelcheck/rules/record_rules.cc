@@ -30,7 +30,8 @@ void check_row(const WheelFacts& f, const RecordRow& row, FindingSink& s) {
   }
   auto eq = row.hash.find('=');
   if (eq == std::string::npos) {
-    s.add("WC301", "RECORD " + where + "hash '" + clip_for_display(row.hash, 100) + "' is not algorithm=digest", row.path);
+    s.add("WC301", "RECORD " + where + "hash '" + clip_for_display(row.hash, 100) + "' is not algorithm=digest",
+          row.path);
     return;
   }
   std::string algo = to_lower(row.hash.substr(0, eq)), digest = row.hash.substr(eq + 1);
@@ -71,11 +72,14 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   for (const auto& e : f.entries) {
     if (++names[e.name] == 2) s.add("WC307", "the archive holds this name more than once", e.name);
     std::string_view key = e.name;
-    if (std::any_of(e.name.begin(), e.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) key = lowered.emplace_back(to_lower(e.name));
+    if (std::any_of(e.name.begin(), e.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
+      key = lowered.emplace_back(to_lower(e.name));
     auto [it, fresh] = folded.emplace(key, e.name);
     if (!fresh && it->second != e.name)
-      s.add("WC307", "differs only in case from '" + clip_for_display(std::string(it->second)) +
-                         "' (they collide on case-insensitive file systems)", e.name, std::nullopt, Severity::warning);
+      s.add("WC307",
+            "differs only in case from '" + clip_for_display(std::string(it->second)) +
+                "' (they collide on case-insensitive file systems)",
+            e.name, std::nullopt, Severity::warning);
   }
   if (!f.record) return;  // missing RECORD is reported by the layout check
   const std::string record = f.dist_info + "/RECORD";

@@ -46,7 +46,8 @@ std::vector<std::string> cuda_pins_of(const WheelFacts& f, const CudaPolicy& cud
     if (!r) continue;
     const std::string& n = r->canonical_name;
     auto dash = n.rfind("-cu");
-    if (n.rfind("nvidia-", 0) == 0 && dash != std::string::npos && all_digits(std::string_view(n).substr(dash + 3)) && dash + 3 < n.size())
+    if (n.rfind("nvidia-", 0) == 0 && dash != std::string::npos && all_digits(std::string_view(n).substr(dash + 3)) &&
+        dash + 3 < n.size())
       out.insert(n.substr(dash + 3));
     else if (n == "cuda-toolkit" || cuda.toolkit_versioned_packages.count(n))
       if (auto v = cuda_version_in(r->specifier); !v.empty()) out.insert(v);
@@ -55,8 +56,8 @@ std::vector<std::string> cuda_pins_of(const WheelFacts& f, const CudaPolicy& cud
 }
 
 std::string key_of(const SetMember& m) {
-  return m.project + " " + join(m.python_tags, ".") + "-" + join(m.abi_tags, ".") + "-" + join(m.platform_tags, ".") + " " +
-         (m.variant.empty() ? "(no variant)" : m.variant);
+  return m.project + " " + join(m.python_tags, ".") + "-" + join(m.abi_tags, ".") + "-" + join(m.platform_tags, ".") +
+         " " + (m.variant.empty() ? "(no variant)" : m.variant);
 }
 
 bool any_glob(const std::vector<std::string>& values, const std::string& pattern) {
@@ -106,12 +107,15 @@ void matrix(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, Fin
         for (size_t i = 0; i < ms.size(); ++i)
           if (covers(*ms[i], py, plat, var)) found = expected[i] = true;
         if (!found)
-          s.add("WC703", "no wheel for " + py + " / " + plat + " / " + (var.empty() ? "(no variant)" : var) + " in the release set");
+          s.add("WC703", "no wheel for " + py + " / " + plat + " / " + (var.empty() ? "(no variant)" : var) +
+                             " in the release set");
       }
   for (size_t i = 0; i < ms.size(); ++i)
     if (!expected[i])
-      s.add("WC704", "not in the expected matrix (" + join(python_abi_pairs(*ms[i]), ", ") + " / " + join(ms[i]->platform_tags, ".") + " / " +
-                         (ms[i]->variant.empty() ? "(no variant)" : ms[i]->variant) + ")",
+      s.add("WC704",
+            "not in the expected matrix (" + join(python_abi_pairs(*ms[i]), ", ") + " / " +
+                join(ms[i]->platform_tags, ".") + " / " + (ms[i]->variant.empty() ? "(no variant)" : ms[i]->variant) +
+                ")",
             ms[i]->filename);
 }
 
@@ -119,17 +123,21 @@ void matrix(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, Fin
 
 // Reports the wheels whose `value` differs from the most common one.
 template <typename Value, typename Show>
-void agree(const std::vector<const SetMember*>& ms, const std::string& field, Value&& value, Show&& show, FindingSink& s) {
+void agree(const std::vector<const SetMember*>& ms, const std::string& field, Value&& value, Show&& show,
+           FindingSink& s) {
   std::map<std::string, std::vector<std::string>> by;
   for (const auto* m : ms)
     if (m->have_metadata) by[value(*m)].push_back(m->filename);
   if (by.size() < 2) return;
-  auto common = std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  auto common = std::max_element(by.begin(), by.end(),
+                                 [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
   for (const auto& [v, names] : by) {
     if (v == common->first) continue;
     for (const auto& n : names)
-      s.add("WC705", field + " is " + show(v) + " here; " + std::to_string(common->second.size()) + " other wheel" +
-                         (common->second.size() == 1 ? "" : "s") + " of the release (" + some_of(common->second) + ") say " + show(common->first),
+      s.add("WC705",
+            field + " is " + show(v) + " here; " + std::to_string(common->second.size()) + " other wheel" +
+                (common->second.size() == 1 ? "" : "s") + " of the release (" + some_of(common->second) + ") say " +
+                show(common->first),
             n);
   }
 }
@@ -140,7 +148,8 @@ std::string identity(const Requirement& r) {
   std::sort(extras.begin(), extras.end());
   std::string spec = r.specifier;
   spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
-  return r.canonical_name + (extras.empty() ? "" : "[" + join(extras, ",") + "]") + spec + (r.url.empty() ? "" : " @ " + r.url);
+  return r.canonical_name + (extras.empty() ? "" : "[" + join(extras, ",") + "]") + spec +
+         (r.url.empty() ? "" : " @ " + r.url);
 }
 
 // Requires-Dist: within one variant (a variant's own pins differ from another's by design), a
@@ -181,9 +190,10 @@ void requirements(const std::vector<const SetMember*>& ms, FindingSink& s) {
     for (auto& [id, slot] : missing) std::sort(slot.second.begin(), slot.second.end());
     for (const auto& [id, slot] : missing)
       s.add("WC705",
-            "lacks Requires-Dist '" + clip_for_display(slot.first, 200) + "', which " + std::to_string(slot.second.size()) + " other " +
-                (b.m->variant.empty() ? "" : b.m->variant + " ") + "wheel" + (slot.second.size() == 1 ? "" : "s") + " of the release declare (" +
-                some_of(slot.second) + ") with a marker that holds on this wheel's platform",
+            "lacks Requires-Dist '" + clip_for_display(slot.first, 200) + "', which " +
+                std::to_string(slot.second.size()) + " other " + (b.m->variant.empty() ? "" : b.m->variant + " ") +
+                "wheel" + (slot.second.size() == 1 ? "" : "s") + " of the release declare (" + some_of(slot.second) +
+                ") with a marker that holds on this wheel's platform",
             b.m->filename);
   }
 }
@@ -194,7 +204,9 @@ struct Signature {
   std::vector<std::string> pins, toolkits;
   std::vector<int> links;
   bool operator==(const Signature&) const = default;
-  bool operator<(const Signature& o) const { return std::tie(pins, toolkits, links) < std::tie(o.pins, o.toolkits, o.links); }
+  bool operator<(const Signature& o) const {
+    return std::tie(pins, toolkits, links) < std::tie(o.pins, o.toolkits, o.links);
+  }
   bool empty() const { return pins.empty() && toolkits.empty() && links.empty(); }
   std::string show() const {
     std::vector<std::string> parts;
@@ -215,7 +227,9 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
     if (m->variant.rfind("cu", 0) == 0) by_label[m->variant].push_back(m);
   if (by_label.empty()) return;
   // A wheel whose binaries were not read (metadata depth) is compared on its pins alone.
-  auto sig = [](const SetMember& m) { return m.gpu_known ? Signature{m.cuda_pins, m.cuda_toolkits, m.cuda_links} : Signature{m.cuda_pins, {}, {}}; };
+  auto sig = [](const SetMember& m) {
+    return m.gpu_known ? Signature{m.cuda_pins, m.cuda_toolkits, m.cuda_links} : Signature{m.cuda_pins, {}, {}};
+  };
   auto matches = [](const SetMember& m, const Signature& s) {
     return m.gpu_known ? Signature{m.cuda_pins, m.cuda_toolkits, m.cuda_links} == s : m.cuda_pins == s.pins;
   };
@@ -223,7 +237,9 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
   for (const auto& [label, members] : by_label) {
     std::map<Signature, size_t> count;
     for (const auto* m : members) count[sig(*m)] += m->gpu_known ? 2 : 1;  // fuller evidence weighs more
-    majority[label] = std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+    majority[label] = std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
+                        return a.second < b.second;
+                      })->first;
   }
   for (const auto& [label, members] : by_label) {
     const Signature& mine = majority[label];
@@ -234,8 +250,9 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
       for (const auto& [other, osig] : majority)
         if (other != label && matches(*m, osig) && !own.empty()) like = other;
       s.add("WC707",
-            "labelled " + label + ", but here: " + own.show() + (like.empty() ? "" : " (as the " + like + " wheels have)") + "; the other " +
-                label + " wheels: " + mine.show(),
+            "labelled " + label + ", but here: " + own.show() +
+                (like.empty() ? "" : " (as the " + like + " wheels have)") + "; the other " + label +
+                " wheels: " + mine.show(),
             m->filename);
     }
   }
@@ -243,8 +260,8 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
   for (auto a = majority.begin(); a != majority.end(); ++a)
     for (auto b = std::next(a); b != majority.end(); ++b)
       if (a->second == b->second && !a->second.empty())
-        s.add("WC707", "the " + a->first + " and " + b->first + " wheels are indistinguishable (both " + a->second.show() +
-                           "): one of the labels is wrong");
+        s.add("WC707", "the " + a->first + " and " + b->first + " wheels are indistinguishable (both " +
+                           a->second.show() + "): one of the labels is wrong");
 }
 
 // --- WC702: sizes against the baseline ------------------------------------------------------------
@@ -261,7 +278,8 @@ std::string growth(uint64_t from, uint64_t to) {
   return buf;
 }
 
-size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMember>& baseline, const ReleasePolicy& r, FindingSink& s) {
+size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMember>& baseline, const ReleasePolicy& r,
+             FindingSink& s) {
   std::map<std::string, const SetMember*> before;
   for (const auto& b : baseline) before[key_of(b)] = &b;
   size_t matched = 0;
@@ -283,16 +301,21 @@ size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMembe
     if (wheel_over) {
       std::vector<std::string> most;
       for (size_t i = 0; i < grew.size() && i < 3; ++i)
-        most.push_back(grew[i].second + " (" + mb(b.large_entries.at(grew[i].second)) + " -> " + mb(m->large_entries.at(grew[i].second)) + ")");
-      s.add("WC702", "grew from " + mb(b.size) + " to " + mb(m->size) + " (" + growth(b.size, m->size) + ") since the baseline (" + b.filename +
-                         "), over the allowed ratio " + ratio + (most.empty() ? "" : "; grew most: " + join(most, ", ")),
+        most.push_back(grew[i].second + " (" + mb(b.large_entries.at(grew[i].second)) + " -> " +
+                       mb(m->large_entries.at(grew[i].second)) + ")");
+      s.add("WC702",
+            "grew from " + mb(b.size) + " to " + mb(m->size) + " (" + growth(b.size, m->size) +
+                ") since the baseline (" + b.filename + "), over the allowed ratio " + ratio +
+                (most.empty() ? "" : "; grew most: " + join(most, ", ")),
             m->filename);
       continue;
     }
     for (const auto& [bytes, name] : grew) {
       uint64_t old = b.large_entries.at(name), now = m->large_entries.at(name);
       if (double(now) > double(old) * r.max_growth_ratio)
-        s.add("WC702", name + " grew from " + mb(old) + " to " + mb(now) + " (" + growth(old, now) + ") since the baseline, over the allowed ratio " + ratio,
+        s.add("WC702",
+              name + " grew from " + mb(old) + " to " + mb(now) + " (" + growth(old, now) +
+                  ") since the baseline, over the allowed ratio " + ratio,
               m->filename);
     }
   }
@@ -342,12 +365,17 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
 }
 
 json member_to_json(const SetMember& m) {
-  json j = {{"filename", m.filename}, {"project", m.project}, {"version", m.version}, {"public_version", m.public_version},
-            {"variant", m.variant}, {"python_tags", m.python_tags}, {"abi_tags", m.abi_tags}, {"platform_tags", m.platform_tags},
-            {"size", m.size}, {"large_entries", m.large_entries}, {"gpu_known", m.gpu_known}};
+  json j = {{"filename", m.filename},  {"project", m.project},
+            {"version", m.version},    {"public_version", m.public_version},
+            {"variant", m.variant},    {"python_tags", m.python_tags},
+            {"abi_tags", m.abi_tags},  {"platform_tags", m.platform_tags},
+            {"size", m.size},          {"large_entries", m.large_entries},
+            {"gpu_known", m.gpu_known}};
   if (m.have_metadata)
-    j["metadata"] = {{"version", m.metadata_version_field}, {"requires_python", m.requires_python},
-                     {"classifiers", m.classifiers}, {"requires_dist", m.requires_dist}};
+    j["metadata"] = {{"version", m.metadata_version_field},
+                     {"requires_python", m.requires_python},
+                     {"classifiers", m.classifiers},
+                     {"requires_dist", m.requires_dist}};
   json cuda = {{"pins", m.cuda_pins}, {"toolkits", m.cuda_toolkits}, {"links", m.cuda_links}};
   j["cuda"] = cuda;
   return j;
@@ -390,7 +418,8 @@ std::optional<SetMember> member_from_json(const json& j) {
 
 bool release_rules_apply(const Policy& p) { return p.release.defined; }
 
-SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p, const std::vector<SetMember>* baseline) {
+SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p,
+                             const std::vector<SetMember>* baseline) {
   SetVerdict v;
   FindingSink s(p);
   const ReleasePolicy& r = p.release;
@@ -404,27 +433,36 @@ SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy&
     const auto& fields = r.consistent_fields;
     auto wants = [&](const char* f) { return std::find(fields.begin(), fields.end(), f) != fields.end(); };
     if (wants("Version")) {
-      agree(ms, "the public version", [](const SetMember& m) { return m.public_version; }, [](const std::string& x) { return "'" + x + "'"; }, s);
-      agree(ms, "METADATA's Version (without the local part)",
-            [](const SetMember& m) {
-              auto v = parse_version(m.metadata_version_field);
-              return v ? v->public_version() : m.metadata_version_field;
-            },
-            [](const std::string& x) { return "'" + x + "'"; }, s);
+      agree(
+          ms, "the public version", [](const SetMember& m) { return m.public_version; },
+          [](const std::string& x) { return "'" + x + "'"; }, s);
+      agree(
+          ms, "METADATA's Version (without the local part)",
+          [](const SetMember& m) {
+            auto v = parse_version(m.metadata_version_field);
+            return v ? v->public_version() : m.metadata_version_field;
+          },
+          [](const std::string& x) { return "'" + x + "'"; }, s);
     }
     if (wants("Requires-Python"))
-      agree(ms, "Requires-Python", [](const SetMember& m) { return m.requires_python; },
-            [](const std::string& x) { return x.empty() ? std::string("(none)") : "'" + x + "'"; }, s);
+      agree(
+          ms, "Requires-Python", [](const SetMember& m) { return m.requires_python; },
+          [](const std::string& x) { return x.empty() ? std::string("(none)") : "'" + x + "'"; }, s);
     if (wants("Classifier"))
-      agree(ms, "the Classifier list", [](const SetMember& m) { return join(m.classifiers, "\n"); },
-            [](const std::string& x) { return "[" + std::to_string(x.empty() ? 0 : std::count(x.begin(), x.end(), '\n') + 1) + " classifiers]"; }, s);
+      agree(
+          ms, "the Classifier list", [](const SetMember& m) { return join(m.classifiers, "\n"); },
+          [](const std::string& x) {
+            return "[" + std::to_string(x.empty() ? 0 : std::count(x.begin(), x.end(), '\n') + 1) + " classifiers]";
+          },
+          s);
     if (wants("Requires-Dist")) requirements(ms, s);
     variants(ms, s);
   }
   if (baseline) v.baseline_matched = sizes(ms, *baseline, r, s);
   v.findings = s.take();
   v.waived = s.take_waived();
-  std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+  std::stable_sort(v.findings.begin(), v.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
   return v;
 }
 

@@ -50,12 +50,13 @@ std::optional<SetMember> member_from_json(const nlohmann::json& j);
 struct SetVerdict {
   std::vector<Finding> findings;  // entry: the wheel's file name where one wheel is concerned
   std::vector<WaivedFinding> waived;
-  size_t members = 0;             // wheels of the release (project and version globs)
-  size_t baseline_matched = 0;    // of those, found in the baseline
+  size_t members = 0;           // wheels of the release (project and version globs)
+  size_t baseline_matched = 0;  // of those, found in the baseline
 };
 
 // The set rules. `baseline`: the members of a previous report (WC702), or null.
-SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p, const std::vector<SetMember>* baseline);
+SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p,
+                             const std::vector<SetMember>* baseline);
 // Whether the policy asks for set rules at all (a release section or a baseline).
 bool release_rules_apply(const Policy& p);
 

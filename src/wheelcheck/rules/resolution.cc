@@ -51,14 +51,17 @@ std::vector<SearchDir> search_dirs(const BinaryFacts& b) {
       if (r.empty()) continue;
       SearchDir d{r, std::nullopt, false};
       std::string_view v = r;
-      if (consume(v, "${ORIGIN}") || consume(v, "$ORIGIN")) d.resolved = normalise(here + "/" + std::string(v));
-      else d.absolute = true;  // absolute, or relative to the process's working directory: not the wheel's
+      if (consume(v, "${ORIGIN}") || consume(v, "$ORIGIN"))
+        d.resolved = normalise(here + "/" + std::string(v));
+      else
+        d.absolute = true;  // absolute, or relative to the process's working directory: not the wheel's
       out.push_back(std::move(d));
     }
   return out;
 }
 
-std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string& soname, const std::vector<const WheelFacts*>& wheels) {
+std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string& soname,
+                                         const std::vector<const WheelFacts*>& wheels) {
   const WheelFacts* who = nullptr;
   for (const auto& d : search_dirs(b)) {
     if (!d.resolved) continue;

@@ -36,7 +36,8 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
     cuda_rules(f, s);
   }
   WheelVerdict v{s.take(), s.take_waived()};
-  std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+  std::stable_sort(v.findings.begin(), v.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
   return v;
 }
 

@@ -47,7 +47,7 @@ void archive_rules(const WheelFacts& f, FindingSink& s);   // WC401-WC405, WC701
 void content_rules(const WheelFacts& f, FindingSink& s);   // WC105 (contents)
 
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC501-WC510
-void cuda_rules(const WheelFacts& f, FindingSink& s);                            // WC204, WC601-WC605
+void cuda_rules(const WheelFacts& f, FindingSink& s);                           // WC204, WC601-WC605
 
 struct WheelVerdict {
   std::vector<Finding> findings;

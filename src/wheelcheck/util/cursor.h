@@ -19,8 +19,7 @@ namespace wc {
 // finding. `offset` is relative to the start of the object being parsed.
 class ParseError : public std::runtime_error {
  public:
-  ParseError(std::string what, uint64_t offset)
-      : std::runtime_error(std::move(what)), offset_(offset) {}
+  ParseError(std::string what, uint64_t offset) : std::runtime_error(std::move(what)), offset_(offset) {}
   uint64_t offset() const { return offset_; }
 
  private:
@@ -46,8 +45,7 @@ class Cursor {
   Cursor() = default;
   explicit Cursor(std::span<const uint8_t> data, uint64_t base = 0, Endian e = Endian::little)
       : data_(data), base_(base), endian_(e) {}
-  Cursor(const void* p, size_t n, uint64_t base = 0)
-      : data_(static_cast<const uint8_t*>(p), n), base_(base) {}
+  Cursor(const void* p, size_t n, uint64_t base = 0) : data_(static_cast<const uint8_t*>(p), n), base_(base) {}
 
   void set_endian(Endian e) { endian_ = e; }
   Endian endian() const { return endian_; }
@@ -102,9 +100,10 @@ class Cursor {
   // A sub-cursor over [off, off+n) of this cursor's data, independent of the read position.
   Cursor sub(uint64_t off, uint64_t n) const {
     uint64_t end = checked_add(off, n, base_ + off);
-    if (end > data_.size()) fail_at("range [" + std::to_string(off) + ", +" + std::to_string(n) +
-                                        ") past end of " + std::to_string(data_.size()) + " bytes",
-                                    base_ + off);
+    if (end > data_.size())
+      fail_at("range [" + std::to_string(off) + ", +" + std::to_string(n) + ") past end of " +
+                  std::to_string(data_.size()) + " bytes",
+              base_ + off);
     Cursor c(data_.subspan(static_cast<size_t>(off), static_cast<size_t>(n)), base_ + off, endian_);
     return c;
   }
@@ -124,16 +123,18 @@ class Cursor {
  private:
   void need(uint64_t n) const {
     if (n > data_.size() - pos_)
-      fail_at("need " + std::to_string(n) + " bytes, " + std::to_string(data_.size() - pos_) +
-                  " left",
-              base_ + pos_);
+      fail_at("need " + std::to_string(n) + " bytes, " + std::to_string(data_.size() - pos_) + " left", base_ + pos_);
   }
   template <typename T>
   static T byteswap(T v) {
-    if constexpr (sizeof(T) == 1) return v;
-    else if constexpr (sizeof(T) == 2) return static_cast<T>(__builtin_bswap16(static_cast<uint16_t>(v)));
-    else if constexpr (sizeof(T) == 4) return static_cast<T>(__builtin_bswap32(static_cast<uint32_t>(v)));
-    else return static_cast<T>(__builtin_bswap64(static_cast<uint64_t>(v)));
+    if constexpr (sizeof(T) == 1)
+      return v;
+    else if constexpr (sizeof(T) == 2)
+      return static_cast<T>(__builtin_bswap16(static_cast<uint16_t>(v)));
+    else if constexpr (sizeof(T) == 4)
+      return static_cast<T>(__builtin_bswap32(static_cast<uint32_t>(v)));
+    else
+      return static_cast<T>(__builtin_bswap64(static_cast<uint64_t>(v)));
   }
 
   std::span<const uint8_t> data_;

@@ -13,9 +13,12 @@ size_t depth_over(std::string_view t, size_t limit) {
   for (size_t i = 0; i < t.size(); ++i) {
     char c = t[i];
     if (in_string) {
-      if (escape) escape = false;
-      else if (c == '\\') escape = true;
-      else if (c == '"') in_string = false;
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -55,11 +58,14 @@ nlohmann::json read_json_file(const std::string& path, size_t max_bytes) {
   char buf[1 << 16];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes) throw std::runtime_error(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    if (text.size() > max_bytes)
+      throw std::runtime_error(path + ": larger than " + std::to_string(max_bytes) + " bytes");
   }
   JsonError err;
   auto j = parse_json(text, &err);
-  if (!j) throw std::runtime_error(path + ": not valid JSON: " + err.message + (err.byte ? " (byte " + std::to_string(err.byte) + ")" : ""));
+  if (!j)
+    throw std::runtime_error(path + ": not valid JSON: " + err.message +
+                             (err.byte ? " (byte " + std::to_string(err.byte) + ")" : ""));
   return std::move(*j);
 }
 

@@ -17,7 +17,7 @@ std::string install_path(std::string_view entry);
 bool is_native_library_name(std::string_view name);
 
 struct ExtensionSuffix {
-  std::string abi;  // "cp312", "cp313t"; "abi3" for `.abi3.so`; "" for a plain `.so`/`.pyd`
+  std::string abi;                // "cp312", "cp313t"; "abi3" for `.abi3.so`; "" for a plain `.so`/`.pyd`
   bool python_extension = false;  // the suffix is one CPython imports modules from
 };
 // The interpreter an extension module's suffix names, when it names one.

@@ -10,9 +10,7 @@
 namespace wc {
 namespace {
 
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
 std::vector<std::string> split_tag_set(std::string_view s) {
   std::vector<std::string> out;
@@ -89,8 +87,8 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
                 "' is not escaped (only letters, digits, '_' and '.', no '__')");
   w.canonical_name = canonicalize_name(w.name);
   w.version_text = std::string(parts[1]);
-  if (w.version_text.empty() ||
-      std::any_of(w.version_text.begin(), w.version_text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+  if (w.version_text.empty() || std::any_of(w.version_text.begin(), w.version_text.end(),
+                                            [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
     return fail("version '" + escape_for_display(w.version_text) + "' is not a PEP 440 version");
   w.version = parse_version(w.version_text);
   if (!w.version) return fail("version '" + escape_for_display(w.version_text) + "' is not a PEP 440 version");
@@ -141,7 +139,7 @@ const char* family_name(PlatformFamily f) {
 namespace {
 
 const std::set<std::string>& linux_arches() {
-  static const std::set<std::string> a = {"x86_64", "i686",  "aarch64", "armv7l", "ppc64",
+  static const std::set<std::string> a = {"x86_64",  "i686",  "aarch64", "armv7l",     "ppc64",
                                           "ppc64le", "s390x", "riscv64", "loongarch64"};
   return a;
 }
@@ -167,7 +165,10 @@ bool split_version_arch(std::string_view rest, int& major, int& minor, std::stri
 }
 
 void classify_linux_family(std::string_view tag, PlatformTag& p) {
-  struct Alias { std::string_view prefix; int major, minor; };
+  struct Alias {
+    std::string_view prefix;
+    int major, minor;
+  };
   static const Alias aliases[] = {{"manylinux1_", 2, 5}, {"manylinux2010_", 2, 12}, {"manylinux2014_", 2, 17}};
   for (const auto& al : aliases) {
     if (tag.starts_with(al.prefix)) {
@@ -176,7 +177,9 @@ void classify_linux_family(std::string_view tag, PlatformTag& p) {
       p.arch = std::string(tag.substr(al.prefix.size()));
       bool ok = al.minor == 17 ? linux_arches().count(p.arch) && p.arch != "riscv64" && p.arch != "loongarch64"
                                : (p.arch == "x86_64" || p.arch == "i686");
-      if (!ok) p.problem = "architecture '" + p.arch + "' is not defined for " + std::string(al.prefix.substr(0, al.prefix.size() - 1));
+      if (!ok)
+        p.problem = "architecture '" + p.arch + "' is not defined for " +
+                    std::string(al.prefix.substr(0, al.prefix.size() - 1));
       p.pypi_accepted = ok;
       return;
     }
@@ -215,15 +218,18 @@ void classify_macos(std::string_view tag, PlatformTag& p) {
   }
   // PyPI: 10_x for any x; 11 and later with minor 0 only (macOS 11+ versions tags by major).
   bool ok = (p.major == 10) || ((p.major >= 11 && p.major <= 15) || p.major == 26);
-  if (!ok) p.problem = "macOS major version " + std::to_string(p.major) + " is not one PyPI accepts";
-  else if (p.major >= 11 && p.minor != 0) p.problem = "macOS 11 and later are tagged MAJOR_0";
+  if (!ok)
+    p.problem = "macOS major version " + std::to_string(p.major) + " is not one PyPI accepts";
+  else if (p.major >= 11 && p.minor != 0)
+    p.problem = "macOS 11 and later are tagged MAJOR_0";
   p.pypi_accepted = p.problem.empty();
 }
 
 // "17_0_arm64_iphoneos" (after "ios_").
 bool parse_ios(std::string_view rest, PlatformTag& p) {
   uint64_t major = 0, minor = 0;
-  if (!consume_number(rest, 9999, major) || !consume(rest, "_") || !consume_number(rest, 9999, minor) || !consume(rest, "_"))
+  if (!consume_number(rest, 9999, major) || !consume(rest, "_") || !consume_number(rest, 9999, minor) ||
+      !consume(rest, "_"))
     return false;
   for (std::string_view arch : {"arm64", "x86_64"}) {
     std::string_view r = rest;

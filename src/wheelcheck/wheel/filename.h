@@ -50,7 +50,7 @@ enum class PlatformFamily { any, manylinux, musllinux, linux, macos, windows, io
 
 struct PlatformTag {
   PlatformFamily family = PlatformFamily::other;
-  std::string arch;       // x86_64, aarch64, arm64, universal2, amd64, ...
+  std::string arch;          // x86_64, aarch64, arm64, universal2, amd64, ...
   int major = 0, minor = 0;  // glibc / musl / macOS version, API level for android
   bool pypi_accepted = false;
   std::string problem;  // why it is not a valid tag of its family

@@ -47,8 +47,10 @@ HeaderFile parse_header_file(std::string_view text) {
       return h;
     }
     if (line.front() == ' ' || line.front() == '\t') {
-      if (h.fields.empty()) h.problems.push_back("line " + std::to_string(line_no) + ": continuation line before any field");
-      else h.fields.back().second += "\n" + std::string(line);
+      if (h.fields.empty())
+        h.problems.push_back("line " + std::to_string(line_no) + ": continuation line before any field");
+      else
+        h.fields.back().second += "\n" + std::string(line);
     } else {
       size_t colon = line.find(':');
       std::string_view key = colon == std::string_view::npos ? std::string_view() : line.substr(0, colon);
@@ -122,7 +124,8 @@ RecordFile parse_record(std::string_view text) {
     }
     ++i;
   }
-  if (in_quotes) rec.problems.push_back("line " + std::to_string(row_line) + ": unexpected end of data inside a quoted field");
+  if (in_quotes)
+    rec.problems.push_back("line " + std::to_string(row_line) + ": unexpected end of data inside a quoted field");
   if (row_started || !field.empty() || !row.empty()) end_row();
   return rec;
 }

@@ -145,8 +145,13 @@ class MarkerParser {
 };
 
 Truth both(Truth a, Truth b, bool conjunction) {
-  if (conjunction) return a == Truth::no || b == Truth::no ? Truth::no : a == Truth::unknown || b == Truth::unknown ? Truth::unknown : Truth::yes;
-  return a == Truth::yes || b == Truth::yes ? Truth::yes : a == Truth::unknown || b == Truth::unknown ? Truth::unknown : Truth::no;
+  if (conjunction)
+    return a == Truth::no || b == Truth::no             ? Truth::no
+           : a == Truth::unknown || b == Truth::unknown ? Truth::unknown
+                                                        : Truth::yes;
+  return a == Truth::yes || b == Truth::yes           ? Truth::yes
+         : a == Truth::unknown || b == Truth::unknown ? Truth::unknown
+                                                      : Truth::no;
 }
 
 Truth compare(const std::string& l, const std::string& op, const std::string& r) {
@@ -157,7 +162,13 @@ Truth compare(const std::string& l, const std::string& op, const std::string& r)
   auto spec = op == "===" ? std::nullopt : SpecifierSet::parse(op + r);
   if (v && spec && parse_version(r)) return spec->contains(*v) ? Truth::yes : Truth::no;
   int c = l.compare(r);
-  bool res = op == "==" || op == "===" ? c == 0 : op == "!=" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0 : op == ">" ? c > 0 : op == ">=" ? c >= 0 : false;
+  bool res = op == "==" || op == "===" ? c == 0
+             : op == "!="              ? c != 0
+             : op == "<"               ? c < 0
+             : op == "<="              ? c <= 0
+             : op == ">"               ? c > 0
+             : op == ">="              ? c >= 0
+                                       : false;
   return res ? Truth::yes : Truth::no;
 }
 
@@ -226,7 +237,9 @@ std::optional<Requirement> parse_requirement(std::string_view text, std::string*
   return r;
 }
 
-Truth evaluate(const Requirement& r, const MarkerEnvironment& env) { return r.marker ? eval(*r.marker, env) : Truth::yes; }
+Truth evaluate(const Requirement& r, const MarkerEnvironment& env) {
+  return r.marker ? eval(*r.marker, env) : Truth::yes;
+}
 
 MarkerEnvironment environment_for(const WheelFilename& w) {
   MarkerEnvironment env{{"extra", ""}};
@@ -259,10 +272,12 @@ MarkerEnvironment environment_for(const WheelFilename& w) {
         break;
       case PlatformFamily::android:
         sys.push_back("android"), system.push_back("Android"), os.push_back("posix");
-        machine.push_back(p.arch == "arm64_v8a" ? "aarch64" : p.arch == "armeabi_v7a" ? "armv7l" : p.arch == "x86" ? "i686" : p.arch);
+        machine.push_back(p.arch == "arm64_v8a"     ? "aarch64"
+                          : p.arch == "armeabi_v7a" ? "armv7l"
+                          : p.arch == "x86"         ? "i686"
+                                                    : p.arch);
         break;
-      default:
-        return env;  // platform 'any' (or unknown): nothing platform-specific is known
+      default: return env;  // platform 'any' (or unknown): nothing platform-specific is known
     }
   }
   agree("sys_platform", sys);

@@ -25,8 +25,8 @@ struct Requirement {
   std::string name;            // as written
   std::string canonical_name;  // PEP 503
   std::vector<std::string> extras;
-  std::string specifier;       // ">=1.0,<2" (empty when none or a URL)
-  std::string url;             // "name @ url"
+  std::string specifier;  // ">=1.0,<2" (empty when none or a URL)
+  std::string url;        // "name @ url"
   std::string marker_text;
   std::shared_ptr<const MarkerNode> marker;  // null when none
 };

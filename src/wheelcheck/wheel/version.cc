@@ -56,8 +56,7 @@ class VersionScanner {
     size_t start = i_;
     uint64_t v = 0;
     while (i_ < s_.size() && std::isdigit(uc(s_[i_]))) {
-      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, uint64_t(s_[i_] - '0'), &v))
-        overflow_ = true;
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, uint64_t(s_[i_] - '0'), &v)) overflow_ = true;
       ++i_;
     }
     if (i_ == start) return std::nullopt;
