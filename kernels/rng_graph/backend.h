@@ -31,6 +31,13 @@ class Backend {
   virtual std::vector<uint32_t> read(int buffer) = 0;  // waits for all work
 };
 
+// One replay of a closed capture: fills its seed/offset slots on `stream`, then launches its graph
+// on the same stream, so the kernels read the values written for this replay.
+inline void replay(Backend& be, Generator& g, CaptureId capture, int graph, int stream) {
+  g.replay_prologue(capture, stream);
+  be.replay(stream, graph);
+}
+
 std::unique_ptr<Backend> make_cpu_backend();
 // nullptr, with the reason, when this build has no CUDA or the machine has no usable GPU.
 std::unique_ptr<Backend> make_cuda_backend(std::string* why);
@@ -45,5 +52,7 @@ std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, ui
                                          std::string* why);
 // Words per second of the fill kernel on the device (bench), or 0 + reason.
 double device_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why);
+// The same with curand's own Philox generator (curand_init + curand), for comparison.
+double device_curand_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why);
 
 }  // namespace wc::rng

@@ -206,8 +206,7 @@ std::string check_replay_equals_eager(Backend& be, bool buggy) {
     return "whole-graph increment is " + std::to_string(gr.increment) + ", expected " + std::to_string(inc);
   uint64_t o0 = g.offset();
   for (int n = 0; n < 3; ++n) {
-    g.replay_prologue(gr.id, s);
-    be.replay(s, gr.graph);
+    replay(be, g, gr.id, gr.graph, s);
     uint64_t base = o0 + uint64_t(n) * inc;
     std::string e = compare_words(be.read(a), expected_fill(seed, base, kPer1),
                                   be.name() + " replay " + std::to_string(n) + " kernel 1");
@@ -225,11 +224,9 @@ std::string check_consecutive_replays_differ(Backend& be) {
   Generator g(7, be.slots());
   int s = be.new_stream(), a = be.alloc(kThreads * kPer1), b = be.alloc(kThreads * kPer2);
   Graph gr = capture_two(be, g, s, a, b);
-  g.replay_prologue(gr.id, s);
-  be.replay(s, gr.graph);
+  replay(be, g, gr.id, gr.graph, s);
   auto first = be.read(a);
-  g.replay_prologue(gr.id, s);
-  be.replay(s, gr.graph);
+  replay(be, g, gr.id, gr.graph, s);
   auto second = be.read(a);
   size_t same = 0;
   for (size_t i = 0; i < first.size(); ++i) same += first[i] == second[i];
@@ -245,8 +242,7 @@ std::string check_reseed_identical_replays(Backend& be) {
   std::vector<std::vector<uint32_t>> runs;
   for (int i = 0; i < 2; ++i) {
     g.set_seed(99);
-    g.replay_prologue(gr.id, s);
-    be.replay(s, gr.graph);
+    replay(be, g, gr.id, gr.graph, s);
     runs.push_back(be.read(a));
     auto bb = be.read(b);
     runs.back().insert(runs.back().end(), bb.begin(), bb.end());
@@ -275,8 +271,7 @@ std::string check_graph_without_rng(Backend& be) {
   uint64_t inc = g.capture_end(id);
   if (inc != 0) return "a graph without RNG reports increment " + std::to_string(inc);
   for (int i = 0; i < 3; ++i) {
-    g.replay_prologue(id, s);
-    be.replay(s, graph);
+    replay(be, g, id, graph, s);
   }
   if (g.offset() != 40) return "replaying a graph without RNG moved the offset to " + std::to_string(g.offset());
   auto v = be.read(a);
@@ -340,8 +335,7 @@ std::string check_concurrent_captures(Backend& be, bool buggy) {
     }
     std::vector<uint32_t> out;
     for (const auto& [gr, s, a, b] : {std::tuple{g1, s1, a1, b1}, std::tuple{g2, s2, a2, b2}}) {
-      g.replay_prologue(gr.id, s);
-      be.replay(s, gr.graph);
+      replay(be, g, gr.id, gr.graph, s);
       for (int buf : {a, b}) {
         auto v = be.read(buf);
         out.insert(out.end(), v.begin(), v.end());
@@ -350,6 +344,119 @@ std::string check_concurrent_captures(Backend& be, bool buggy) {
     return out;
   };
   return compare_words(run(true), run(false), be.name() + " concurrent captures vs sequential captures");
+}
+
+// Every transition of a capture's state machine, with PyTorch's refusals: set_offset only when
+// no capture is open and only multiples of 4; a closed capture cannot grow; replay only of a
+// closed, known capture; capture_end once; the 32-bit intragraph offset may not overflow.
+std::string check_state_machine(Backend& be) {
+  Generator g(9, be.slots());
+  auto refused = [](const char* what, auto&& fn, const char* fragment) -> std::string {
+    try {
+      fn();
+    } catch (const GeneratorStateError& e) {
+      if (std::string(e.what()).find(fragment) == std::string::npos)
+        return std::string(what) + " refused with \"" + e.what() + "\", expected \"" + fragment + "\"";
+      return "";
+    }
+    return std::string(what) + " was accepted";
+  };
+  std::string e;
+  if (!(e = refused(
+            "set_offset(6)", [&] { g.set_offset(6); }, "multiple of 4"))
+           .empty())
+    return e;
+  g.set_offset(8);
+  if (g.offset() != 8) return "set_offset(8) left the offset at " + std::to_string(g.offset());
+  int s = be.new_stream(), a = be.alloc(kThreads * kPer1), b = be.alloc(kThreads * kPer2);
+  CaptureId id = g.capture_begin();
+  if (g.phase(id) != Generator::Phase::open) return "a new capture is not open";
+  if (!(e = refused(
+            "set_offset during capture", [&] { g.set_offset(16); }, "capture is under way"))
+           .empty())
+    return e;
+  if (!(e = refused(
+            "replay of an open capture", [&] { g.replay_prologue(id, s); }, "still open"))
+           .empty())
+    return e;
+  be.begin_capture(s);
+  be.fill(s, a, kThreads, kPer1, g.philox_args(kPer1, &id));
+  int graph = be.end_capture(s);
+  uint64_t inc = g.capture_end(id);
+  if (g.phase(id) != Generator::Phase::closed) return "an ended capture is not closed";
+  if (!(e = refused(
+            "capture_end twice", [&] { g.capture_end(id); }, "already ended"))
+           .empty())
+    return e;
+  if (!(e = refused(
+            "a launch into a closed capture", [&] { g.philox_args(4, &id); }, "cannot grow"))
+           .empty())
+    return e;
+  CaptureId unknown = id + 1000;
+  if (!(e = refused(
+            "replay of an unknown capture", [&] { g.replay_prologue(unknown, s); }, "unknown capture"))
+           .empty())
+    return e;
+  if (!(e = refused(
+            "a launch into an unknown capture", [&] { g.philox_args(4, &unknown); }, "unknown capture"))
+           .empty())
+    return e;
+  // The closed capture still replays, at the offset the state machine left.
+  replay(be, g, id, graph, s);
+  if (auto m = compare_words(be.read(a), expected_fill(9, 8, kPer1), be.name() + " replay after the refusals");
+      !m.empty())
+    return m;
+  if (g.offset() != 8 + inc) return "the replay advanced the offset to " + std::to_string(g.offset());
+  // Intragraph overflow: PyTorch keeps the intragraph offset in 32 bits.
+  CaptureId big = g.capture_begin();
+  g.philox_args(uint64_t(UINT32_MAX) - 7, &big);
+  if (!(e = refused(
+            "an intragraph offset past 2^32", [&] { g.philox_args(16, &big); }, "overflow"))
+           .empty())
+    return e;
+  g.capture_end(big);
+  g.release(big);
+  if (g.phase(big)) return "a released capture is still known";
+  (void)b;
+  return "";
+}
+
+// The fill kernel over awkward sizes: 0, 1, 7, 65, 129 threads, several blocks, 0 words per
+// thread; eager and replayed, each against the reference stream.
+std::string check_size_sweep(Backend& be) {
+  struct Size {
+    uint32_t threads, per;
+  };
+  const std::vector<Size> sizes = {{0, 4}, {1, 4}, {7, 3}, {65, 5}, {129, 8}, {1000, 2}, {4097, 1}, {64, 0}};
+  const uint64_t seed = 0x5eed;
+  for (const auto& sz : sizes) {
+    Generator g(seed, be.slots());
+    int s = be.new_stream(), buf = be.alloc(size_t(sz.threads) * sz.per);
+    auto want = [&](uint64_t offset) {
+      std::vector<uint32_t> out(size_t(sz.threads) * sz.per);
+      for (uint32_t t = 0; t < sz.threads; ++t) {
+        auto w = reference_stream(seed, t, offset, sz.per);
+        std::copy(w.begin(), w.end(), out.begin() + ptrdiff_t(size_t(t) * sz.per));
+      }
+      return out;
+    };
+    const std::string what = be.name() + " " + std::to_string(sz.threads) + " threads x " + std::to_string(sz.per);
+    be.fill(s, buf, sz.threads, sz.per, g.philox_args(sz.per, nullptr));
+    if (auto m = compare_words(be.read(buf), want(0), what + " eager"); !m.empty()) return m;
+    CaptureId id = g.capture_begin();
+    be.begin_capture(s);
+    be.fill(s, buf, sz.threads, sz.per, g.philox_args(sz.per, &id));
+    int graph = be.end_capture(s);
+    uint64_t inc = g.capture_end(id);
+    uint64_t base = g.offset();
+    for (int n = 0; n < 2; ++n) {
+      replay(be, g, id, graph, s);
+      if (auto m = compare_words(be.read(buf), want(base + uint64_t(n) * inc), what + " replay " + std::to_string(n));
+          !m.empty())
+        return m;
+    }
+  }
+  return "";
 }
 
 }  // namespace wc::rng

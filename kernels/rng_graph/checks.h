@@ -28,6 +28,8 @@ std::string check_reseed_identical_replays(Backend& be);
 std::string check_graph_without_rng(Backend& be);
 std::string check_seed_change_during_capture(Backend& be);
 std::string check_concurrent_captures(Backend& be, bool buggy = false);
+std::string check_state_machine(Backend& be);
+std::string check_size_sweep(Backend& be);
 
 // Compares words and describes the first few mismatches (at most 10 scanned lines reported).
 std::string compare_words(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want, const std::string& what);

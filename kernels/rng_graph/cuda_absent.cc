@@ -33,4 +33,9 @@ double device_fill_rate(uint32_t, uint32_t, int, std::string* why) {
   return 0;
 }
 
+double device_curand_fill_rate(uint32_t, uint32_t, int, std::string* why) {
+  if (why) *why = kWhy;
+  return 0;
+}
+
 }  // namespace wc::rng

@@ -3,23 +3,22 @@
 // a CUDA toolkit; cudart is linked statically and loads the driver at run time.
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
-#include <dlfcn.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include <memory>
+
 #include "philox.h"
 #include "rng_graph/backend.h"
 
-#define CUDA_CHECK(expr)                                                                                      \
-  do {                                                                                                        \
-    cudaError_t err_ = (expr);                                                                                \
-    if (err_ != cudaSuccess)                                                                                  \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + #expr + ": " + \
-                               cudaGetErrorString(err_));                                                     \
-  } while (0)
+#include "cuda_util.h"
+
+// Every CUDA call is checked; the message names the call and where.
+#define CUDA_CHECK(expr) wc::cuda::check((expr), #expr " (" __FILE__ ")")
 
 namespace wc::rng {
 namespace {
@@ -43,6 +42,15 @@ __global__ void fill_kernel(uint32_t* out, uint32_t threads, uint32_t per_thread
   uint64_t offset = a.captured ? *a.offset_ptr + a.intragraph : a.offset;
   auto s = philox::Stream::init(seed, t, offset);
   for (uint32_t j = 0; j < per_thread; ++j) out[size_t(t) * per_thread + j] = s.next();
+}
+
+// curand's own generator doing the same job: curand_init(seed, t, 0), then per_thread curand().
+__global__ void curand_fill_kernel(uint32_t* out, uint32_t threads, uint32_t per_thread, uint64_t seed) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  curandStatePhilox4_32_10_t st;
+  curand_init(seed, t, 0, &st);
+  for (uint32_t j = 0; j < per_thread; ++j) out[size_t(t) * per_thread + j] = curand(&st);
 }
 
 __global__ void set_slot_kernel(uint64_t* slot, uint64_t v) { *slot = v; }
@@ -70,19 +78,19 @@ __global__ void curand_stream_kernel(uint32_t* out, float* uni, uint64_t seed, u
   }
 }
 
-void check_launch() { CUDA_CHECK(cudaGetLastError()); }
+void check_launch() { wc::cuda::check(cudaGetLastError(), "kernel launch"); }
+
+using wc::cuda::DeviceBuffer;
 
 // Slots come from one pool allocated up front: a capture's first RNG use creates its slots while
 // the stream is capturing, where cudaMalloc is not allowed in the capturing thread.
 class DeviceSlots : public SlotStore {
  public:
   static constexpr size_t kPool = 4096;
-  DeviceSlots() {
-    CUDA_CHECK(cudaMalloc(&pool_, kPool * sizeof(uint64_t)));
-    CUDA_CHECK(cudaMemset(pool_, 0, kPool * sizeof(uint64_t)));
-    for (size_t i = kPool; i-- > 0;) free_.push_back(pool_ + i);
+  // `stream_of` resolves a stream id under the backend's lock (the table may grow concurrently).
+  explicit DeviceSlots(std::function<cudaStream_t(int)> stream_of) : pool_(kPool), stream_of_(std::move(stream_of)) {
+    for (size_t i = kPool; i-- > 0;) free_.push_back(pool_.get() + i);
   }
-  ~DeviceSlots() override { cudaFree(pool_); }
   uint64_t* alloc_slot() override {
     std::lock_guard<std::mutex> l(mu_);
     if (free_.empty()) throw std::runtime_error("RNG slot pool exhausted (" + std::to_string(kPool) + " slots)");
@@ -95,47 +103,50 @@ class DeviceSlots : public SlotStore {
     free_.push_back(p);
   }
   void write(uint64_t* slot, uint64_t v, int stream) override {
-    set_slot_kernel<<<1, 1, 0, (*streams_)[static_cast<size_t>(stream)]>>>(slot, v);
+    set_slot_kernel<<<1, 1, 0, stream_of_(stream)>>>(slot, v);
     check_launch();
   }
-  std::vector<cudaStream_t>* streams_ = nullptr;
 
  private:
   std::mutex mu_;
-  uint64_t* pool_ = nullptr;
+  DeviceBuffer<uint64_t> pool_;
+  std::function<cudaStream_t(int)> stream_of_;
   std::vector<uint64_t*> free_;
 };
 
+struct StreamDeleter {
+  void operator()(CUstream_st* s) const { cudaStreamDestroy(s); }
+};
+struct ExecDeleter {
+  void operator()(CUgraphExec_st* g) const { cudaGraphExecDestroy(g); }
+};
+using StreamPtr = std::unique_ptr<CUstream_st, StreamDeleter>;
+using ExecPtr = std::unique_ptr<CUgraphExec_st, ExecDeleter>;
+
 class CudaBackend : public Backend {
  public:
-  CudaBackend() { slots_.streams_ = &streams_; }
-  ~CudaBackend() override {
-    cudaDeviceSynchronize();
-    for (auto g : execs_) cudaGraphExecDestroy(g);
-    for (auto b : buffers_) cudaFree(b.first);
-    for (auto s : streams_) cudaStreamDestroy(s);
-  }
+  CudaBackend() : slots_([this](int s) { return stream_at(s); }) {}
+  ~CudaBackend() override { cudaDeviceSynchronize(); }  // then the members free graphs, buffers, streams
   std::string name() const override { return "cuda"; }
   SlotStore& slots() override { return slots_; }
   int new_stream() override {
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    StreamPtr owned(s);
     std::lock_guard<std::mutex> l(mu_);
-    streams_.push_back(s);
+    streams_.push_back(std::move(owned));
     return static_cast<int>(streams_.size() - 1);
   }
   int alloc(size_t words) override {
-    uint32_t* p = nullptr;
-    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(words, 1) * 4));
-    CUDA_CHECK(cudaMemset(p, 0, std::max<size_t>(words, 1) * 4));
+    auto b = std::make_unique<DeviceBuffer<uint32_t>>(words);
     std::lock_guard<std::mutex> l(mu_);
-    buffers_.push_back({p, words});
+    buffers_.push_back(std::move(b));
     return static_cast<int>(buffers_.size() - 1);
   }
   void fill(int stream, int buffer, uint32_t threads, uint32_t per_thread, const PhiloxArgs& args) override {
     auto [p, n, s] = lookup(stream, buffer);
     uint32_t block = 128, grid = (threads + block - 1) / block;
-    if (grid) fill_kernel<<<grid, block, 0, s>>>(p, threads, per_thread, to_dev(args));
+    if (grid && per_thread) fill_kernel<<<grid, block, 0, s>>>(p, threads, per_thread, to_dev(args));
     check_launch();
   }
   void add_one(int stream, int buffer) override {
@@ -150,82 +161,51 @@ class CudaBackend : public Backend {
     cudaGraph_t g;
     CUDA_CHECK(cudaStreamEndCapture(stream_at(stream), &g));
     cudaGraphExec_t exec;
-    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
+    cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
+    CUDA_CHECK(e);
+    ExecPtr owned(exec);
     std::lock_guard<std::mutex> l(mu_);
-    execs_.push_back(exec);
+    execs_.push_back(std::move(owned));
     return static_cast<int>(execs_.size() - 1);
   }
   void replay(int stream, int graph) override {
     cudaGraphExec_t exec;
     {
       std::lock_guard<std::mutex> l(mu_);
-      exec = execs_.at(graph);
+      exec = execs_.at(size_t(graph)).get();
     }
     CUDA_CHECK(cudaGraphLaunch(exec, stream_at(stream)));
   }
   std::vector<uint32_t> read(int buffer) override {
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::pair<uint32_t*, size_t> b;
+    const DeviceBuffer<uint32_t>* b;
     {
       std::lock_guard<std::mutex> l(mu_);
-      b = buffers_.at(buffer);
+      b = buffers_.at(size_t(buffer)).get();
     }
-    std::vector<uint32_t> out(b.second);
-    if (b.second) CUDA_CHECK(cudaMemcpy(out.data(), b.first, b.second * 4, cudaMemcpyDeviceToHost));
-    return out;
+    return b->download();  // synchronizes the device first
   }
 
  private:
   cudaStream_t stream_at(int s) {
     std::lock_guard<std::mutex> l(mu_);
-    return streams_.at(s);
+    return streams_.at(size_t(s)).get();
   }
   std::tuple<uint32_t*, size_t, cudaStream_t> lookup(int stream, int buffer) {
     std::lock_guard<std::mutex> l(mu_);
-    return {buffers_.at(buffer).first, buffers_.at(buffer).second, streams_.at(stream)};
+    const auto& b = buffers_.at(size_t(buffer));
+    return {b->get(), b->size(), streams_.at(size_t(stream)).get()};
   }
 
   std::mutex mu_;
+  // Declared in destruction order: graphs, then buffers and slots, then the streams they ran on.
+  std::vector<StreamPtr> streams_;
   DeviceSlots slots_;
-  std::vector<cudaStream_t> streams_;
-  std::vector<std::pair<uint32_t*, size_t>> buffers_;
-  std::vector<cudaGraphExec_t> execs_;
+  std::vector<std::unique_ptr<DeviceBuffer<uint32_t>>> buffers_;
+  std::vector<ExecPtr> execs_;
 };
 
-bool device_present(std::string* why) {
-  // cudart says "driver version is insufficient" when there is no driver at all; say what it is.
-  static const bool have_driver = [] {
-    void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (h) dlclose(h);
-    return h != nullptr;
-  }();
-  if (!have_driver) {
-    if (why) *why = "no NVIDIA driver (libcuda.so.1 cannot be loaded)";
-    return false;
-  }
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
-    cudaGetLastError();
-    return false;
-  }
-  if (n == 0) {
-    if (why) *why = "no CUDA device";
-    return false;
-  }
-  return true;
-}
-
-template <typename T>
-std::vector<T> fetch(T* dev, size_t n) {
-  std::vector<T> out(n);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  if (n) CUDA_CHECK(cudaMemcpy(out.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost));
-  cudaFree(dev);
-  return out;
-}
+using wc::cuda::device_present;
 
 }  // namespace
 
@@ -242,11 +222,10 @@ namespace {
 template <typename T, typename Launch>
 std::vector<T> single_thread(size_t count, std::string* why, Launch launch) {
   if (!device_present(why)) return {};
-  T* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, std::max<size_t>(count, 1) * sizeof(T)));
-  launch(d);
+  DeviceBuffer<T> d(count);
+  launch(d.get());
   check_launch();
-  return fetch(d, count);
+  return d.download();
 }
 
 }  // namespace
@@ -271,25 +250,29 @@ std::vector<float> device_curand_uniform(uint64_t seed, uint64_t subsequence, ui
 
 double device_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why) {
   if (!device_present(why)) return 0;
-  uint32_t* d = nullptr;
   size_t n = size_t(threads) * per_thread;
-  CUDA_CHECK(cudaMalloc(&d, n * 4));
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
+  DeviceBuffer<uint32_t> d(n);
   DevArgs args{0, 42, 0, nullptr, nullptr, 0};
-  fill_kernel<<<(threads + 127) / 128, 128>>>(d, threads, per_thread, args);  // warm-up
-  cudaEventRecord(a);
-  for (int r = 0; r < reps; ++r) fill_kernel<<<(threads + 127) / 128, 128>>>(d, threads, per_thread, args);
-  cudaEventRecord(b);
-  CUDA_CHECK(cudaEventSynchronize(b));
-  check_launch();
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaFree(d);
-  return ms > 0 ? double(n) * reps / (ms / 1000.0) : 0;
+  double ms = wc::cuda::time_ms(
+      [&] {
+        fill_kernel<<<(threads + 127) / 128, 128>>>(d.get(), threads, per_thread, args);
+        check_launch();
+      },
+      reps);
+  return ms > 0 ? double(n) / (ms / 1000.0) : 0;
+}
+
+double device_curand_fill_rate(uint32_t threads, uint32_t per_thread, int reps, std::string* why) {
+  if (!device_present(why)) return 0;
+  size_t n = size_t(threads) * per_thread;
+  DeviceBuffer<uint32_t> d(n);
+  double ms = wc::cuda::time_ms(
+      [&] {
+        curand_fill_kernel<<<(threads + 127) / 128, 128>>>(d.get(), threads, per_thread, 42);
+        check_launch();
+      },
+      reps);
+  return ms > 0 ? double(n) / (ms / 1000.0) : 0;
 }
 
 }  // namespace wc::rng

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 namespace wc::rng {
@@ -33,9 +34,15 @@ class SlotStore {
   virtual void write(uint64_t* slot, uint64_t value, int stream) = 0;
 };
 
-class SeedChangeDuringCapture : public std::logic_error {
+// A call the generator's state machine refuses (PyTorch raises the same): the message says which
+// capture and why.
+class GeneratorStateError : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+class SeedChangeDuringCapture : public GeneratorStateError {
+ public:
+  using GeneratorStateError::GeneratorStateError;
 };
 
 class Generator {
@@ -50,18 +57,24 @@ class Generator {
   uint64_t offset() const;
   // Rejected while any capture is under way, unless it keeps the current seed.
   void set_seed(uint64_t seed);
+  // Only while no capture is open, and only multiples of 4 (a Philox call yields four values).
   void set_offset(uint64_t offset);
 
+  // Each capture is open from capture_begin to capture_end, then closed; every call below checks
+  // the state it needs and throws GeneratorStateError naming the capture otherwise.
+  enum class Phase { open, closed };
   CaptureId capture_begin();
-  // Returns the graph's whole increment (0 when it drew no random numbers).
+  // Closes an open capture; returns the graph's whole increment (0 when it drew no random numbers).
   uint64_t capture_end(CaptureId id);
   // `increment`: 32-bit values each thread consumes, rounded up to a multiple of 4 (one Philox
-  // call yields four). `capture`: the capture this launch is recorded into, if any.
+  // call yields four). `capture`: the open capture this launch is recorded into, if any; its
+  // intragraph offset is 32-bit in PyTorch and may not overflow.
   PhiloxArgs philox_args(uint64_t increment, const CaptureId* capture);
-  // Before each replay of the graph captured as `id`: fill its slots in `stream` order, then
-  // advance by the whole-graph increment. A graph without RNG leaves the generator alone.
+  // Before each replay of the closed capture `id`: fill its slots in `stream` order, then advance
+  // by the whole-graph increment. A graph without RNG leaves the generator alone.
   void replay_prologue(CaptureId id, int stream);
   void release(CaptureId id);
+  std::optional<Phase> phase(CaptureId id) const;
 
   static uint64_t round_increment(uint64_t n) { return (n + 3) / 4 * 4; }
 
@@ -71,13 +84,15 @@ class Generator {
     uint64_t* offset_slot = nullptr;
     uint64_t offset_intragraph = 0;
   };
-  CaptureState& state_for(CaptureId id);  // created lazily, on the capture's first RNG use
+  CaptureState& state_for(CaptureId id);            // created lazily, on the capture's first RNG use
+  Phase& phase_of(CaptureId id, const char* what);  // throws for an unknown capture
+  bool any_open() const;
 
   mutable std::mutex mu_;
   SlotStore& slots_;
   uint64_t seed_, offset_ = 0;
   CaptureId next_id_ = 1;
-  std::map<CaptureId, bool> ongoing_;  // id -> capture still open
+  std::map<CaptureId, Phase> phases_;
   std::map<CaptureId, CaptureState> states_;
   bool shared_counter_;
   uint64_t shared_intragraph_ = 0;

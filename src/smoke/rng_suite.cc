@@ -101,16 +101,32 @@ class RngGraphSuite : public Suite {
     out.push_back(run_case(s, "graph_without_rng_keeps_offset", b, [&] { return check_graph_without_rng(be); }));
     out.push_back(run_case(s, "seed_change_during_capture", b, [&] { return check_seed_change_during_capture(be); }));
     out.push_back(run_case(s, "concurrent_captures_two_threads", b, [&] { return check_concurrent_captures(be); }));
+    out.push_back(run_case(s, "capture_state_machine", b, [&] { return check_state_machine(be); }));
+    out.push_back(run_case(s, "fill_size_sweep", b, [&] { return check_size_sweep(be); }));
   }
 
   void cuda_cases(std::vector<CaseOutcome>& out) {
     const std::string s = name();
     std::string why;
-    auto be = make_cuda_backend(&why);
-    const std::vector<std::string> names = {
-        "device_stream_matches_cpu",      "device_stream_matches_curand", "curand_uniform_matches_cpu",
-        "replay_equals_eager_at_offset",  "consecutive_replays_differ",   "reseed_gives_identical_replays",
-        "graph_without_rng_keeps_offset", "seed_change_during_capture",   "concurrent_captures_two_threads"};
+    std::unique_ptr<Backend> be;
+    try {
+      be = make_cuda_backend(&why);
+    } catch (const std::exception& e) {  // a device error while starting: an errored case, not exit 2
+      std::string msg = std::string("CUDA backend failed to start: ") + e.what();
+      out.push_back(run_case(s, "cuda_backend", "cuda", [&]() -> std::string { throw std::runtime_error(msg); }));
+      return;
+    }
+    const std::vector<std::string> names = {"device_stream_matches_cpu",
+                                            "device_stream_matches_curand",
+                                            "curand_uniform_matches_cpu",
+                                            "replay_equals_eager_at_offset",
+                                            "consecutive_replays_differ",
+                                            "reseed_gives_identical_replays",
+                                            "graph_without_rng_keeps_offset",
+                                            "seed_change_during_capture",
+                                            "concurrent_captures_two_threads",
+                                            "capture_state_machine",
+                                            "fill_size_sweep"};
     if (!be) {
       for (const auto& n : names) out.push_back(skipped_case(s, n, "cuda", why));
       for (const auto& c : cases_) out.push_back(skipped_case(s, "stream/" + c.name, "cuda", why));

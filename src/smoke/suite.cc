@@ -8,6 +8,8 @@ namespace wc::smoke {
 std::vector<std::unique_ptr<Suite>> all_suites() {
   std::vector<std::unique_ptr<Suite>> s;
   s.push_back(make_rng_graph_suite());
+  s.push_back(make_pad_concat_suite());
+  s.push_back(make_dtensor_view_suite());
   return s;
 }
 

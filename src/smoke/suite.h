@@ -42,5 +42,7 @@ CaseOutcome skipped_case(const std::string& suite, const std::string& name, cons
                          const std::string& why);
 
 std::unique_ptr<Suite> make_rng_graph_suite();
+std::unique_ptr<Suite> make_pad_concat_suite();
+std::unique_ptr<Suite> make_dtensor_view_suite();
 
 }  // namespace wc::smoke

@@ -1,0 +1,316 @@
+// The dtensor_view suite: sharding propagation of view ops (kernels/dtensor_view) against the
+// law on simulated ranks (CPU), and on CUDA each rank's local view materialised by a strided-copy
+// kernel, gathered, and compared bit for bit with the global view. Built-in cases are PyTorch's
+// documented behaviour; a sweep checks the law on every op x shape x mesh x placement combination.
+#include <functional>
+#include <set>
+
+#include "dtensor_view/view.h"
+#include "smoke/suite.h"
+
+namespace wc::smoke {
+namespace {
+
+using nlohmann::json;
+using namespace wc::dtv;
+
+struct ViewCase {
+  std::string name;
+  Shape shape, mesh;
+  std::vector<Placement> in;
+  Op op;
+  bool expect_error = false;
+  std::vector<Placement> expect;
+  int expect_gathers = -1;  // -1: not stated
+};
+
+std::vector<Placement> pls(std::initializer_list<const char*> xs) {
+  std::vector<Placement> v;
+  for (const char* x : xs) v.push_back(*parse_placement(x));
+  return v;
+}
+
+ViewCase vc(std::string name, Shape shape, Shape mesh, std::vector<Placement> in, Op op, std::vector<Placement> expect,
+            int gathers) {
+  return ViewCase{std::move(name), std::move(shape),  std::move(mesh), std::move(in), std::move(op),
+                  false,           std::move(expect), gathers};
+}
+ViewCase vc_error(std::string name, Shape shape, Shape mesh, std::vector<Placement> in, Op op) {
+  ViewCase c{std::move(name), std::move(shape), std::move(mesh), std::move(in), std::move(op), true, {}, -1};
+  return c;
+}
+
+// PyTorch's behaviour (torch 2.15, fake process group) and _view_ops.py's documented rules.
+std::vector<ViewCase> builtin_cases() {
+  return {
+      vc("flatten_keeps_first_dim_shard", {8, 4}, {2}, pls({"S(0)"}), {"view", {32}}, pls({"S(0)"}), 0),
+      vc("flatten_later_dim_strided", {2, 4}, {2}, pls({"S(1)"}), {"view", {8}}, pls({"SS(0,2)"}), 0),
+      vc("split_keeps_shard", {24}, {2}, pls({"S(0)"}), {"view", {2, 12}}, pls({"S(0)"}), 0),
+      vc("transpose_moves_shard", {4, 6}, {2}, pls({"S(0)"}), {"transpose", {0, 1}}, pls({"S(1)"}), 0),
+      vc("unsqueeze_shifts_shard", {4, 6}, {2}, pls({"S(1)"}), {"unsqueeze", {0}}, pls({"S(2)"}), 0),
+      vc("repeat_of_sharded_dim_gathers", {4, 6}, {2}, pls({"S(0)"}), {"repeat", {2, 1}}, pls({"R"}), 1),
+      vc("view_2d_mesh_gathers_once", {4, 4, 4}, {2, 3}, pls({"S(1)", "R"}), {"view", {8, 8}}, pls({"R", "R"}), 1),
+      vc("strided_shard_unflattens_back", {8}, {2}, pls({"SS(0,2)"}), {"view", {2, 4}}, pls({"S(1)"}), 0),
+      vc("partial_passes_through", {4, 6}, {2}, pls({"P"}), {"view", {24}}, pls({"P"}), 0),
+      vc("replicate_passes_through", {4, 6}, {2}, pls({"R"}), {"permute", {1, 0}}, pls({"R"}), 0),
+      vc("permute_3d", {2, 4, 6}, {2}, pls({"S(2)"}), {"permute", {2, 0, 1}}, pls({"S(0)"}), 0),
+      vc("reshape_infers_minus_one", {8, 4}, {4}, pls({"S(0)"}), {"reshape", {-1}}, pls({"S(0)"}), 0),
+      vc("flatten_range", {2, 8, 3}, {2}, pls({"S(1)"}), {"flatten", {1, 2}}, pls({"S(1)"}), 0),
+      vc("unflatten_even", {12, 5}, {2}, pls({"S(0)"}), {"unflatten", {0, 2, 6}}, pls({"S(0)"}), 0),
+      vc("split_first_size_not_divisible_gathers", {24}, {4}, pls({"S(0)"}), {"view", {2, 12}}, pls({"R"}), 1),
+      vc("squeeze_unsharded", {4, 1, 6}, {2}, pls({"S(2)"}), {"squeeze", {1}}, pls({"S(1)"}), 0),
+      vc("expand_broadcast_dim", {1, 6}, {2}, pls({"S(1)"}), {"expand", {4, 6}}, pls({"S(1)"}), 0),
+      vc("uneven_shard_transpose", {5, 3}, {2}, pls({"S(0)"}), {"transpose", {0, 1}}, pls({"S(1)"}), 0),
+      vc("mesh_2d_two_shards", {4, 6}, {2, 3}, pls({"S(0)", "S(1)"}), {"transpose", {0, 1}}, pls({"S(1)", "S(0)"}), 0),
+      vc("mesh_2d_flatten_both", {4, 6}, {2, 3}, pls({"S(0)", "S(1)"}), {"view", {24}}, pls({"S(0)", "SS(0,2)"}), 0),
+      vc_error("unflatten_uneven_shard", {10}, {4}, pls({"S(0)"}), {"view", {2, 5}}),
+      vc_error("squeeze_sharded_dim", {4, 1}, {2}, pls({"S(1)"}), {"squeeze", {1}}),
+      vc_error("strided_split_factor_mismatch", {8}, {2}, pls({"SS(0,2)"}), {"view", {4, 2}}),
+  };
+}
+
+std::string check_case(const ViewCase& c) {
+  Propagation p;
+  try {
+    p = propagate(c.op, c.shape, c.mesh, c.in);
+  } catch (const ViewError& e) {
+    return c.expect_error ? std::string() : std::string("raised: ") + e.what();
+  }
+  if (c.expect_error)
+    return "expected the op to raise, but it propagates to " + to_string(p.out) + " with " +
+           std::to_string(p.gathered) + " gather(s)";
+  if (!c.expect.empty() && !(p.out == c.expect))
+    return "output placements " + to_string(p.out) + ", the case expects " + to_string(c.expect) + " (" +
+           std::to_string(p.gathered) + " mesh dim(s) gathered)";
+  if (c.expect_gathers >= 0 && p.gathered != c.expect_gathers)
+    return std::to_string(p.gathered) + " mesh dim(s) gathered, the case expects " + std::to_string(c.expect_gathers);
+  LawResult law = check_law(c.op, c.shape, c.mesh, c.in);
+  return law.error;
+}
+
+// On the device: every rank's local view by the strided-copy kernel, gathered and compared with the global view.
+std::string check_case_cuda(const ViewCase& c, std::string* skip) {
+  Propagation p;
+  try {
+    p = propagate(c.op, c.shape, c.mesh, c.in);
+  } catch (const ViewError& e) {
+    return c.expect_error ? std::string() : std::string("raised: ") + e.what();
+  }
+  if (c.expect_error) return "expected the op to raise, but it propagates to " + to_string(p.out);
+  if (!c.expect.empty() && !(p.out == c.expect))
+    return "output placements " + to_string(p.out) + ", the case expects " + to_string(c.expect);
+  Tensor x = arange(c.shape);
+  Shape out_shape;
+  dim_map(c.op, c.shape, &out_shape);
+  Tensor global = apply(strided_map(c.op, c.shape, out_shape), x);
+  std::vector<Tensor> locals;
+  std::vector<StridedMap> maps;
+  for (const Shape& co : all_coords(c.mesh)) {
+    locals.push_back(shard(x, c.mesh, p.in_effective, co));
+    maps.push_back(strided_map(c.op, locals.back().shape, local_target(c.op, out_shape, c.mesh, p.out, co)));
+  }
+  auto dev = device_local_views(locals, maps, skip);
+  if (!dev) return "";
+  Tensor gathered;
+  if (auto e = gather(*dev, out_shape, c.mesh, p.out, &gathered); !e.empty()) return "gathering the device views: " + e;
+  if (gathered.data != global.data) {
+    for (size_t i = 0; i < global.data.size(); ++i)
+      if (gathered.data[i] != global.data[i])
+        return "gathered element " + std::to_string(i) + " is " + std::to_string(gathered.data[i]) +
+               ", the global view has " + std::to_string(global.data[i]);
+  }
+  return "";
+}
+
+// Every op x shape x mesh x placement: where the op propagates, the law holds on every rank.
+std::string law_sweep(int* checked) {
+  const std::vector<Shape> shapes = {{8, 4}, {4, 6}, {2, 3, 4}, {24}, {4, 1, 6}, {5, 3}, {6, 4, 2}};
+  const std::vector<Shape> meshes = {{2}, {3}, {4}, {2, 2}, {2, 3}};
+  int n = 0;
+  for (const Shape& s : shapes) {
+    const int64_t nd = int64_t(s.size());
+    int64_t numel = 1;
+    for (int64_t v : s) numel *= v;
+    std::vector<Op> ops = {{"view", {numel}},   {"flatten", {}}, {"transpose", {0, nd - 1}},
+                           {"unsqueeze", {nd}}, {"squeeze", {}}, {"repeat", Shape(size_t(nd), 2)}};
+    if (numel % 2 == 0) ops.push_back({"view", {2, -1}}), ops.push_back({"view", {-1, 2}});
+    if (s[0] % 2 == 0) {
+      Shape a = {0, 2, s[0] / 2};
+      ops.push_back({"unflatten", a});
+    }
+    if (nd >= 2) {
+      Shape perm;
+      for (int64_t k = nd; k-- > 0;) perm.push_back(k);
+      ops.push_back({"permute", perm});
+      ops.push_back({"flatten", {0, 1}});
+    }
+    for (const Shape& mesh : meshes) {
+      std::vector<Placement> options = {*parse_placement("R"), *parse_placement("P")};
+      for (int64_t d = 0; d < nd; ++d) options.push_back(*parse_placement("S(" + std::to_string(d) + ")"));
+      std::vector<std::vector<Placement>> combos;
+      if (mesh.size() == 1)
+        for (const auto& a : options) combos.push_back({a});
+      else
+        for (const auto& a : options)
+          for (const auto& b : options) combos.push_back({a, b});
+      for (const auto& in : combos)
+        for (const Op& op : ops) {
+          LawResult r;
+          try {
+            r = check_law(op, s, mesh, in);
+          } catch (const ViewError&) {
+            continue;  // raises, as PyTorch does for these (checked by the named cases)
+          }
+          ++n;
+          if (!r.error.empty()) {
+            std::string args;
+            for (int64_t a : op.args) args += (args.empty() ? "" : ",") + std::to_string(a);
+            std::string sh;
+            for (int64_t v : s) sh += (sh.empty() ? "" : ",") + std::to_string(v);
+            std::string me;
+            for (int64_t v : mesh) me += (me.empty() ? "" : ",") + std::to_string(v);
+            return "[" + sh + "] " + to_string(in) + " on mesh (" + me + ") " + op.name + "(" + args + ") -> " +
+                   to_string(r.prop.out) + ": " + r.error;
+          }
+        }
+    }
+  }
+  *checked = n;
+  return n ? "" : "the sweep checked nothing";
+}
+
+Shape int_list(const json& v, const std::string& ptr) {
+  if (!v.is_array()) throw std::runtime_error(ptr + ": expected an array of integers");
+  Shape out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].is_array()) {  // unflatten's sizes may come nested: [dim, [sizes]]
+      Shape inner = int_list(v[i], ptr + "/" + std::to_string(i));
+      out.insert(out.end(), inner.begin(), inner.end());
+      continue;
+    }
+    if (!v[i].is_number_integer() || v[i].get<int64_t>() > (int64_t(1) << 20) ||
+        v[i].get<int64_t>() < -(int64_t(1) << 20))
+      throw std::runtime_error(ptr + "/" + std::to_string(i) + ": expected an integer of magnitude below 2^20");
+    out.push_back(v[i].get<int64_t>());
+  }
+  return out;
+}
+
+std::vector<Placement> placement_list(const json& v, const std::string& ptr) {
+  if (!v.is_array()) throw std::runtime_error(ptr + ": expected an array of placements such as [\"S(0)\", \"R\"]");
+  std::vector<Placement> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto p = v[i].is_string() ? parse_placement(v[i].get<std::string>()) : std::nullopt;
+    if (!p) throw std::runtime_error(ptr + "/" + std::to_string(i) + ": expected S(d), R, P or SS(d,sf)");
+    out.push_back(*p);
+  }
+  return out;
+}
+
+class DTensorViewSuite : public Suite {
+ public:
+  std::string name() const override { return "dtensor_view"; }
+  std::string description() const override {
+    return "DTensor view ops: sharding propagation (Shard, Replicate, Partial, _StridedShard; 1-D and 2-D meshes) "
+           "checked on simulated ranks";
+  }
+
+  void add_cases(const json& doc) override {
+    const json& arr = doc.is_object() && doc.contains("cases") ? doc["cases"] : doc;
+    std::string base = doc.is_object() ? "/cases" : "";
+    if (!arr.is_array()) throw std::runtime_error(base + ": expected an array of cases");
+    for (size_t i = 0; i < arr.size(); ++i) {
+      std::string ptr = base + "/" + std::to_string(i);
+      const json& c = arr[i];
+      if (!c.is_object()) throw std::runtime_error(ptr + ": expected an object");
+      for (const auto& [k, v] : c.items())
+        if (k != "name" && k != "note" && k != "shape" && k != "mesh" && k != "placements" && k != "op" &&
+            k != "args" && k != "expect" && k != "expect_gathers")
+          throw std::runtime_error(
+              ptr + "/" + k + ": unknown key (name, note, shape, mesh, placements, op, args, expect, expect_gathers)");
+      ViewCase vc;
+      vc.name = c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>()
+                                                            : "case_" + std::to_string(cases_.size() + 1);
+      for (const char* k : {"shape", "mesh", "placements", "op", "expect"})
+        if (!c.contains(k)) throw std::runtime_error(ptr + "/" + k + ": missing");
+      vc.shape = int_list(c["shape"], ptr + "/shape");
+      for (int64_t v : vc.shape)
+        if (v < 0) throw std::runtime_error(ptr + "/shape: sizes must be non-negative");
+      if (vc.shape.size() > 8) throw std::runtime_error(ptr + "/shape: more than 8 dimensions");
+      int64_t numel = 1;
+      for (int64_t v : vc.shape) numel *= v;
+      if (numel > (int64_t(1) << 22)) throw std::runtime_error(ptr + "/shape: more than 2^22 elements");
+      vc.mesh = int_list(c["mesh"], ptr + "/mesh");
+      if (vc.mesh.empty() || vc.mesh.size() > 2) throw std::runtime_error(ptr + "/mesh: 1 or 2 mesh dims");
+      for (int64_t m : vc.mesh)
+        if (m < 1 || m > 64) throw std::runtime_error(ptr + "/mesh: sizes between 1 and 64");
+      vc.in = placement_list(c["placements"], ptr + "/placements");
+      if (vc.in.size() != vc.mesh.size())
+        throw std::runtime_error(ptr + "/placements: one per mesh dim (" + std::to_string(vc.mesh.size()) + ")");
+      if (!c["op"].is_string()) throw std::runtime_error(ptr + "/op: expected a string");
+      vc.op.name = c["op"].get<std::string>();
+      static const std::set<std::string> ops = {"view",    "reshape", "flatten",   "unflatten", "transpose",
+                                                "permute", "squeeze", "unsqueeze", "expand",    "repeat"};
+      if (!ops.count(vc.op.name))
+        throw std::runtime_error(
+            ptr + "/op: unknown op '" + vc.op.name +
+            "' (view, reshape, flatten, unflatten, transpose, permute, squeeze, unsqueeze, expand, repeat)");
+      if (c.contains("args")) vc.op.args = int_list(c["args"], ptr + "/args");
+      if (c["expect"].is_string() && c["expect"] == "error") {
+        vc.expect_error = true;
+      } else {
+        vc.expect = placement_list(c["expect"], ptr + "/expect");
+        if (vc.expect.size() != vc.mesh.size())
+          throw std::runtime_error(ptr + "/expect: one placement per mesh dim (" + std::to_string(vc.mesh.size()) +
+                                   ")");
+      }
+      if (c.contains("expect_gathers")) {
+        if (!c["expect_gathers"].is_number_integer() || c["expect_gathers"].get<int64_t>() < 0 ||
+            c["expect_gathers"].get<int64_t>() > 2)
+          throw std::runtime_error(ptr + "/expect_gathers: 0, 1 or 2");
+        vc.expect_gathers = int(c["expect_gathers"].get<int64_t>());
+      }
+      cases_.push_back(vc);
+    }
+  }
+
+  std::vector<CaseOutcome> run(const RunContext& ctx) override {
+    std::vector<CaseOutcome> out;
+    const std::string s = name();
+    auto all = builtin_cases();
+    all.insert(all.end(), cases_.begin(), cases_.end());
+    const size_t builtin = all.size() - cases_.size();
+    auto label = [&](size_t i) { return (i < builtin ? "builtin/" : "case/") + all[i].name; };
+    if (ctx.want_cpu) {
+      for (size_t i = 0; i < all.size(); ++i)
+        out.push_back(run_case(s, label(i), "cpu", [&, i] { return check_case(all[i]); }));
+      out.push_back(run_case(s, "law_sweep", "cpu", [] {
+        int n = 0;
+        return law_sweep(&n);
+      }));
+    }
+    if (ctx.want_cuda) {
+      std::string why;
+      if (!cuda_built() || !device_local_views({}, {}, &why)) {
+        if (why.empty()) why = "no CUDA device";
+        for (size_t i = 0; i < all.size(); ++i) out.push_back(skipped_case(s, label(i), "cuda", why));
+        return out;
+      }
+      for (size_t i = 0; i < all.size(); ++i)
+        out.push_back(run_case(s, label(i), "cuda", [&, i] {
+          std::string skip;
+          return check_case_cuda(all[i], &skip);
+        }));
+    }
+    return out;
+  }
+
+ private:
+  std::vector<ViewCase> cases_;
+};
+
+}  // namespace
+
+std::unique_ptr<Suite> make_dtensor_view_suite() { return std::make_unique<DTensorViewSuite>(); }
+
+}  // namespace wc::smoke
