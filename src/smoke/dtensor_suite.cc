@@ -216,62 +216,53 @@ class DTensorViewSuite : public Suite {
   }
 
   void add_cases(const json& doc) override {
-    const json& arr = doc.is_object() && doc.contains("cases") ? doc["cases"] : doc;
-    std::string base = doc.is_object() ? "/cases" : "";
-    if (!arr.is_array()) throw std::runtime_error(base + ": expected an array of cases");
-    for (size_t i = 0; i < arr.size(); ++i) {
-      std::string ptr = base + "/" + std::to_string(i);
-      const json& c = arr[i];
-      if (!c.is_object()) throw std::runtime_error(ptr + ": expected an object");
-      for (const auto& [k, v] : c.items())
-        if (k != "name" && k != "note" && k != "shape" && k != "mesh" && k != "placements" && k != "op" &&
-            k != "args" && k != "expect" && k != "expect_gathers")
-          throw std::runtime_error(
-              ptr + "/" + k + ": unknown key (name, note, shape, mesh, placements, op, args, expect, expect_gathers)");
-      ViewCase vc;
-      vc.name = c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>()
-                                                            : "case_" + std::to_string(cases_.size() + 1);
-      for (const char* k : {"shape", "mesh", "placements", "op", "expect"})
-        if (!c.contains(k)) throw std::runtime_error(ptr + "/" + k + ": missing");
-      vc.shape = int_list(c["shape"], ptr + "/shape");
-      for (int64_t v : vc.shape)
-        if (v < 0) throw std::runtime_error(ptr + "/shape: sizes must be non-negative");
-      if (vc.shape.size() > 8) throw std::runtime_error(ptr + "/shape: more than 8 dimensions");
-      int64_t numel = 1;
-      for (int64_t v : vc.shape) numel *= v;
-      if (numel > (int64_t(1) << 22)) throw std::runtime_error(ptr + "/shape: more than 2^22 elements");
-      vc.mesh = int_list(c["mesh"], ptr + "/mesh");
-      if (vc.mesh.empty() || vc.mesh.size() > 2) throw std::runtime_error(ptr + "/mesh: 1 or 2 mesh dims");
-      for (int64_t m : vc.mesh)
-        if (m < 1 || m > 64) throw std::runtime_error(ptr + "/mesh: sizes between 1 and 64");
-      vc.in = placement_list(c["placements"], ptr + "/placements");
-      if (vc.in.size() != vc.mesh.size())
-        throw std::runtime_error(ptr + "/placements: one per mesh dim (" + std::to_string(vc.mesh.size()) + ")");
-      if (!c["op"].is_string()) throw std::runtime_error(ptr + "/op: expected a string");
-      vc.op.name = c["op"].get<std::string>();
-      static const std::set<std::string> ops = {"view",    "reshape", "flatten",   "unflatten", "transpose",
-                                                "permute", "squeeze", "unsqueeze", "expand",    "repeat"};
-      if (!ops.count(vc.op.name))
-        throw std::runtime_error(
-            ptr + "/op: unknown op '" + vc.op.name +
-            "' (view, reshape, flatten, unflatten, transpose, permute, squeeze, unsqueeze, expand, repeat)");
-      if (c.contains("args")) vc.op.args = int_list(c["args"], ptr + "/args");
-      if (c["expect"].is_string() && c["expect"] == "error") {
-        vc.expect_error = true;
-      } else {
-        vc.expect = placement_list(c["expect"], ptr + "/expect");
-        if (vc.expect.size() != vc.mesh.size())
-          throw std::runtime_error(ptr + "/expect: one placement per mesh dim (" + std::to_string(vc.mesh.size()) +
-                                   ")");
-      }
-      if (c.contains("expect_gathers")) {
-        if (!c["expect_gathers"].is_number_integer() || c["expect_gathers"].get<int64_t>() < 0 ||
-            c["expect_gathers"].get<int64_t>() > 2)
-          throw std::runtime_error(ptr + "/expect_gathers: 0, 1 or 2");
-        vc.expect_gathers = int(c["expect_gathers"].get<int64_t>());
-      }
-      cases_.push_back(vc);
-    }
+    for_each_case(
+        doc, {"name", "note", "shape", "mesh", "placements", "op", "args", "expect", "expect_gathers"},
+        [&](const json& c, const std::string& ptr) {
+          ViewCase vc;
+          vc.name = c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>()
+                                                                : "case_" + std::to_string(cases_.size() + 1);
+          for (const char* k : {"shape", "mesh", "placements", "op", "expect"})
+            if (!c.contains(k)) throw std::runtime_error(ptr + "/" + k + ": missing");
+          vc.shape = int_list(c["shape"], ptr + "/shape");
+          for (int64_t v : vc.shape)
+            if (v < 0) throw std::runtime_error(ptr + "/shape: sizes must be non-negative");
+          if (vc.shape.size() > 8) throw std::runtime_error(ptr + "/shape: more than 8 dimensions");
+          int64_t numel = 1;
+          for (int64_t v : vc.shape) numel *= v;
+          if (numel > (int64_t(1) << 22)) throw std::runtime_error(ptr + "/shape: more than 2^22 elements");
+          vc.mesh = int_list(c["mesh"], ptr + "/mesh");
+          if (vc.mesh.empty() || vc.mesh.size() > 2) throw std::runtime_error(ptr + "/mesh: 1 or 2 mesh dims");
+          for (int64_t m : vc.mesh)
+            if (m < 1 || m > 64) throw std::runtime_error(ptr + "/mesh: sizes between 1 and 64");
+          vc.in = placement_list(c["placements"], ptr + "/placements");
+          if (vc.in.size() != vc.mesh.size())
+            throw std::runtime_error(ptr + "/placements: one per mesh dim (" + std::to_string(vc.mesh.size()) + ")");
+          if (!c["op"].is_string()) throw std::runtime_error(ptr + "/op: expected a string");
+          vc.op.name = c["op"].get<std::string>();
+          static const std::set<std::string> ops = {"view",    "reshape", "flatten",   "unflatten", "transpose",
+                                                    "permute", "squeeze", "unsqueeze", "expand",    "repeat"};
+          if (!ops.count(vc.op.name))
+            throw std::runtime_error(
+                ptr + "/op: unknown op '" + vc.op.name +
+                "' (view, reshape, flatten, unflatten, transpose, permute, squeeze, unsqueeze, expand, repeat)");
+          if (c.contains("args")) vc.op.args = int_list(c["args"], ptr + "/args");
+          if (c["expect"].is_string() && c["expect"] == "error") {
+            vc.expect_error = true;
+          } else {
+            vc.expect = placement_list(c["expect"], ptr + "/expect");
+            if (vc.expect.size() != vc.mesh.size())
+              throw std::runtime_error(ptr + "/expect: one placement per mesh dim (" + std::to_string(vc.mesh.size()) +
+                                       ")");
+          }
+          if (c.contains("expect_gathers")) {
+            if (!c["expect_gathers"].is_number_integer() || c["expect_gathers"].get<int64_t>() < 0 ||
+                c["expect_gathers"].get<int64_t>() > 2)
+              throw std::runtime_error(ptr + "/expect_gathers: 0, 1 or 2");
+            vc.expect_gathers = int(c["expect_gathers"].get<int64_t>());
+          }
+          cases_.push_back(vc);
+        });
   }
 
   std::vector<CaseOutcome> run(const RunContext& ctx) override {

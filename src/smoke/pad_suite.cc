@@ -201,60 +201,50 @@ class PadConcatSuite : public Suite {
   }
 
   void add_cases(const json& doc) override {
-    const json& arr = doc.is_object() && doc.contains("cases") ? doc["cases"] : doc;
-    std::string base = doc.is_object() ? "/cases" : "";
-    if (!arr.is_array()) throw std::runtime_error(base + ": expected an array of cases");
-    for (size_t i = 0; i < arr.size(); ++i) {
-      std::string ptr = base + "/" + std::to_string(i);
-      const json& c = arr[i];
-      if (!c.is_object()) throw std::runtime_error(ptr + ": expected an object");
-      static const std::set<std::string> known = {"name",  "note",         "shape",  "dtype",    "pad",
-                                                  "value", "expect_shape", "expect", "checksum", "expect_fill_bits"};
-      for (const auto& [k, v] : c.items())
-        if (!known.count(k))
-          throw std::runtime_error(
-              ptr + "/" + k +
-              ": unknown key (name, note, shape, dtype, pad, value, expect_shape, expect, checksum, expect_fill_bits)");
-      FileCase fc;
-      fc.name = c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>()
-                                                            : "case_" + std::to_string(cases_.size() + 1);
-      if (!c.contains("shape")) throw std::runtime_error(ptr + "/shape: missing");
-      fc.shape = int_list(c["shape"], ptr + "/shape", false);
-      if (fc.shape.size() > 8) throw std::runtime_error(ptr + "/shape: more than 8 dimensions");
-      if (!c.contains("pad")) throw std::runtime_error(ptr + "/pad: missing");
-      fc.pad = int_list(c["pad"], ptr + "/pad", true);
-      if (!c.contains("dtype") || !c["dtype"].is_string() || !dtype_from_name(c["dtype"].get<std::string>()))
-        throw std::runtime_error(ptr + "/dtype: expected one of float32, float16, bfloat16, int32, int64");
-      fc.dtype = *dtype_from_name(c["dtype"].get<std::string>());
-      if (c.contains("value")) fc.value = fill_value(c["value"], ptr + "/value");
-      if (c.contains("expect")) {
-        if (c["expect"] != "error")
-          throw std::runtime_error(ptr + "/expect: the only value is \"error\" (a pad that must be refused)");
-        fc.expect_error = true;
-      }
-      if (c.contains("expect_shape")) fc.expect_shape = int_list(c["expect_shape"], ptr + "/expect_shape", false);
-      if (c.contains("checksum")) {
-        const json& v = c["checksum"];
-        std::optional<uint64_t> x;
-        if (v.is_number_unsigned()) x = v.get<uint64_t>();
-        if (v.is_string()) x = parse_hex(v.get<std::string>(), 0xffffffffu);
-        if (!x || *x > 0xffffffffu)
-          throw std::runtime_error(ptr + "/checksum: expected an integer below 2^32 (or \"0x...\")");
-        fc.checksum = uint32_t(*x);
-      }
-      if (c.contains("expect_fill_bits")) {
-        const json& v = c["expect_fill_bits"];
-        uint64_t max = dtype_size(fc.dtype) == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * dtype_size(fc.dtype))) - 1;
-        auto x = v.is_string() ? parse_hex(v.get<std::string>(), max) : std::nullopt;
-        if (!x)
-          throw std::runtime_error(ptr + "/expect_fill_bits: expected a hex bit pattern that fits " +
-                                   std::to_string(8 * dtype_size(fc.dtype)) + " bits, such as \"0x7fc00000\"");
-        fc.fill_bits = *x;
-      }
-      if (fc.expect_error && (fc.expect_shape || fc.checksum || fc.fill_bits))
-        throw std::runtime_error(ptr + ": a case expecting an error states no shape, checksum or fill bits");
-      cases_.push_back(fc);
-    }
+    for_each_case(
+        doc,
+        {"name", "note", "shape", "dtype", "pad", "value", "expect_shape", "expect", "checksum", "expect_fill_bits"},
+        [&](const json& c, const std::string& ptr) {
+          FileCase fc;
+          fc.name = c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>()
+                                                                : "case_" + std::to_string(cases_.size() + 1);
+          if (!c.contains("shape")) throw std::runtime_error(ptr + "/shape: missing");
+          fc.shape = int_list(c["shape"], ptr + "/shape", false);
+          if (fc.shape.size() > 8) throw std::runtime_error(ptr + "/shape: more than 8 dimensions");
+          if (!c.contains("pad")) throw std::runtime_error(ptr + "/pad: missing");
+          fc.pad = int_list(c["pad"], ptr + "/pad", true);
+          if (!c.contains("dtype") || !c["dtype"].is_string() || !dtype_from_name(c["dtype"].get<std::string>()))
+            throw std::runtime_error(ptr + "/dtype: expected one of float32, float16, bfloat16, int32, int64");
+          fc.dtype = *dtype_from_name(c["dtype"].get<std::string>());
+          if (c.contains("value")) fc.value = fill_value(c["value"], ptr + "/value");
+          if (c.contains("expect")) {
+            if (c["expect"] != "error")
+              throw std::runtime_error(ptr + "/expect: the only value is \"error\" (a pad that must be refused)");
+            fc.expect_error = true;
+          }
+          if (c.contains("expect_shape")) fc.expect_shape = int_list(c["expect_shape"], ptr + "/expect_shape", false);
+          if (c.contains("checksum")) {
+            const json& v = c["checksum"];
+            std::optional<uint64_t> x;
+            if (v.is_number_unsigned()) x = v.get<uint64_t>();
+            if (v.is_string()) x = parse_hex(v.get<std::string>(), 0xffffffffu);
+            if (!x || *x > 0xffffffffu)
+              throw std::runtime_error(ptr + "/checksum: expected an integer below 2^32 (or \"0x...\")");
+            fc.checksum = uint32_t(*x);
+          }
+          if (c.contains("expect_fill_bits")) {
+            const json& v = c["expect_fill_bits"];
+            uint64_t max = dtype_size(fc.dtype) == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * dtype_size(fc.dtype))) - 1;
+            auto x = v.is_string() ? parse_hex(v.get<std::string>(), max) : std::nullopt;
+            if (!x)
+              throw std::runtime_error(ptr + "/expect_fill_bits: expected a hex bit pattern that fits " +
+                                       std::to_string(8 * dtype_size(fc.dtype)) + " bits, such as \"0x7fc00000\"");
+            fc.fill_bits = *x;
+          }
+          if (fc.expect_error && (fc.expect_shape || fc.checksum || fc.fill_bits))
+            throw std::runtime_error(ptr + ": a case expecting an error states no shape, checksum or fill bits");
+          cases_.push_back(fc);
+        });
   }
 
   std::vector<CaseOutcome> run(const RunContext& ctx) override {

@@ -40,33 +40,27 @@ class RngGraphSuite : public Suite {
 
   // {"cases": [{"name"?, "seed", "subsequence", "offset", "expect": ["hex words"...]}]} or a bare array.
   void add_cases(const json& doc) override {
-    const json& arr = doc.is_object() && doc.contains("cases") ? doc["cases"] : doc;
-    std::string base = doc.is_object() ? "/cases" : "";
-    if (!arr.is_array()) throw std::runtime_error(base + ": expected an array of cases");
-    for (size_t i = 0; i < arr.size(); ++i) {
-      std::string ptr = base + "/" + std::to_string(i);
-      const json& c = arr[i];
-      if (!c.is_object()) throw std::runtime_error(ptr + ": expected an object");
-      for (const auto& [k, v] : c.items())
-        if (k != "name" && k != "seed" && k != "subsequence" && k != "offset" && k != "expect")
-          throw std::runtime_error(ptr + "/" + k + ": unknown key (seed, subsequence, offset, expect, name)");
-      StreamCase sc;
-      sc.name = c.value("name", "case_" + std::to_string(cases_.size() + 1));
-      sc.seed = as_u64(c.at("seed"), ptr + "/seed");
-      sc.subsequence = c.contains("subsequence") ? as_u64(c["subsequence"], ptr + "/subsequence") : 0;
-      sc.offset = c.contains("offset") ? as_u64(c["offset"], ptr + "/offset") : 0;
-      if (!c.contains("expect") || !c["expect"].is_array() || c["expect"].empty())
-        throw std::runtime_error(ptr + "/expect: expected a non-empty array of hex words");
-      for (size_t k = 0; k < c["expect"].size(); ++k) {
-        const json& w = c["expect"][k];
-        auto v = w.is_string() ? parse_hex(w.get<std::string>(), 0xffffffffu) : std::nullopt;
-        if (!v)
-          throw std::runtime_error(ptr + "/expect/" + std::to_string(k) +
-                                   ": expected a 32-bit hex word such as \"6627e8d5\"");
-        sc.expect.push_back(static_cast<uint32_t>(*v));
-      }
-      cases_.push_back(sc);
-    }
+    for_each_case(doc, {"name", "note", "seed", "subsequence", "offset", "expect"},
+                  [&](const json& c, const std::string& ptr) {
+                    StreamCase sc;
+                    sc.name = c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>()
+                                                                          : "case_" + std::to_string(cases_.size() + 1);
+                    if (!c.contains("seed")) throw std::runtime_error(ptr + "/seed: missing");
+                    sc.seed = as_u64(c["seed"], ptr + "/seed");
+                    sc.subsequence = c.contains("subsequence") ? as_u64(c["subsequence"], ptr + "/subsequence") : 0;
+                    sc.offset = c.contains("offset") ? as_u64(c["offset"], ptr + "/offset") : 0;
+                    if (!c.contains("expect") || !c["expect"].is_array() || c["expect"].empty())
+                      throw std::runtime_error(ptr + "/expect: expected a non-empty array of hex words");
+                    for (size_t k = 0; k < c["expect"].size(); ++k) {
+                      const json& w = c["expect"][k];
+                      auto v = w.is_string() ? parse_hex(w.get<std::string>(), 0xffffffffu) : std::nullopt;
+                      if (!v)
+                        throw std::runtime_error(ptr + "/expect/" + std::to_string(k) +
+                                                 ": expected a 32-bit hex word such as \"6627e8d5\"");
+                      sc.expect.push_back(static_cast<uint32_t>(*v));
+                    }
+                    cases_.push_back(sc);
+                  });
   }
 
   std::vector<CaseOutcome> run(const RunContext& ctx) override {

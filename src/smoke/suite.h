@@ -35,6 +35,12 @@ class Suite {
 
 std::vector<std::unique_ptr<Suite>> all_suites();
 
+// The cases of a --cases document ({"cases": [...]} or a bare array): each must be an object whose
+// keys are all in `keys`; calls fn(case, its JSON pointer). Throws std::runtime_error naming the
+// pointer (and, for an unknown key, the key and the ones allowed).
+void for_each_case(const nlohmann::json& doc, const std::vector<std::string>& keys,
+                   const std::function<void(const nlohmann::json&, const std::string&)>& fn);
+
 // Runs `fn`, timing it; an exception becomes an error outcome.
 CaseOutcome run_case(const std::string& suite, const std::string& name, const std::string& backend,
                      const std::function<std::string()>& fn);
