@@ -410,6 +410,57 @@ TEST(SuitesCli, HeldOutCasesThroughTheCommandLine) {
   EXPECT_NE(r.err.find(unknown + ": /cases/0/fill: unknown key"), std::string::npos) << r.err;
 }
 
+TEST(SuitesCases, HostileSizesAreRefusedAtLoad) {
+  auto err = [](const char* suite, json c) {
+    return message_of([&] { run_suite(suite, {{"suite", suite}, {"cases", {c}}}); });
+  };
+  const int64_t big = int64_t(1) << 20;
+  EXPECT_NE(err("dtensor_view", {{"shape", {big, big, big, big, big, big, big, big}},
+                                 {"mesh", {2}},
+                                 {"placements", {"R"}},
+                                 {"op", "view"},
+                                 {"args", {-1}},
+                                 {"expect", {"R"}}})
+                .find("/cases/0/shape: more than 2^22 elements"),
+            std::string::npos);
+  EXPECT_NE(err("dtensor_view", {{"shape", {64, 64}},
+                                 {"mesh", {64, 64}},
+                                 {"placements", {"R", "R"}},
+                                 {"op", "repeat"},
+                                 {"args", {1000, 1000}},
+                                 {"expect", {"R", "R"}}})
+                .find("/cases/0/args: the output would have more than 2^22 elements"),
+            std::string::npos);
+  EXPECT_NE(err("dtensor_view", {{"shape", {1024, 1024}},
+                                 {"mesh", {64, 64}},
+                                 {"placements", {"R", "R"}},
+                                 {"op", "transpose"},
+                                 {"args", {0, 1}},
+                                 {"expect", {"R", "R"}}})
+                .find("/cases/0/mesh: ranks x elements"),
+            std::string::npos);
+  // An absurd view shape loads (the op raising is a case's outcome) and fails as invalid, never overflowing.
+  auto out = run_suite("dtensor_view", {{"suite", "dtensor_view"},
+                                        {"cases",
+                                         {{{"name", "absurd"},
+                                           {"shape", {4}},
+                                           {"mesh", {2}},
+                                           {"placements", {"R"}},
+                                           {"op", "view"},
+                                           {"args", {big, big, big, big, big, big, big}},
+                                           {"expect", {"R"}}}}}});
+  auto* o = find(out, "case/absurd");
+  ASSERT_TRUE(o);
+  EXPECT_FALSE(o->passed);
+  EXPECT_NE(o->message.find("too large"), std::string::npos) << o->message;
+  EXPECT_NE(err("pad_concat", {{"shape", {4096, 4096}}, {"dtype", "int64"}, {"pad", {0, (int64_t(1) << 40) - 1}}})
+                .find("/cases/0/pad: the output would have more than 2^24 elements"),
+            std::string::npos);
+  EXPECT_NE(err("pad_concat", {{"shape", {big, big}}, {"dtype", "int64"}, {"pad", {0, 1}}})
+                .find("/cases/0/shape: more than 2^24 elements"),
+            std::string::npos);
+}
+
 // ---- RNG state machine -------------------------------------------------------------------------------
 
 TEST(RngGenerator, StateMachineRefusals) {

@@ -1,6 +1,7 @@
 #include "dtensor_view/view.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace wc::dtv {
@@ -78,6 +79,8 @@ Shape infer_size(int64_t numel, Shape to) {
     } else if (to[i] < 0) {
       throw ViewError("invalid shape dimension " + std::to_string(to[i]));
     } else {
+      if (to[i] && known > std::numeric_limits<int64_t>::max() / to[i])
+        throw ViewError("shape '" + shape_str(to) + "' is too large");
       known *= to[i];
     }
   }

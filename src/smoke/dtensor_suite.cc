@@ -2,6 +2,7 @@
 // law on simulated ranks (CPU), and on CUDA each rank's local view materialised by a strided-copy
 // kernel, gathered, and compared bit for bit with the global view. Built-in cases are PyTorch's
 // documented behaviour; a sweep checks the law on every op x shape x mesh x placement combination.
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -13,6 +14,19 @@ namespace {
 
 using nlohmann::json;
 using namespace wc::dtv;
+
+constexpr int64_t kMaxElements = int64_t(1) << 22;
+
+// The element count, saturating at kMaxElements + 1 (no overflow on hostile shapes).
+int64_t elements(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t v : s) {
+    if (v < 0) return kMaxElements + 1;
+    if (v && n > kMaxElements / v) return kMaxElements + 1;
+    n *= v;
+  }
+  return n;
+}
 
 struct ViewCase {
   std::string name;
@@ -228,9 +242,7 @@ class DTensorViewSuite : public Suite {
           for (int64_t v : vc.shape)
             if (v < 0) throw std::runtime_error(ptr + "/shape: sizes must be non-negative");
           if (vc.shape.size() > 8) throw std::runtime_error(ptr + "/shape: more than 8 dimensions");
-          int64_t numel = 1;
-          for (int64_t v : vc.shape) numel *= v;
-          if (numel > (int64_t(1) << 22)) throw std::runtime_error(ptr + "/shape: more than 2^22 elements");
+          if (elements(vc.shape) > kMaxElements) throw std::runtime_error(ptr + "/shape: more than 2^22 elements");
           vc.mesh = int_list(c["mesh"], ptr + "/mesh");
           if (vc.mesh.empty() || vc.mesh.size() > 2) throw std::runtime_error(ptr + "/mesh: 1 or 2 mesh dims");
           for (int64_t m : vc.mesh)
@@ -247,6 +259,21 @@ class DTensorViewSuite : public Suite {
                 ptr + "/op: unknown op '" + vc.op.name +
                 "' (view, reshape, flatten, unflatten, transpose, permute, squeeze, unsqueeze, expand, repeat)");
           if (c.contains("args")) vc.op.args = int_list(c["args"], ptr + "/args");
+          if (vc.op.args.size() > 8) throw std::runtime_error(ptr + "/args: more than 8 values");
+          // Every simulated rank shards the whole tensor: keep ranks x elements small.
+          int64_t ranks = 1, out_elements = 0;
+          for (int64_t m : vc.mesh) ranks *= m;
+          try {
+            Shape out;
+            dim_map(vc.op, vc.shape, &out);
+            out_elements = elements(out);
+          } catch (const ViewError&) {
+            // the op raises: the case's outcome, judged when it runs
+          }
+          if (out_elements > kMaxElements)
+            throw std::runtime_error(ptr + "/args: the output would have more than 2^22 elements");
+          if (ranks * std::max(elements(vc.shape), out_elements) > (int64_t(1) << 26))
+            throw std::runtime_error(ptr + "/mesh: ranks x elements above 2^26 (a smoke case stays small)");
           if (c["expect"].is_string() && c["expect"] == "error") {
             vc.expect_error = true;
           } else {
