@@ -1,5 +1,8 @@
 #include "fuzz_targets.h"
 
+#include "smoke/suite.h"
+#include "util/json_text.h"
+
 #include <unistd.h>
 #include <cstdio>
 #include <filesystem>
@@ -17,7 +20,9 @@
 #include "io/zip_stream.h"
 #include "policy/policy.h"
 #include "rules/rules.h"
+#include "smoke/suite.h"
 #include "util/digest.h"
+#include "util/json_text.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
 #include "wheel/version.h"
@@ -223,11 +228,23 @@ void capture(const uint8_t* d, size_t n) {
   if (binary_to_json(c.take()) != binary_to_json(whole)) __builtin_trap();
 }
 
+void cases(const uint8_t* d, size_t n) {
+  auto doc = parse_json(text(d, n));
+  if (!doc) return;
+  for (auto& s : smoke::all_suites()) {
+    try {
+      s->add_cases(*doc);
+    } catch (const std::runtime_error&) {
+      // a load error naming the pointer: the expected outcome for a bad document
+    }
+  }
+}
+
 const std::vector<NamedTarget>& all_targets() {
   static const std::vector<NamedTarget> t = {
-      {"zip", zip},         {"filename", filename}, {"metadata", metadata}, {"record", record},  {"wheel", wheel},
-      {"version", version}, {"elf", elf},           {"macho", macho},       {"pe", pe},          {"fatbin", fatbin},
-      {"policy", policy},   {"index", index},       {"inflate", inflate},   {"capture", capture}};
+      {"zip", zip},         {"filename", filename}, {"metadata", metadata}, {"record", record},   {"wheel", wheel},
+      {"version", version}, {"elf", elf},           {"macho", macho},       {"pe", pe},           {"fatbin", fatbin},
+      {"policy", policy},   {"index", index},       {"inflate", inflate},   {"capture", capture}, {"cases", cases}};
   return t;
 }
 

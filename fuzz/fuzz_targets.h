@@ -36,6 +36,9 @@ void inflate(const uint8_t* d, size_t n);
 // with a small retention cap, re-reads served from the input) equal the whole-image parse.
 void capture(const uint8_t* d, size_t n);
 
+// wheelsmoke --cases documents: every suite's loader (validation, size caps, unknown keys).
+void cases(const uint8_t* d, size_t n);
+
 const std::vector<NamedTarget>& all_targets();
 
 }  // namespace wc::fuzz

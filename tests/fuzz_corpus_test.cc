@@ -83,6 +83,15 @@ TEST(FuzzCorpus, Seeds) {
            "data-core-metadata=\"sha256=cd\">demo-1.0-py3-none-any.whl</a></html>"),
       text("{\"meta\": {\"api-version\": \"1.1\"}, \"files\": [{\"filename\": \"demo-1.0-py3-none-any.whl\", "
            "\"url\": \"demo-1.0-py3-none-any.whl\", \"hashes\": {\"sha256\": \"ab\"}, \"core-metadata\": true}]}")};
+  seeds["cases"] = {
+      text(R"J({"suite": "pad_concat", "cases": [{"name": "p", "shape": [2, 3, 5], "dtype": "bfloat16",
+               "pad": [0, 3], "value": "nan", "expect_shape": [2, 3, 8], "checksum": 7,
+               "expect_fill_bits": "0x7fc0"}, {"shape": [4], "dtype": "int32", "pad": [-5, 0], "expect": "error"}]})J"),
+      text(R"J({"suite": "dtensor_view", "cases": [{"name": "d", "shape": [8, 4], "mesh": [2, 2],
+               "placements": ["S(1)", "SS(0,2)"], "op": "unflatten", "args": [0, [2, 4]], "expect": ["R", "P"],
+               "expect_gathers": 1}]})J"),
+      text(R"J({"suite": "rng_graph", "cases": [{"seed": "0xffffffffffffffff", "subsequence": 3, "offset": 6,
+               "expect": ["6627e8d5"]}]})J")};
   const char* out = std::getenv("WHEELCHECK_FUZZ_SEEDS");
   for (const auto& t : fuzz::all_targets()) {
     ASSERT_TRUE(seeds.count(t.name)) << "no seeds for fuzz target " << t.name;
