@@ -128,6 +128,9 @@ EntryKind kind_of(ZipEntry& z) {
 void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
   auto cd = src.read_exact(e.cd_offset, e.cd_size);
   Cursor c(cd, e.cd_offset);
+  // Exactly as many as the directory can hold (46 bytes each at least): no growth by doubling,
+  // and a count in a hostile end record cannot reserve more than the bytes justify.
+  idx.entries.reserve(static_cast<size_t>(std::min<uint64_t>(e.entries, cd.size() / 46)));
   for (uint64_t n = 0; n < e.entries; ++n) {
     if (c.remaining() < 46 || c.u32() != kCentralSig) {
       idx.fatal.push_back({"central directory entry " + std::to_string(n) + " of " + std::to_string(e.entries) +

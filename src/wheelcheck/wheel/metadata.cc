@@ -74,7 +74,7 @@ RecordFile parse_record(std::string_view text) {
   size_t i = 0, line = 1, row_line = 1;
   bool in_quotes = false, quoted_field = false, row_started = false;
   auto end_field = [&] {
-    row.push_back(std::move(field));
+    row.emplace_back(field);  // an exact-size copy; `field` keeps its buffer for the next one
     field.clear();
     quoted_field = false;
   };
