@@ -13,7 +13,8 @@ namespace wc {
 
 struct ByteRange {
   uint64_t off = 0, len = 0;
-  uint64_t end() const { return off + len; }
+  // Saturating: a range read from hostile headers may claim to reach past 2^64.
+  uint64_t end() const { return len > UINT64_MAX - off ? UINT64_MAX : off + len; }
 };
 
 struct NeedRanges {

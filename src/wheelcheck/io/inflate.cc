@@ -5,6 +5,7 @@
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -93,7 +94,11 @@ EntryRead read_stored(Source& src, const ZipEntry& z, const EntrySink& sink, uin
   BufferLease tb;
   CompressedInput in(src, z, (*tb).in);
   uint32_t crc = 0;
+  // Never more than the entry declares, whatever its compressed size says (the mismatch is an error below).
+  const uint64_t cap = std::min<uint64_t>(limit, z.uncompressed_size);
   for (size_t n; (n = in.fill()) > 0;) {
+    if (r.bytes >= cap) break;
+    n = static_cast<size_t>(std::min<uint64_t>(n, cap - r.bytes));
     crc = crc32_gzip_refl(crc, in.data(), n);
     bool more = sink(in.data(), n, r.bytes);
     r.bytes += n;

@@ -53,7 +53,7 @@ size_t FileSource::read_at(uint64_t off, void* buf, size_t n) {
 size_t MemorySource::read_at(uint64_t off, void* buf, size_t n) {
   if (off >= data_->size()) return 0;
   size_t k = std::min<uint64_t>(n, data_->size() - off);
-  std::memcpy(buf, data_->data() + off, k);
+  if (k) std::memcpy(buf, data_->data() + off, k);
   return k;
 }
 
