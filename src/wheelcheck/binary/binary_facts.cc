@@ -158,6 +158,9 @@ void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out) {
     merge_fatbins(out.fatbin, select_fatbins(scanner, layout.nv_fatbin, out.errors));
   } catch (const ParseError& e) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
+    // The section table cannot be trusted: containers found anywhere in the image still count
+    // (as the streaming capture reports them).
+    out.fatbin = select_fatbins(scanner, std::nullopt, out.errors);
   }
   settle_gpu_facts(out);
 }
