@@ -461,6 +461,32 @@ TEST(SuitesCases, HostileSizesAreRefusedAtLoad) {
             std::string::npos);
 }
 
+// The --cases examples README shows run as written (a placeholder "..." marks one that is not meant to).
+TEST(SuitesCli, ReadmeCaseExamplesRun) {
+  auto bytes = testing::read_file(std::string(WC_SOURCE_DIR) + "/README.md");
+  std::string readme(bytes.begin(), bytes.end());
+  testing::TempDir d;
+  size_t pos = 0, ran = 0;
+  while ((pos = readme.find("```json\n", pos)) != std::string::npos) {
+    size_t start = pos + 8, end = readme.find("```", start);
+    ASSERT_NE(end, std::string::npos);
+    std::string block = readme.substr(start, end - start);
+    pos = end + 3;
+    auto doc = json::parse(block, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("suite") || block.find("...") != std::string::npos)
+      continue;
+    std::string file = d.file("example" + std::to_string(ran) + ".json");
+    testing::write_file(file, std::vector<uint8_t>(block.begin(), block.end()));
+    std::string cmd = "env -u GITHUB_STEP_SUMMARY NO_COLOR=1 " + testing::shell_quote(WS_BINARY) +
+                      " run --backend cpu --suite " + doc["suite"].get<std::string>() + " --cases " +
+                      testing::shell_quote(file);
+    auto r = testing::run_command(cmd);
+    EXPECT_EQ(r.exit_code, 0) << "README example for " << doc["suite"] << ":\n" << block << r.out << r.err;
+    ++ran;
+  }
+  EXPECT_GE(ran, 2u) << "README's pad_concat and dtensor_view examples were not found";
+}
+
 // ---- RNG state machine -------------------------------------------------------------------------------
 
 TEST(RngGenerator, StateMachineRefusals) {

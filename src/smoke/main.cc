@@ -24,6 +24,7 @@
 #include "smoke/suite.h"
 #include "util/json_text.h"
 #include "util/strings.h"
+#include "wheelcheck_version.h"
 
 namespace wc::smoke {
 namespace {

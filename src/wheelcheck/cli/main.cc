@@ -24,10 +24,7 @@
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
-
-#ifndef WHEELCHECK_VERSION
-#define WHEELCHECK_VERSION "0.0.0"
-#endif
+#include "wheelcheck_version.h"
 
 namespace wc {
 namespace {
