@@ -710,9 +710,7 @@ std::vector<Shape> all_coords(const Shape& mesh) {
   }
 }
 
-Shape local_target(const Op& op, const Shape& global_out, const Shape& mesh, const std::vector<Placement>& out,
-                   const Shape& coords) {
-  (void)op;
+Shape local_target(const Shape& global_out, const Shape& mesh, const std::vector<Placement>& out, const Shape& coords) {
   // The local shape of the global output: shard an index tensor of that shape and read its shape.
   Tensor probe;
   probe.shape = global_out;

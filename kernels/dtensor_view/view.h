@@ -96,8 +96,7 @@ LawResult check_law(const Op& op, const Shape& shape, const Shape& mesh, const s
 std::string law_holds(const Op& op, const Shape& shape, const Shape& mesh, const Propagation& prop,
                       int* ranks = nullptr);
 // The output shape each rank's local op must produce (the local shape of the global output).
-Shape local_target(const Op& op, const Shape& global_out, const Shape& mesh, const std::vector<Placement>& out,
-                   const Shape& coords);
+Shape local_target(const Shape& global_out, const Shape& mesh, const std::vector<Placement>& out, const Shape& coords);
 // All mesh coordinates, row-major.
 std::vector<Shape> all_coords(const Shape& mesh);
 // Reassembles the global tensor from every rank's local output; "" or what disagreed.

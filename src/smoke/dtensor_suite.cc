@@ -121,7 +121,7 @@ std::string check_case_cuda(const ViewCase& c, std::string* skip) {
   std::vector<StridedMap> maps;
   for (const Shape& co : all_coords(c.mesh)) {
     locals.push_back(shard(x, c.mesh, p.in_effective, co));
-    maps.push_back(strided_map(c.op, locals.back().shape, local_target(c.op, out_shape, c.mesh, p.out, co)));
+    maps.push_back(strided_map(c.op, locals.back().shape, local_target(out_shape, c.mesh, p.out, co)));
   }
   auto dev = device_local_views(locals, maps, skip);
   if (!dev) return "";
