@@ -4,6 +4,8 @@
 // variants, and PEP 508 markers.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "pipeline/check.h"
@@ -92,6 +94,64 @@ TEST_F(Gcc, NeedsADeclaredDependencyProvides) {
       "WC503 [error] gpuapp/_core.cpython-312-x86_64-linux-gnu.so: needs libcublas.so.13, which is not found: searched "
       "$ORIGIN/../nvidia/cu13/lib (-> nvidia/cu13/lib)"))
       << dump_of(undeclared);
+}
+
+// --resolve-deps: the dependency the providers table names is fetched from an index (PEP 503 on
+// loopback), its central directory read, and the need resolved for real: gone when the dependency's
+// wheel ships the library; an error when the newest wheel that satisfies the pin does not.
+TEST_F(Gcc, ResolveDepsReadsTheDependencyFromAnIndex) {
+  std::string user = needing("libcublas.so.13", "$ORIGIN/../nvidia/cu13/lib");
+  std::string stub = lib("libcublas.so.13", "int stub(void){return 1;}", "-Wl,-soname,libcublas.so.13");
+  testing::TempDir site;
+  std::filesystem::create_directories(site.file("simple/nvidia-cublas"));
+  WheelBuilder app("gpuapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  app.purelib(false).add("gpuapp/_core.cpython-312-x86_64-linux-gnu.so", user).requires_dist("nvidia-cublas>=13.4");
+  std::string app_path = app.write(site.path());
+  // 13.4.1 ships the library; 13.5.0 (newest, still >=13.4) is for aarch64 only; 13.3.0 is excluded by the pin.
+  WheelBuilder good("nvidia-cublas", "13.4.1", "py3-none-manylinux_2_27_x86_64");
+  good.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
+  WheelBuilder arm("nvidia-cublas", "13.5.0", "py3-none-manylinux_2_27_aarch64");
+  arm.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
+  WheelBuilder old("nvidia-cublas", "13.3.0", "py3-none-manylinux_2_27_x86_64");
+  old.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
+  std::string html = "<html><body>\n";
+  for (auto* w : {&good, &arm, &old}) {
+    w->write(site.file("files"));
+    html += "<a href=\"../../files/" + w->filename() + "\">" + w->filename() + "</a>\n";
+  }
+  html += "</body></html>\n";
+  testing::write_file(site.file("simple/nvidia-cublas/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
+  // A second index whose only matching wheel lacks the library.
+  std::filesystem::create_directories(site.file("empty/nvidia-cublas"));
+  WheelBuilder hollow("nvidia-cublas", "13.4.2", "py3-none-manylinux_2_27_x86_64");
+  hollow.purelib(false).add("nvidia/cu13/lib/README", "no library here");
+  hollow.write(site.file("files"));
+  std::string html2 = "<a href=\"../../files/" + hollow.filename() + "\">" + hollow.filename() + "</a>\n";
+  testing::write_file(site.file("empty/nvidia-cublas/index.html"), std::vector<uint8_t>(html2.begin(), html2.end()));
+
+  testing::ChildServer server({"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"}, site.path());
+  if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
+  auto run = [&](const std::string& index) {
+    std::vector<std::string> args = {"check", app_path, "--format", "json"};
+    if (!index.empty()) args.insert(args.end(), {"--resolve-deps", server.url(index)});
+    auto r = testing::run_wheelcheck(args);
+    return std::make_pair(r.exit_code, nlohmann::json::parse(r.out, nullptr, false));
+  };
+  auto [rc0, plain] = run("");
+  ASSERT_EQ(rc0, 0);
+  EXPECT_NE(plain.dump().find("come from the dependency nvidia-cublas"), std::string::npos) << plain.dump(1);
+  auto [rc1, resolved] = run("simple");
+  ASSERT_EQ(rc1, 0) << resolved.dump(1);
+  EXPECT_EQ(resolved["wheels"].size(), 1u);  // the dependency is context, not judged
+  EXPECT_EQ(resolved["wheels"][0]["findings"].dump().find("WC503"), std::string::npos) << resolved.dump(1);
+  ASSERT_EQ(resolved["dependencies"].size(), 1u) << resolved.dump(1);
+  EXPECT_EQ(resolved["dependencies"][0], server.url("files/" + good.filename()));
+  auto [rc2, hollowed] = run("empty");
+  EXPECT_EQ(rc2, 1) << hollowed.dump(1);
+  EXPECT_NE(hollowed.dump().find("needs libcublas.so.13, which is not found"), std::string::npos) << hollowed.dump(1);
+  auto [rc3, missing] = run("nowhere");
+  EXPECT_EQ(rc3, 0);  // nothing found: the warning stays, and a note says why
+  EXPECT_NE(missing["dependency_notes"].dump().find("nvidia-cublas"), std::string::npos) << missing.dump(1);
 }
 
 TEST_F(Gcc, UnmetNeedOfALibraryNothingLoads) {

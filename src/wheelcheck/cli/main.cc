@@ -41,7 +41,7 @@ struct CheckArgs {
   bool quiet = false, facts = false, no_binaries = false;
   std::string match;
   std::string depth = "full";
-  std::string baseline, shard;
+  std::string baseline, shard, resolve_deps;
 };
 
 int run_check(const CheckArgs& a) {
@@ -54,6 +54,7 @@ int run_check(const CheckArgs& a) {
   req.binaries = !a.no_binaries;
   req.depth = a.depth == "metadata" ? Depth::metadata : Depth::full;
   req.baseline = a.baseline;
+  req.resolve_deps = a.resolve_deps;
   if (!a.shard.empty()) {
     auto slash = a.shard.find('/');
     auto i =
@@ -384,6 +385,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"full", "metadata"}))
       ->capture_default_str();
   c->add_option("--baseline", check.baseline, "A previous JSON report: wheel and large-entry sizes compared (WC702)");
+  c->add_option("--resolve-deps", check.resolve_deps,
+                "INDEX (e.g. https://pypi.org/simple): fetch the dependency wheels the providers table says install "
+                "needed libraries (central directory and headers, by range requests) and resolve needs against them");
   c->add_option("--shard", check.shard,
                 "I/N: check only the I-th of N parts of the targets (a deterministic partition by file name); "
                 "`merge` combines the shard reports and runs the release-set rules");

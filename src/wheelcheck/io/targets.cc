@@ -17,6 +17,32 @@ namespace fs = std::filesystem;
 
 static bool is_url(const std::string& t) { return t.rfind("http://", 0) == 0 || t.rfind("https://", 0) == 0; }
 
+// RFC 3986 section 5.2.4 on an absolute path: "." segments go, ".." removes the one before (never
+// above the root); a query is left as it is.
+static std::string remove_dot_segments(const std::string& path_and_query) {
+  size_t q = path_and_query.find('?');
+  std::string path = path_and_query.substr(0, q), rest = q == std::string::npos ? "" : path_and_query.substr(q);
+  std::vector<std::string> out;
+  size_t i = 1;  // past the leading '/'
+  bool trailing = false;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string seg = path.substr(i, j - i);
+    trailing = j == path.size() && (seg == "." || seg == "..");
+    if (seg == "..") {
+      if (!out.empty()) out.pop_back();
+    } else if (seg != ".") {
+      out.push_back(seg);
+    }
+    i = j + 1;
+  }
+  std::string r;
+  for (const auto& seg : out) r += "/" + seg;
+  if (r.empty() || trailing) r += "/";
+  return r + rest;
+}
+
 // An href relative to the page it sits on (RFC 3986 reference resolution, the common cases).
 static std::string resolve_url(const std::string& href, const std::string& page) {
   if (is_url(href)) return href;
@@ -24,10 +50,11 @@ static std::string resolve_url(const std::string& href, const std::string& page)
   auto host_end = page.find('/', scheme_end + 3);
   std::string origin = page.substr(0, host_end);
   if (href.rfind("//", 0) == 0) return page.substr(0, scheme_end + 1) + href;
-  if (!href.empty() && href[0] == '/') return origin + href;
+  if (!href.empty() && href[0] == '/') return origin + remove_dot_segments(href);
   std::string base = page.substr(0, page.find_first_of("?#"));
   base = base.substr(0, base.rfind('/') + 1);
-  return base + href;
+  if (host_end == std::string::npos || base.size() <= host_end) return base + href;
+  return origin + remove_dot_segments(base.substr(host_end) + href);
 }
 
 // One pass over an attribute or text: the named entities PEP 503 pages use and numeric ones.

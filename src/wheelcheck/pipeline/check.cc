@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "io/targets.h"
+#include "rules/install_set.h"
 #include "rules/rules.h"
 #include "util/json_text.h"
+#include "wheel/requirement.h"
+#include "wheel/version.h"
 
 namespace wc {
 
@@ -94,6 +99,60 @@ void judge_set(RunReport& report, const std::vector<SetMember>& members, const P
   report.set = std::move(s);
 }
 
+namespace {
+
+// --resolve-deps: for each wheel, the dependencies the providers table says install libraries it
+// may need and that the checked set lacks (for its platform), found on `index`: the newest wheel
+// of the project that installs beside the dependent wheel and satisfies its requirement. One index
+// page per project; what cannot be found is a note, never a failure of the run.
+std::vector<TargetRef> dependency_wheels(const std::vector<WheelFacts>& facts, const Policy& policy,
+                                         const std::string& index, std::vector<std::string>& notes) {
+  std::string base = index;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  std::map<std::string, std::optional<std::vector<TargetRef>>> pages;  // project -> its wheels
+  std::vector<TargetRef> out;
+  std::set<std::string> chosen;
+  for (const auto& f : facts) {
+    if (!f.filename.valid) continue;
+    for (const auto& dep : declared_providers(f, policy)) {
+      bool in_set = std::any_of(facts.begin(), facts.end(), [&](const WheelFacts& w) {
+        return w.filename.valid && w.filename.canonical_name == dep.name && installable_together(f, w);
+      });
+      if (in_set) continue;
+      auto& page = pages[dep.name];
+      if (!page) {
+        try {
+          page = expand_target_refs({base + "/" + dep.name + "/"});
+        } catch (const std::exception& e) {
+          notes.push_back(dep.name + ": " + e.what());
+          page = std::vector<TargetRef>{};
+        }
+      }
+      auto req = parse_requirement(dep.requirement);
+      auto spec = req ? SpecifierSet::parse(req->specifier) : std::nullopt;
+      const TargetRef* best = nullptr;
+      std::optional<Version> best_version;
+      for (const auto& t : *page) {
+        WheelFacts candidate;
+        candidate.filename = parse_wheel_filename(target_basename(t.location));
+        if (!candidate.filename.valid || !installable_together(f, candidate)) continue;
+        const auto& v = candidate.filename.version;
+        if (!v || (spec && !spec->contains(*v))) continue;
+        if (!best || compare(*v, *best_version) > 0) best = &t, best_version = v;
+      }
+      if (!best) {
+        notes.push_back(dep.name + ": no wheel on " + base + " installs beside " + target_basename(f.path) +
+                        " and satisfies '" + dep.requirement + "'");
+        continue;
+      }
+      if (chosen.insert(best->location).second) out.push_back(*best);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy) {
   try {
     return check_wheel(f, policy, install_set_for(f, all));
@@ -121,11 +180,26 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   opt.binaries = req.binaries;
   opt.depth = req.depth;
   auto facts = analyze_all(targets, opt, req.jobs, req.progress);
+  const size_t judged = facts.size();
+  if (!req.resolve_deps.empty()) {
+    // Dependency wheels join the install sets from their central directories and binary headers;
+    // they are context, not judged.
+    auto deps = dependency_wheels(facts, policy, req.resolve_deps, report.dependency_notes);
+    AnalyzeOptions dep_opt = opt;
+    dep_opt.depth = Depth::metadata;
+    for (auto& d : analyze_all(deps, dep_opt, req.jobs)) {
+      if (!d.unreadable.empty())
+        report.dependency_notes.push_back(d.path + ": could not be read (" + d.unreadable.front().message + ")");
+      report.dependencies.push_back(d.path);
+      facts.push_back(std::move(d));
+    }
+  }
   report.policy = policy.name;
   report.policy_source = policy.spec;
   report.depth = req.depth == Depth::metadata ? "metadata" : "full";
   std::vector<SetMember> members;
-  for (const auto& f : facts) {
+  for (size_t i = 0; i < judged; ++i) {
+    const WheelFacts& f = facts[i];
     ItemResult item;
     item.path = f.path;
     WheelVerdict v = judge_wheel(f, facts, policy);

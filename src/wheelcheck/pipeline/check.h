@@ -22,6 +22,10 @@ struct CheckRequest {
   std::string baseline;                       // a previous JSON report: sizes compared (WC702)
   unsigned shard_index = 0, shard_count = 0;  // --shard I/N (1-based); 0/0: no sharding
   bool include_facts = false;                 // facts in the report items (JSON)
+  // A package index (PEP 503/691 base, e.g. https://pypi.org/simple): the dependency wheels that
+  // the providers table says install needed libraries are found there, their central directories
+  // read by range requests, and needs resolved against them for real.
+  std::string resolve_deps;
   // Called after each wheel is analysed (from worker threads, serialised).
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
 };

@@ -155,6 +155,12 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
   } else if (!r.set_note.empty()) {
     out << dim << r.set_note << reset << "\n";
   }
+  if (!r.dependencies.empty() || !r.dependency_notes.empty()) {
+    out << dim << r.dependencies.size() << " dependency wheel" << (r.dependencies.size() == 1 ? "" : "s")
+        << " read for install sets (--resolve-deps)" << reset << "\n";
+    for (const auto& d : r.dependencies) out << dim << "  " << clip_for_display(d, 300) << reset << "\n";
+    for (const auto& n : r.dependency_notes) out << dim << "  " << clip_for_display(n, 300) << reset << "\n";
+  }
   Counts n = count(r);
   out << "\n"
       << count_of(r) << ": " << green << n.passed << " passed" << reset << ", " << (n.failed ? red : "") << n.failed
@@ -204,6 +210,10 @@ json report_to_json(const RunReport& r) {
     j["set"] = st;
   } else if (!r.set_note.empty()) {
     j["set_note"] = r.set_note;
+  }
+  if (!r.dependencies.empty() || !r.dependency_notes.empty()) {
+    j["dependencies"] = r.dependencies;
+    j["dependency_notes"] = r.dependency_notes;
   }
   j["summary"] = {{"total", r.items.size()},
                   {"passed", n.passed},

@@ -53,6 +53,8 @@ struct RunReport {
   std::optional<SetSection> set;     // when the policy declares a release (or a baseline was given)
   std::optional<ShardInfo> shard;
   std::string set_note;  // why set rules did not run (a shard holds part of the set)
+  // --resolve-deps: the dependency wheels read for install sets (not judged), and what could not be found.
+  std::vector<std::string> dependencies, dependency_notes;
   std::vector<ItemResult> items;
   std::span<const RuleInfo> rules = wheelcheck_rules();  // the catalogue the findings come from (SARIF)
   bool all_pass() const;

@@ -104,7 +104,6 @@ std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const Wh
   return out;
 }
 
-// Everything the ELF checks of one wheel share.
 struct ElfContext {
   const WheelFacts& f;
   const InstallSet& set;
@@ -503,6 +502,14 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
   report_dependencies(cx, s);
   if (tight) report_symbol_ceilings(cx, *tight, s);
   report_minos(gaps, s);
+}
+
+std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Policy& p) {
+  std::vector<DeclaredProvider> out;
+  for (const auto& [prov, globs] : providers_of(f, p.cuda))
+    if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.name == prov.name; }))
+      out.push_back({prov.name, prov.requirement});
+  return out;
 }
 
 }  // namespace wc

@@ -54,6 +54,14 @@ struct WheelVerdict {
   std::vector<WaivedFinding> waived;
 };
 WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set = {});
+
+// The Requires-Dist dependencies of `f` that install libraries by the policy's providers table
+// (installed on f's platform, by default or through one of f's extras): what --resolve-deps fetches.
+struct DeclaredProvider {
+  std::string name;         // canonical name of the dependency
+  std::string requirement;  // the Requires-Dist line
+};
+std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Policy& p);
 bool has_errors(const std::vector<Finding>& fs);
 
 }  // namespace wc
