@@ -149,6 +149,37 @@ TEST_F(Gcc, ResolveDepsReadsTheDependencyFromAnIndex) {
   auto [rc2, hollowed] = run("empty");
   EXPECT_EQ(rc2, 1) << hollowed.dump(1);
   EXPECT_NE(hollowed.dump().find("needs libcublas.so.13, which is not found"), std::string::npos) << hollowed.dump(1);
+  // Through a platform-independent meta-package (cuda-toolkit[cublas]): its extra's dependency is
+  // fetched too, for the checked wheel's platform (x86_64, not the aarch64 build of the same version).
+  std::filesystem::create_directories(site.file("meta/cuda-toolkit"));
+  std::filesystem::create_directories(site.file("meta/nvidia-cublas"));
+  WheelBuilder toolkit("cuda-toolkit", "13.2.2", "py3-none-any");
+  toolkit.add("cuda_toolkit/__init__.py", "")
+      .metadata(
+          "Metadata-Version: 2.1\nName: cuda-toolkit\nVersion: 13.2.2\nProvides-Extra: cublas\n"
+          "Requires-Dist: nvidia-cublas==13.4.1; extra == \"cublas\"\n");
+  toolkit.write(site.file("files"));
+  WheelBuilder arm134("nvidia-cublas", "13.4.1", "py3-none-manylinux_2_27_aarch64");
+  arm134.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
+  arm134.write(site.file("files"));
+  auto link = [](const WheelBuilder& w) {
+    return "<a href=\"../../files/" + w.filename() + "\">" + w.filename() + "</a>\n";
+  };
+  std::string tk = link(toolkit), cb = link(arm134) + link(good);
+  testing::write_file(site.file("meta/cuda-toolkit/index.html"), std::vector<uint8_t>(tk.begin(), tk.end()));
+  testing::write_file(site.file("meta/nvidia-cublas/index.html"), std::vector<uint8_t>(cb.begin(), cb.end()));
+  WheelBuilder app2("gpuapp2", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  app2.purelib(false)
+      .add("gpuapp2/_core.cpython-312-x86_64-linux-gnu.so", user)
+      .requires_dist("cuda-toolkit[cublas]==13.2.2");
+  std::string app2_path = app2.write(site.path());
+  auto r2 = testing::run_wheelcheck({"check", app2_path, "--format", "json", "--resolve-deps", server.url("meta")});
+  auto meta = nlohmann::json::parse(r2.out, nullptr, false);
+  ASSERT_EQ(r2.exit_code, 0) << r2.out << r2.err;
+  EXPECT_EQ(meta["wheels"][0]["findings"].dump().find("WC503"), std::string::npos) << meta.dump(1);
+  ASSERT_EQ(meta["dependencies"].size(), 2u) << meta.dump(1);
+  EXPECT_EQ(meta["dependencies"][1], server.url("files/" + good.filename())) << meta.dump(1);
+
   auto [rc3, missing] = run("nowhere");
   EXPECT_EQ(rc3, 0);  // nothing found: the warning stays, and a note says why
   EXPECT_NE(missing["dependency_notes"].dump().find("nvidia-cublas"), std::string::npos) << missing.dump(1);

@@ -101,22 +101,30 @@ void judge_set(RunReport& report, const std::vector<SetMember>& members, const P
 
 namespace {
 
-// --resolve-deps: for each wheel, the dependencies the providers table says install libraries it
-// may need and that the checked set lacks (for its platform), found on `index`: the newest wheel
-// of the project that installs beside the dependent wheel and satisfies its requirement. One index
-// page per project; what cannot be found is a note, never a failure of the run.
-std::vector<TargetRef> dependency_wheels(const std::vector<WheelFacts>& facts, const Policy& policy,
-                                         const std::string& index, std::vector<std::string>& notes) {
+// --resolve-deps: for each wheel from `from` on, the dependencies the providers table says install
+// libraries it may need and that the set lacks (for its platform), found on `index`: the newest
+// wheel of the project that installs beside the dependent wheel and satisfies its requirement. One
+// index page per project; what cannot be found is a note, never a failure of the run.
+using IndexPages = std::map<std::string, std::optional<std::vector<TargetRef>>>;  // project -> its wheels
+
+// `root[i]`: the checked wheel that facts[i] was fetched for (itself for a checked wheel). A
+// dependency of a platform-independent meta-package must still install beside that wheel.
+std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<WheelFacts>& facts,
+                                                            const std::vector<size_t>& root, size_t from,
+                                                            const Policy& policy, const std::string& index,
+                                                            IndexPages& pages, std::vector<std::string>& notes) {
   std::string base = index;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  std::map<std::string, std::optional<std::vector<TargetRef>>> pages;  // project -> its wheels
-  std::vector<TargetRef> out;
+  std::vector<std::pair<TargetRef, size_t>> out;
   std::set<std::string> chosen;
-  for (const auto& f : facts) {
+  for (size_t i = from; i < facts.size(); ++i) {
+    const WheelFacts& f = facts[i];
+    const WheelFacts& r = facts[root[i]];
     if (!f.filename.valid) continue;
     for (const auto& dep : declared_providers(f, policy)) {
       bool in_set = std::any_of(facts.begin(), facts.end(), [&](const WheelFacts& w) {
-        return w.filename.valid && w.filename.canonical_name == dep.name && installable_together(f, w);
+        return w.filename.valid && w.filename.canonical_name == dep.name && installable_together(f, w) &&
+               installable_together(r, w);
       });
       if (in_set) continue;
       auto& page = pages[dep.name];
@@ -135,7 +143,8 @@ std::vector<TargetRef> dependency_wheels(const std::vector<WheelFacts>& facts, c
       for (const auto& t : *page) {
         WheelFacts candidate;
         candidate.filename = parse_wheel_filename(target_basename(t.location));
-        if (!candidate.filename.valid || !installable_together(f, candidate)) continue;
+        if (!candidate.filename.valid || !installable_together(f, candidate) || !installable_together(r, candidate))
+          continue;
         const auto& v = candidate.filename.version;
         if (!v || (spec && !spec->contains(*v))) continue;
         if (!best || compare(*v, *best_version) > 0) best = &t, best_version = v;
@@ -145,7 +154,11 @@ std::vector<TargetRef> dependency_wheels(const std::vector<WheelFacts>& facts, c
                         " and satisfies '" + dep.requirement + "'");
         continue;
       }
-      if (chosen.insert(best->location).second) out.push_back(*best);
+      // One wheel per project for each checked wheel (the first requirement met wins, as one
+      // environment holds one version); the same wheel serves every root it installs beside.
+      if (chosen.insert(std::to_string(root[i]) + " " + dep.name).second &&
+          std::none_of(out.begin(), out.end(), [&](const auto& o) { return o.first.location == best->location; }))
+        out.push_back({*best, root[i]});
     }
   }
   return out;
@@ -184,14 +197,24 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   if (!req.resolve_deps.empty()) {
     // Dependency wheels join the install sets from their central directories and binary headers;
     // they are context, not judged.
-    auto deps = dependency_wheels(facts, policy, req.resolve_deps, report.dependency_notes);
+    // A few rounds: a meta-package (cuda-toolkit[cublas]) brings in the wheels that ship the libraries.
     AnalyzeOptions dep_opt = opt;
     dep_opt.depth = Depth::metadata;
-    for (auto& d : analyze_all(deps, dep_opt, req.jobs)) {
-      if (!d.unreadable.empty())
-        report.dependency_notes.push_back(d.path + ": could not be read (" + d.unreadable.front().message + ")");
-      report.dependencies.push_back(d.path);
-      facts.push_back(std::move(d));
+    IndexPages pages;
+    std::vector<size_t> root(facts.size());
+    for (size_t i = 0; i < root.size(); ++i) root[i] = i;
+    for (size_t from = 0, round = 0; round < 3; ++round) {
+      auto deps = dependency_wheels(facts, root, from, policy, req.resolve_deps, pages, report.dependency_notes);
+      from = facts.size();
+      if (deps.empty()) break;
+      std::vector<TargetRef> refs;
+      for (const auto& [t, r] : deps) refs.push_back(t), root.push_back(r);
+      for (auto& d : analyze_all(refs, dep_opt, req.jobs)) {
+        if (!d.unreadable.empty())
+          report.dependency_notes.push_back(d.path + ": could not be read (" + d.unreadable.front().message + ")");
+        report.dependencies.push_back(d.path);
+        facts.push_back(std::move(d));
+      }
     }
   }
   report.policy = policy.name;
