@@ -107,15 +107,18 @@ TEST_F(Gcc, ResolveDepsReadsTheDependencyFromAnIndex) {
   WheelBuilder app("gpuapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   app.purelib(false).add("gpuapp/_core.cpython-312-x86_64-linux-gnu.so", user).requires_dist("nvidia-cublas>=13.4");
   std::string app_path = app.write(site.path());
-  // 13.4.1 ships the library; 13.5.0 (newest, still >=13.4) is for aarch64 only; 13.3.0 is excluded by the pin.
+  // 13.4.1 ships the library; 13.5.0 (newest, still >=13.4) is for aarch64 only; 13.3.0 is excluded by the pin;
+  // 13.9.0rc1 is a pre-release the requirement does not ask for.
   WheelBuilder good("nvidia-cublas", "13.4.1", "py3-none-manylinux_2_27_x86_64");
   good.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
   WheelBuilder arm("nvidia-cublas", "13.5.0", "py3-none-manylinux_2_27_aarch64");
   arm.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
   WheelBuilder old("nvidia-cublas", "13.3.0", "py3-none-manylinux_2_27_x86_64");
   old.purelib(false).add("nvidia/cu13/lib/libcublas.so.13", stub);
+  WheelBuilder pre("nvidia-cublas", "13.9.0rc1", "py3-none-manylinux_2_27_x86_64");  // a pre-release: skipped
+  pre.purelib(false).add("nvidia/cu13/lib/README", "no library here");
   std::string html = "<html><body>\n";
-  for (auto* w : {&good, &arm, &old}) {
+  for (auto* w : {&good, &arm, &old, &pre}) {
     w->write(site.file("files"));
     html += "<a href=\"../../files/" + w->filename() + "\">" + w->filename() + "</a>\n";
   }

@@ -147,6 +147,8 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
           continue;
         const auto& v = candidate.filename.version;
         if (!v || (spec && !spec->contains(*v))) continue;
+        // As pip: pre-releases only when the requirement names one.
+        if ((v->pre || v->dev) && (!req || req->specifier.find_first_of("abcdrv") == std::string::npos)) continue;
         if (!best || compare(*v, *best_version) > 0) best = &t, best_version = v;
       }
       if (!best) {
