@@ -107,10 +107,10 @@ namespace {
 // index page per project; what cannot be found is a note, never a failure of the run.
 using IndexPages = std::map<std::string, std::optional<std::vector<TargetRef>>>;  // project -> its wheels
 
-// `root[i]`: the checked wheel that facts[i] was fetched for (itself for a checked wheel). A
-// dependency of a platform-independent meta-package must still install beside that wheel.
+// `roots[i]`: the checked wheels that facts[i] was fetched for (itself for a checked wheel). A
+// dependency of a platform-independent meta-package must still install beside each of them.
 std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<WheelFacts>& facts,
-                                                            const std::vector<size_t>& root, size_t from,
+                                                            const std::vector<std::vector<size_t>>& roots, size_t from,
                                                             const Policy& policy, const std::string& index,
                                                             IndexPages& pages, std::vector<std::string>& notes) {
   std::string base = index;
@@ -119,48 +119,48 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
   std::set<std::string> chosen;
   for (size_t i = from; i < facts.size(); ++i) {
     const WheelFacts& f = facts[i];
-    const WheelFacts& r = facts[root[i]];
     if (!f.filename.valid) continue;
-    for (const auto& dep : declared_providers(f, policy)) {
-      bool in_set = std::any_of(facts.begin(), facts.end(), [&](const WheelFacts& w) {
-        return w.filename.valid && w.filename.canonical_name == dep.name && installable_together(f, w) &&
-               installable_together(r, w);
-      });
-      if (in_set) continue;
-      auto& page = pages[dep.name];
-      if (!page) {
-        try {
-          page = expand_target_refs({base + "/" + dep.name + "/"});
-        } catch (const std::exception& e) {
-          notes.push_back(dep.name + ": " + e.what());
-          page = std::vector<TargetRef>{};
+    for (size_t root : roots[i]) {
+      const WheelFacts& r = facts[root];
+      for (const auto& dep : declared_providers(f, policy)) {
+        bool in_set = std::any_of(facts.begin(), facts.end(), [&](const WheelFacts& w) {
+          return w.filename.valid && w.filename.canonical_name == dep.name && installable_together(f, w) &&
+                 installable_together(r, w);
+        });
+        if (in_set) continue;
+        auto& page = pages[dep.name];
+        if (!page) {
+          try {
+            page = expand_target_refs({base + "/" + dep.name + "/"});
+          } catch (const std::exception& e) {
+            notes.push_back(dep.name + ": " + e.what());
+            page = std::vector<TargetRef>{};
+          }
         }
-      }
-      auto req = parse_requirement(dep.requirement);
-      auto spec = req ? SpecifierSet::parse(req->specifier) : std::nullopt;
-      const TargetRef* best = nullptr;
-      std::optional<Version> best_version;
-      for (const auto& t : *page) {
-        WheelFacts candidate;
-        candidate.filename = parse_wheel_filename(target_basename(t.location));
-        if (!candidate.filename.valid || !installable_together(f, candidate) || !installable_together(r, candidate))
+        auto req = parse_requirement(dep.requirement);
+        auto spec = req ? SpecifierSet::parse(req->specifier) : std::nullopt;
+        const TargetRef* best = nullptr;
+        std::optional<Version> best_version;
+        for (const auto& t : *page) {
+          WheelFacts candidate;
+          candidate.filename = parse_wheel_filename(target_basename(t.location));
+          if (!candidate.filename.valid || !installable_together(f, candidate) || !installable_together(r, candidate))
+            continue;
+          const auto& v = candidate.filename.version;
+          if (!v || (spec && !spec->contains(*v))) continue;
+          // As pip: pre-releases only when the requirement names one.
+          if ((v->pre || v->dev) && (!req || req->specifier.find_first_of("abcdrv") == std::string::npos)) continue;
+          if (!best || compare(*v, *best_version) > 0) best = &t, best_version = v;
+        }
+        if (!best) {
+          notes.push_back(dep.name + ": no wheel on " + base + " installs beside " + target_basename(r.path) +
+                          " and satisfies '" + dep.requirement + "'");
           continue;
-        const auto& v = candidate.filename.version;
-        if (!v || (spec && !spec->contains(*v))) continue;
-        // As pip: pre-releases only when the requirement names one.
-        if ((v->pre || v->dev) && (!req || req->specifier.find_first_of("abcdrv") == std::string::npos)) continue;
-        if (!best || compare(*v, *best_version) > 0) best = &t, best_version = v;
+        }
+        // One wheel per project for each checked wheel (the first requirement met wins, as one
+        // environment holds one version).
+        if (chosen.insert(std::to_string(root) + " " + dep.name).second) out.push_back({*best, root});
       }
-      if (!best) {
-        notes.push_back(dep.name + ": no wheel on " + base + " installs beside " + target_basename(f.path) +
-                        " and satisfies '" + dep.requirement + "'");
-        continue;
-      }
-      // One wheel per project for each checked wheel (the first requirement met wins, as one
-      // environment holds one version); the same wheel serves every root it installs beside.
-      if (chosen.insert(std::to_string(root[i]) + " " + dep.name).second &&
-          std::none_of(out.begin(), out.end(), [&](const auto& o) { return o.first.location == best->location; }))
-        out.push_back({*best, root[i]});
     }
   }
   return out;
@@ -203,18 +203,26 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     AnalyzeOptions dep_opt = opt;
     dep_opt.depth = Depth::metadata;
     IndexPages pages;
-    std::vector<size_t> root(facts.size());
-    for (size_t i = 0; i < root.size(); ++i) root[i] = i;
+    std::vector<std::vector<size_t>> roots(facts.size());
+    for (size_t i = 0; i < roots.size(); ++i) roots[i] = {i};
     for (size_t from = 0, round = 0; round < 3; ++round) {
-      auto deps = dependency_wheels(facts, root, from, policy, req.resolve_deps, pages, report.dependency_notes);
+      auto deps = dependency_wheels(facts, roots, from, policy, req.resolve_deps, pages, report.dependency_notes);
       from = facts.size();
       if (deps.empty()) break;
+      // Each wheel is read once, whatever number of checked wheels it serves.
       std::vector<TargetRef> refs;
-      for (const auto& [t, r] : deps) refs.push_back(t), root.push_back(r);
-      for (auto& d : analyze_all(refs, dep_opt, req.jobs)) {
+      std::map<std::string, std::vector<size_t>> served;
+      for (const auto& [t, r] : deps) {
+        if (!served.count(t.location)) refs.push_back(t);
+        served[t.location].push_back(r);
+      }
+      std::vector<WheelFacts> read = analyze_all(refs, dep_opt, req.jobs);
+      for (size_t k = 0; k < read.size(); ++k) {
+        WheelFacts& d = read[k];
         if (!d.unreadable.empty())
           report.dependency_notes.push_back(d.path + ": could not be read (" + d.unreadable.front().message + ")");
         report.dependencies.push_back(d.path);
+        roots.push_back(served[refs[k].location]);
         facts.push_back(std::move(d));
       }
     }
