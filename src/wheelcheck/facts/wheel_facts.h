@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -89,7 +90,9 @@ struct WheelFacts {
 
  private:
   struct InstallPaths;
-  std::unordered_map<std::string, size_t> entry_index_;
+  // Views into entries[i].name: valid while `entries` is not resized (moving the facts keeps the
+  // elements where they are); anything that adds entries calls reindex().
+  std::unordered_map<std::string_view, size_t> entry_index_;
   std::unique_ptr<InstallPaths> install_paths_;
 };
 

@@ -1,9 +1,9 @@
 // WC301-WC307: RECORD against the archive.
 #include <algorithm>
 #include <deque>
+#include <numeric>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <vector>
 
 #include "rules/rules.h"
 #include "util/strings.h"
@@ -62,40 +62,71 @@ void check_row(const WheelFacts& f, const RecordRow& row, FindingSink& s) {
 }  // namespace
 
 void record_rules(const WheelFacts& f, FindingSink& s) {
-  // WC307 holds for any archive, RECORD or not. Hashed by views into the entries (thousands of
-  // names: no tree of copies).
-  std::unordered_map<std::string_view, int> names;
-  std::unordered_map<std::string_view, std::string_view> folded;
-  std::deque<std::string> lowered;  // lower-case copies of names that have upper case
-  names.reserve(f.entries.size());
-  folded.reserve(f.entries.size());
-  for (const auto& e : f.entries) {
-    if (++names[e.name] == 2) s.add("WC307", "the archive holds this name more than once", e.name);
-    std::string_view key = e.name;
-    if (std::any_of(e.name.begin(), e.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
-      key = lowered.emplace_back(to_lower(e.name));
-    auto [it, fresh] = folded.emplace(key, e.name);
-    if (!fresh && it->second != e.name)
+  // WC307 holds for any archive, RECORD or not. Sorted index vectors of views into the entries
+  // (a 90,000-entry wheel: a few MB, where hash maps of nodes took several times that); findings
+  // still come in entry order.
+  const size_t n = f.entries.size();
+  std::vector<std::string_view> key(n);  // the name, lower-cased where it has upper case
+  std::deque<std::string> lowered;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = f.entries[i].name;
+    key[i] = std::any_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })
+                 ? std::string_view(lowered.emplace_back(to_lower(name)))
+                 : std::string_view(name);
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t(0));
+  auto name_of = [&](size_t i) { return std::string_view(f.entries[i].name); };
+  std::vector<bool> second(n, false);  // the second entry of a name (reported once)
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return name_of(a) < name_of(b); });
+  for (size_t k = 1; k < n; ++k)
+    if (name_of(order[k]) == name_of(order[k - 1]) && (k < 2 || name_of(order[k - 2]) != name_of(order[k])))
+      second[order[k]] = true;
+  std::vector<size_t> folds_onto(n, SIZE_MAX);  // the first entry of the same case-folded name, when named otherwise
+  std::iota(order.begin(), order.end(), size_t(0));  // entry order within equal keys: the first seen wins
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+  for (size_t k = 1, first = order.empty() ? 0 : order[0]; k < n; ++k) {
+    if (key[order[k]] != key[first]) {
+      first = order[k];
+      continue;
+    }
+    if (name_of(order[k]) != name_of(first)) folds_onto[order[k]] = first;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = f.entries[i].name;
+    if (second[i]) s.add("WC307", "the archive holds this name more than once", name);
+    if (folds_onto[i] != SIZE_MAX)
       s.add("WC307",
-            "differs only in case from '" + clip_for_display(std::string(it->second)) +
+            "differs only in case from '" + clip_for_display(f.entries[folds_onto[i]].name) +
                 "' (they collide on case-insensitive file systems)",
-            e.name, std::nullopt, Severity::warning);
+            name, std::nullopt, Severity::warning);
   }
   if (!f.record) return;  // missing RECORD is reported by the layout check
   const std::string record = f.dist_info + "/RECORD";
   for (const auto& p : f.record->problems) s.add("WC301", "RECORD " + p, record);
-  std::unordered_set<std::string_view> listed;
-  listed.reserve(f.record->rows.size());
-  for (const auto& row : f.record->rows) {
-    if (!listed.insert(row.path).second) {
+  const auto& rows = f.record->rows;
+  std::vector<size_t> by_path(rows.size());
+  std::iota(by_path.begin(), by_path.end(), size_t(0));
+  std::stable_sort(by_path.begin(), by_path.end(), [&](size_t a, size_t b) { return rows[a].path < rows[b].path; });
+  std::vector<bool> repeated(rows.size(), false);
+  for (size_t k = 1; k < by_path.size(); ++k)
+    if (rows[by_path[k]].path == rows[by_path[k - 1]].path) repeated[by_path[k]] = true;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RecordRow& row = rows[i];
+    if (repeated[i]) {
       s.add("WC301", "RECORD lists this path more than once", row.path);
       continue;
     }
     check_row(f, row, s);
     if (!f.find_entry(row.path)) s.add("WC305", "RECORD lists a file the archive lacks", row.path);
   }
+  auto listed = [&](const std::string& name) {
+    auto it = std::lower_bound(by_path.begin(), by_path.end(), name,
+                               [&](size_t i, const std::string& v) { return rows[i].path < v; });
+    return it != by_path.end() && rows[*it].path == name;
+  };
   for (const auto& e : f.entries) {
-    if (e.kind == EntryKind::directory || listed.count(e.name) || is_signature_or_record(f.dist_info, e.name)) continue;
+    if (e.kind == EntryKind::directory || listed(e.name) || is_signature_or_record(f.dist_info, e.name)) continue;
     s.add("WC304", "archive entry is not listed in RECORD", e.name);
   }
 }
