@@ -10,7 +10,8 @@ namespace {
 
 int64_t prod(const Shape& s, size_t b = 0, size_t e = SIZE_MAX) {
   int64_t p = 1;
-  for (size_t i = b; i < std::min(e, s.size()); ++i) p *= s[i];
+  e = std::min(e, s.size());
+  for (auto it = s.begin() + ptrdiff_t(std::min(b, e)); it != s.begin() + ptrdiff_t(e); ++it) p *= *it;
   return p;
 }
 

@@ -506,9 +506,11 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
 
 std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Policy& p) {
   std::vector<DeclaredProvider> out;
-  for (const auto& [prov, globs] : providers_of(f, p.cuda))
+  for (const auto& entry : providers_of(f, p.cuda)) {
+    const Provider& prov = entry.first;
     if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.name == prov.name; }))
       out.push_back({prov.name, prov.requirement});
+  }
   return out;
 }
 
