@@ -1,5 +1,7 @@
 #include "dtensor_view/view.h"
 
+#include "util/parse.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -124,10 +126,9 @@ std::optional<Placement> parse_placement(const std::string& raw) {
     return p;
   }
   auto num = [](const std::string& t, int64_t* v) {
-    if (t.empty() || t.size() > 12 || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return false;
-    *v = std::stoll(t);
-    return true;
+    auto x = parse_decimal(t, 1u << 20);
+    if (x) *v = int64_t(*x);
+    return x.has_value();
   };
   int64_t d = 0, sf = 0;
   if (s.size() > 3 && s.rfind("S(", 0) == 0 && s.back() == ')' && num(s.substr(2, s.size() - 3), &d)) {

@@ -18,8 +18,9 @@ class CpuPad : public PadBackend {
     launch_producer(x, p, y.data.data(), Slice::whole(x.shape), r);
     r.out.dtype = x.dtype;
     r.out.shape = padded_shape(x.shape, pad);
-    r.out.data.resize(size_t(r.out.numel()) * dtype_size(x.dtype));
-    for (int64_t i = 0; i < r.out.numel(); ++i) r.out.set_bits(i, fill);  // fill everything
+    const int64_t n = r.out.numel();
+    r.out.data.resize(size_t(n) * dtype_size(x.dtype));
+    for (int64_t i = 0; i < n; ++i) r.out.set_bits(i, fill);  // fill everything
     Interior in = Interior::of(x.shape, pad);
     for (int64_t i = 0; i < in.count(); ++i) {  // then copy the (possibly cropped) interior
       int64_t src, dst;
@@ -64,7 +65,7 @@ class CpuPad : public PadBackend {
     ++r.producer_launches;
     ++r.producer_ran;
     const size_t w = dtype_size(x.dtype);
-    for (int64_t i = 0; i < x.numel(); ++i) {
+    for (int64_t i = 0, n = x.numel(); i < n; ++i) {
       uint64_t b = produce(x.dtype, p, x.bits_at(i));
       std::memcpy(dst + size_t(s.dest(i)) * w, &b, w);
     }

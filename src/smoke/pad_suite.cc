@@ -35,7 +35,7 @@ std::string hex(uint64_t v) {
 std::string compare(const Tensor& got, const Tensor& want, const std::string& what) {
   if (got.shape != want.shape) return what + ": shape " + shape_str(got.shape) + ", expected " + shape_str(want.shape);
   if (got.data == want.data) return "";
-  for (int64_t i = 0; i < want.numel(); ++i)
+  for (int64_t i = 0, n = want.numel(); i < n; ++i)
     if (got.bits_at(i) != want.bits_at(i))
       return what + ": element " + std::to_string(i) + " is " + hex(got.bits_at(i)) + ", the reference has " +
              hex(want.bits_at(i));
@@ -56,22 +56,19 @@ std::string run_impls(PadBackend& be, const Tensor& x, Producer p, const std::ve
                       const Tensor& want) {
   const std::string where =
       " (" + std::string(dtype_name(x.dtype)) + " " + shape_str(x.shape) + " pad " + shape_str(pad) + ")";
-  PadRun r1 = be.plain(x, p, pad, fill);
-  if (auto e = compare(r1.out, want, "plain pad" + where); !e.empty()) return e;
-  if (r1.producer_launches != 1 || r1.producer_ran != 1)
-    return "plain pad" + where + ": producer launched " + std::to_string(r1.producer_launches) + " times, ran " +
-           std::to_string(r1.producer_ran) + " times";
+  // Every implementation: the reference's bits, and the producer launched and run exactly once.
+  auto judge = [&](const std::string& what, const PadRun& r) {
+    if (auto e = compare(r.out, want, what + where); !e.empty()) return e;
+    if (r.producer_launches != 1 || r.producer_ran != 1)
+      return what + where + ": producer launched " + std::to_string(r.producer_launches) + " times, ran " +
+             std::to_string(r.producer_ran) + " times (expected once)";
+    return std::string();
+  };
+  if (auto e = judge("plain pad", be.plain(x, p, pad, fill)); !e.empty()) return e;
   if (auto rw = cat_rewrite_eligible(pad, x.shape.size(), 2)) {
-    PadRun r2 = be.concat(x, p, *rw, fill);
-    if (auto e = compare(r2.out, want, "pad as concatenation" + where); !e.empty()) return e;
-    if (r2.producer_launches != 1 || r2.producer_ran != 1)
-      return "pad as concatenation" + where + ": producer launched " + std::to_string(r2.producer_launches) +
-             " times, ran " + std::to_string(r2.producer_ran) + " times (expected once)";
+    if (auto e = judge("pad as concatenation", be.concat(x, p, *rw, fill)); !e.empty()) return e;
     PadRun r3 = be.multi_consumer(x, p, *rw, fill);
-    if (auto e = compare(r3.out, want, "multi-consumer" + where); !e.empty()) return e;
-    if (r3.producer_launches != 1 || r3.producer_ran != 1)
-      return "multi-consumer" + where + ": producer launched " + std::to_string(r3.producer_launches) + " times, ran " +
-             std::to_string(r3.producer_ran) + " times (expected once)";
+    if (auto e = judge("multi-consumer", r3); !e.empty()) return e;
     // The consumer's view aliases the padded buffer: same base, row stride = the padded width.
     int64_t inner = 1;
     for (size_t k = size_t(rw->dim) + 1; k < x.shape.size(); ++k) inner *= x.shape[k];
@@ -184,9 +181,7 @@ double fill_value(const json& v, const std::string& ptr) {
     if (s == "inf" || s == "+inf") return INFINITY;
     if (s == "-inf") return -INFINITY;
     if (s == "-0.0" || s == "-0") return -0.0;
-    char* end = nullptr;
-    double d = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end && *end == 0) return d;
+    if (auto d = parse_float(s)) return *d;
   }
   throw std::runtime_error(ptr + ": expected a number or one of \"nan\", \"-0.0\", \"inf\", \"-inf\"");
 }

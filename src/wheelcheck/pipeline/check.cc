@@ -11,7 +11,6 @@
 #include "rules/install_set.h"
 #include "rules/rules.h"
 #include "util/json_text.h"
-#include "wheel/requirement.h"
 #include "wheel/version.h"
 
 namespace wc {
@@ -105,7 +104,8 @@ namespace {
 // libraries it may need and that the set lacks (for its platform), found on `index`: the newest
 // wheel of the project that installs beside the dependent wheel and satisfies its requirement. One
 // index page per project; what cannot be found is a note, never a failure of the run.
-using IndexPages = std::map<std::string, std::optional<std::vector<TargetRef>>>;  // project -> its wheels
+// project -> its wheels, each with its file name parsed once
+using IndexPages = std::map<std::string, std::optional<std::vector<std::pair<TargetRef, WheelFilename>>>>;
 
 // `roots[i]`: the checked wheels that facts[i] was fetched for (itself for a checked wheel). A
 // dependency of a platform-independent meta-package must still install beside each of them.
@@ -131,25 +131,24 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
         auto& page = pages[dep.name];
         if (!page) {
           try {
-            page = expand_target_refs({base + "/" + dep.name + "/"});
+            page.emplace();
+            for (auto& t : expand_target_refs({base + "/" + dep.name + "/"})) {
+              WheelFilename name = parse_wheel_filename(target_basename(t.location));
+              page->emplace_back(std::move(t), std::move(name));
+            }
           } catch (const std::exception& e) {
             notes.push_back(dep.name + ": " + e.what());
-            page = std::vector<TargetRef>{};
+            page.emplace();
           }
         }
-        auto req = parse_requirement(dep.requirement);
-        auto spec = req ? SpecifierSet::parse(req->specifier) : std::nullopt;
+        auto spec = SpecifierSet::parse(dep.specifier);
+        const bool pre_ok = spec && spec->mentions_prerelease();  // as pip: pre-releases only when named
         const TargetRef* best = nullptr;
         std::optional<Version> best_version;
-        for (const auto& t : *page) {
-          WheelFacts candidate;
-          candidate.filename = parse_wheel_filename(target_basename(t.location));
-          if (!candidate.filename.valid || !installable_together(f, candidate) || !installable_together(r, candidate))
-            continue;
-          const auto& v = candidate.filename.version;
-          if (!v || (spec && !spec->contains(*v))) continue;
-          // As pip: pre-releases only when the requirement names one.
-          if ((v->pre || v->dev) && (!req || req->specifier.find_first_of("abcdrv") == std::string::npos)) continue;
+        for (const auto& [t, name] : *page) {
+          if (!installable_together(f.filename, name) || !installable_together(r.filename, name)) continue;
+          const auto& v = name.version;
+          if (!v || (spec && !spec->contains(*v)) || ((v->pre || v->dev) && !pre_ok)) continue;
           if (!best || compare(*v, *best_version) > 0) best = &t, best_version = v;
         }
         if (!best) {

@@ -71,6 +71,7 @@ struct Provider {
   std::string requirement;  // the Requires-Dist line
   std::string name;         // canonical name of the dependency
   std::string extra;        // the wheel's own extra that pulls it in ("ctk"), or "" when installed by default
+  std::string specifier;    // the requirement's version specifier
 };
 
 std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const WheelFacts& f, const CudaPolicy& cuda) {
@@ -98,7 +99,7 @@ std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const Wh
     for (const auto& e : r->extras) keys.push_back(r->canonical_name + "[" + e + "]");
     for (const auto& k : keys) {
       auto it = cuda.providers.find(k);
-      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name, via}, it->second});
+      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name, via, r->specifier}, it->second});
     }
   }
   return out;
@@ -509,7 +510,7 @@ std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Poli
   for (const auto& entry : providers_of(f, p.cuda)) {
     const Provider& prov = entry.first;
     if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.name == prov.name; }))
-      out.push_back({prov.name, prov.requirement});
+      out.push_back({prov.name, prov.requirement, prov.specifier});
   }
   return out;
 }

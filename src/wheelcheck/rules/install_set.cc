@@ -70,14 +70,17 @@ bool python_overlap(const WheelFilename& a, const WheelFilename& b) {
 
 }  // namespace
 
-bool installable_together(const WheelFacts& a, const WheelFacts& b) {
-  if (&a == &b) return true;
-  if (!a.filename.valid || !b.filename.valid) return false;
-  auto pa = platforms(a.filename), pb = platforms(b.filename);
+bool installable_together(const WheelFilename& a, const WheelFilename& b) {
+  if (!a.valid || !b.valid) return false;
+  auto pa = platforms(a), pb = platforms(b);
   bool platform_ok = pa.empty() || pb.empty();
   for (const auto& x : pa)
     for (const auto& y : pb) platform_ok |= x == y;
-  return platform_ok && python_overlap(a.filename, b.filename);
+  return platform_ok && python_overlap(a, b);
+}
+
+bool installable_together(const WheelFacts& a, const WheelFacts& b) {
+  return &a == &b || installable_together(a.filename, b.filename);
 }
 
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all) {

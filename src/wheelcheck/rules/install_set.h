@@ -15,6 +15,8 @@ struct InstallSet {
 
 // True when some interpreter could install both wheels into one environment.
 bool installable_together(const WheelFacts& a, const WheelFacts& b);
+// The same from the file names alone (platform and Python tags).
+bool installable_together(const WheelFilename& a, const WheelFilename& b);
 // The wheels of `all` installable together with `f` (f itself included).
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all);
 

@@ -60,6 +60,7 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
 struct DeclaredProvider {
   std::string name;         // canonical name of the dependency
   std::string requirement;  // the Requires-Dist line
+  std::string specifier;    // its version specifier (">=13.4"), "" when none
 };
 std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Policy& p);
 bool has_errors(const std::vector<Finding>& fs);

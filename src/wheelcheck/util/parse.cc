@@ -58,6 +58,13 @@ std::optional<uint64_t> parse_integer(std::string_view s, uint64_t max, std::str
   return parse_decimal(s, max, why);
 }
 
+std::optional<double> parse_float(std::string_view s) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 std::optional<int> parse_small(std::string_view s, int max) {
   auto v = parse_decimal(s, static_cast<uint64_t>(max));
   if (!v) return std::nullopt;

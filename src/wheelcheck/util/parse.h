@@ -19,6 +19,8 @@ std::optional<uint64_t> parse_decimal(std::string_view s, uint64_t max, std::str
 std::optional<uint64_t> parse_hex(std::string_view s, uint64_t max, std::string* why = nullptr);
 // "0x..." as hex, anything else as decimal.
 std::optional<uint64_t> parse_integer(std::string_view s, uint64_t max, std::string* why = nullptr);
+// A whole decimal floating-point number (std::from_chars: no locale, no exceptions); nullopt otherwise.
+std::optional<double> parse_float(std::string_view s);
 // An int-sized decimal (for versions, API levels, SM numbers): parse_decimal with max INT_MAX.
 std::optional<int> parse_small(std::string_view s, int max = 0x7fffffff);
 

@@ -241,6 +241,11 @@ std::optional<SpecifierSet> SpecifierSet::parse(std::string_view text, std::stri
   return set;
 }
 
+bool SpecifierSet::mentions_prerelease() const {
+  return std::any_of(specs_.begin(), specs_.end(),
+                     [](const Spec& s) { return s.version && (s.version->pre || s.version->dev); });
+}
+
 bool SpecifierSet::contains(const Version& v) const {
   return std::all_of(specs_.begin(), specs_.end(), [&](const Spec& s) { return matches(s, v); });
 }

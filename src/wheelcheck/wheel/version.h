@@ -33,6 +33,8 @@ class SpecifierSet {
  public:
   static std::optional<SpecifierSet> parse(std::string_view text, std::string* error = nullptr);
   bool contains(const Version& v) const;
+  // A clause names a pre- or dev-release: PEP 440 then lets pre-releases match (as pip does).
+  bool mentions_prerelease() const;
   const std::string& text() const { return text_; }
 
  private:
