@@ -91,6 +91,48 @@ TEST(Fatbin, CorruptContainerInsideSectionIsWC508) {
   EXPECT_TRUE(testing::has_rule(fs, "WC508")) << testing::dump(fs);
 }
 
+// Sets the size field of the named section of a 64-bit little-endian ELF image.
+void set_section_size(std::vector<uint8_t>& elf, const std::string& name, uint64_t size) {
+  auto rd = [&](size_t at, size_t n) {
+    uint64_t v = 0;
+    std::memcpy(&v, elf.data() + at, n);
+    return v;
+  };
+  uint64_t shoff = rd(0x28, 8), shentsize = rd(0x3A, 2), shnum = rd(0x3C, 2), shstrndx = rd(0x3E, 2);
+  uint64_t strtab = rd(shoff + shstrndx * shentsize + 0x18, 8);
+  for (uint64_t i = 0; i < shnum; ++i) {
+    uint64_t sh = shoff + i * shentsize;
+    if (std::string(reinterpret_cast<const char*>(elf.data() + strtab + rd(sh, 4))) != name) continue;
+    std::memcpy(elf.data() + sh + 0x20, &size, 8);
+    return;
+  }
+  ADD_FAILURE() << "no section " << name;
+}
+
+// Declared sizes no binary can have are findings that say so, never silently skipped.
+TEST(Fatbin, AbsurdSectionSizeIsWC508) {
+  testing::TempDir d;
+  auto so = testing::read_file(synth_library(d, {synth_container({{2, 80}})}));
+  set_section_size(so, ".nv_fatbin", 1ull << 63);
+  testing::write_file(d.file("huge.so"), so);
+  auto fs = check_gpu_wheel(d.file("huge.so"), "1.0", "default");
+  EXPECT_TRUE(std::any_of(fs.begin(), fs.end(), [](const Finding& f) {
+    return f.rule == "WC508" && f.message.find("9223372036854775808") != std::string::npos;
+  })) << testing::dump(fs);
+}
+
+TEST(Fatbin, AbsurdDecompressedSizeIsWC508) {
+  testing::TempDir d;
+  auto c = synth_container({{2, 80, 0x8011}});  // zstd-compressed SASS
+  uint64_t claimed = 1ull << 63;
+  std::memcpy(c.data() + 16 + 56, &claimed, 8);  // the entry's decompressed size
+  auto lib = synth_library(d, {c});
+  auto fs = check_gpu_wheel(lib, "1.0", "default");
+  EXPECT_TRUE(std::any_of(fs.begin(), fs.end(), [](const Finding& f) {
+    return f.rule == "WC508" && f.message.find("9223372036854775808") != std::string::npos;
+  })) << testing::dump(fs);
+}
+
 TEST(Fatbin, BareFatbinFileInAWheel) {
   auto c = synth_container({{2, 86}, {1, 86, 0x11, 8, 5}});
   testing::WheelBuilder b("kern", "1.0+cu126", "py3-none-manylinux_2_17_x86_64");

@@ -81,6 +81,20 @@ TEST(MachO, InstallNamesResolve) {
   EXPECT_NE(testing::dump(brew).find("/opt/homebrew"), std::string::npos) << testing::dump(brew);
 }
 
+// A fat header claiming 2^31 architectures: a binary that could not be checked, and the report says so.
+TEST(MachO, AbsurdFatHeaderIsWC508) {
+  auto fat = macho_fat({{kX86_64, macho_thin(kX86_64, 0x000A0900, {}, "")}});
+  const uint8_t count[4] = {0x80, 0, 0, 0};  // big-endian nfat_arch = 2^31
+  std::memcpy(fat.data() + 4, count, 4);
+  WheelBuilder b("fat", "1.0", "cp312-cp312-macosx_10_9_universal2");
+  b.purelib(false).add("fat/_ext.cpython-312-darwin.so", std::string(fat.begin(), fat.end()));
+  auto fs = findings_of(b.build(), b.filename());
+  EXPECT_TRUE(std::any_of(fs.begin(), fs.end(), [](const Finding& f) {
+    return f.rule == "WC508" && f.message.find("2147483648") != std::string::npos &&
+           f.entry == "fat/_ext.cpython-312-darwin.so";
+  })) << dump(fs);
+}
+
 TEST(Pe, ImportsAndMachine) {
   auto f = parse(pe_image(0x8664, {"KERNEL32.dll", "python312.dll", "torch_cpu.dll"}));
   ASSERT_TRUE(f.errors.empty()) << f.errors[0];

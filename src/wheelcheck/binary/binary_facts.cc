@@ -7,6 +7,7 @@
 #include "binary/macho_reader.h"
 #include "binary/pe_reader.h"
 #include "util/parse.h"
+#include "wheel/entry_names.h"
 
 namespace wc {
 
@@ -145,6 +146,14 @@ std::string sniff_binary(const uint8_t* p, size_t n) {
   if (n >= 64 && p[0] == 'M' && p[1] == 'Z') return "pe";
   if (n >= 16 && be(0) == 0x50ED55BA) return "fatbin";  // 0xBA55ED50 little-endian
   return "";
+}
+
+std::string sniff_binary(const uint8_t* p, size_t n, std::string_view name) {
+  std::string kind = sniff_binary(p, n);
+  if (kind.empty() && n >= 8 && p[0] == 0xca && p[1] == 0xfe && p[2] == 0xba && (p[3] == 0xbe || p[3] == 0xbf) &&
+      is_native_library_name(name))
+    return "macho";
+  return kind;
 }
 
 void parse_elf_image(const uint8_t* p, size_t n, BinaryFacts& out) {

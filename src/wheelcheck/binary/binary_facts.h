@@ -89,6 +89,10 @@ nlohmann::json binary_to_json(const BinaryFacts& b);
 // "elf", "macho", "pe", "fatbin" (a bare NVIDIA fatbin file) or "" from a file's first bytes
 // (at least 64 when the file has them).
 std::string sniff_binary(const uint8_t* p, size_t n);
+// The same for an entry named `name`: a universal Mach-O header (0xcafebabe) whose slice count is
+// implausible is still "macho" when the name is a native library's (a Java class file shares the
+// magic, never the name), so a damaged header is a binary that could not be checked, not text.
+std::string sniff_binary(const uint8_t* p, size_t n, std::string_view name);
 // Architecture names in numeric order (sm_75 < sm_80 < sm_100 < sm_100a), each once.
 std::vector<std::string> sorted_arch_names(const std::vector<std::string>& names);
 // Dotted version compare ("2.17" < "2.28"); non-numeric parts compare as text.

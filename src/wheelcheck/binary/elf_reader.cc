@@ -124,6 +124,16 @@ class ElfReader {
     ElfLayout layout;
     loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff,
                    [&] { layout.nv_fatbin = find_section(".nv_fatbin"); });
+    if (layout.nv_fatbin &&
+        (layout.nv_fatbin->off > f_.size() || layout.nv_fatbin->len > f_.size() - layout.nv_fatbin->off)) {
+      // The containers are still found where they lie (the scan does not need the section), but a
+      // size no file can hold is a fault the report names.
+      out_.errors.push_back("the .nv_fatbin section claims " + std::to_string(layout.nv_fatbin->len) +
+                            " bytes at offset " + std::to_string(layout.nv_fatbin->off) + ", past the end of the " +
+                            std::to_string(f_.size()) + "-byte file");
+      uint64_t off = std::min(layout.nv_fatbin->off, f_.size());
+      layout.nv_fatbin = ByteRange{off, f_.size() - off};
+    }
     if (h_.machine == kEmCuda) cubin_entry();
     loader_ignored("note segment", 0, [&] { isa_level(); });
     out_.libc = libc_flavour();

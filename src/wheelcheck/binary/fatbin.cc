@@ -14,6 +14,9 @@ constexpr size_t kContainerHeader = 16, kEntryHeader = 64;
 // Uncompressed payloads keep their first bytes: the cubin ELF header (e_flags) and nvcc's toolkit
 // note (cubins: .note.nv.tkinfo; PTX: the "// Cuda compilation tools" header comment).
 constexpr size_t kPayloadHead = 8192;
+// A compressed entry's declared decompressed size above this (or above 4096 times its payload) is
+// not a GPU image: the largest real cubins are a few hundred MB and compress under 20:1.
+constexpr uint64_t kMaxDecompressed = 4ull << 30;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 }  // namespace
 
@@ -146,6 +149,10 @@ void FatbinScanner::on_entry_header() {
     bad = "entry header size " + std::to_string(header_size) + " out of range";
   else if (e.payload_size > left || header_size > left - e.payload_size)
     bad = "entry runs past its container";
+  else if ((e.flags & (kFlagZstd | kFlagLz4)) &&
+           (e.uncompressed_size > kMaxDecompressed || e.uncompressed_size / 4096 > e.payload_size))
+    bad = "entry claims " + std::to_string(e.uncompressed_size) + " decompressed bytes from " +
+          std::to_string(e.payload_size) + " (no GPU image is that large or compresses that well)";
   if (!bad.empty()) {
     box.error = bad + " (entry at offset " + std::to_string(e.offset) + ")";
     skip_left_ = container_end_ - pos_;

@@ -122,7 +122,10 @@ void read_macho(const SparseFile& f, BinaryFacts& out) {
     out.slices.push_back(read_thin(f, 0, f.size()));
   } else {
     uint32_t n = h.u32();
-    if (n == 0 || n > kMaxSlices) throw ParseError("implausible fat slice count " + std::to_string(n), 4);
+    if (n == 0 || n > kMaxSlices)
+      throw ParseError("the universal (fat) header claims " + std::to_string(n) + " architectures (at most " +
+                           std::to_string(kMaxSlices) + " are plausible); no slice of this binary was checked",
+                       4);
     bool is64 = magic == FAT_MAGIC_64;
     uint64_t entsize = is64 ? 32 : 20;
     Cursor arches = f.view(8, checked_mul(n, entsize), Endian::big);

@@ -35,6 +35,9 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.unreadable = idx.fatal;
   f.inconsistent = idx.inconsistent;
   f.methods = idx.methods;
+  f.unsafe_names = idx.unsafe_names;
+  f.overlapping_entries = idx.overlapping_entries;
+  f.overlapping_bytes = idx.overlapping_bytes;
   f.zip64 = idx.zip64;
   std::set<std::string> dirs;
   f.entries.reserve(idx.entries.size());
@@ -140,7 +143,7 @@ class WheelReader {
 
   bool data(Work& w, const uint8_t* p, size_t n) {
     EntryFacts& e = *w.e;
-    if (e.bytes_read == 0) e.magic = sniff_binary(p, n);
+    if (e.bytes_read == 0) e.magic = sniff_binary(p, n, e.name);
     if (n > e.size - e.bytes_read) {  // never more than the entry declares (libarchive's readers do not check)
       e.read_error = "entry inflates past its declared size of " + std::to_string(e.size) + " bytes";
       return false;
@@ -169,6 +172,9 @@ class WheelReader {
   // read whatever the number of threads.
   void apply_total_limit() {
     if (!opt_.refuse_over_limits) return;
+    ArchiveTotals all;
+    for (const auto& z : idx_.entries) all.add(z.uncompressed_size, z.compressed_size);
+    wheel_over_ratio_ = opt_.limits.wheel_over_ratio(all.declared, all.compressed);
     uint64_t total = 0;
     for (const auto& z : idx_.entries) {
       if (z.kind != EntryKind::file || !skip_reason(z).empty()) continue;
@@ -186,10 +192,13 @@ class WheelReader {
   // Why an entry is not read at all, or "".
   std::string skip_reason(const ZipEntry& z) const {
     if (z.kind != EntryKind::file) return "not a regular file";
+    if (z.overlaps) return "its compressed data overlaps another entry's (zip-bomb shape); not inflated";
     if (z.central_index >= stop_from_) return "reading stopped at the total uncompressed size limit";
     if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes &&
         ratio(z) > opt_.limits.max_compression_ratio)
       return "compression ratio over the limit; not inflated";
+    if (wheel_over_ratio_ && ratio(z) > opt_.limits.max_compression_ratio)
+      return "the wheel's compression ratio is over the limit and so is this entry's; not inflated";
     return "";
   }
 
@@ -304,7 +313,7 @@ class WheelReader {
     EntryRead r = read_entry(
         src_, z,
         [&](const uint8_t* p, size_t n, uint64_t off) {
-          if (off == 0) e.magic = sniff_binary(p, n);
+          if (off == 0) e.magic = sniff_binary(p, n, z.name);
           if (off == 0 && e.magic.empty() && !is_native_library_name(z.name)) {
             not_binary = true;  // executable, but a script: nothing more to read
             return false;
@@ -428,7 +437,8 @@ class WheelReader {
   WheelFacts& f_;
   const AnalyzeOptions& opt_;
   std::mutex mu_;
-  size_t stop_from_ = SIZE_MAX;  // entries from here on are not read (total size limit)
+  size_t stop_from_ = SIZE_MAX;    // entries from here on are not read (total size limit)
+  bool wheel_over_ratio_ = false;  // the whole-archive ratio limit trips: entries over the ratio stay packed
   std::map<std::string, std::string> texts_ = [&] {
     std::map<std::string, std::string> t;
     if (!f_.dist_info.empty())

@@ -108,7 +108,7 @@ struct BinaryCapture::Impl {
   void sniff(bool at_end) {
     if (prefix.size() < 64 && !at_end) return;
     sniffed = true;
-    format = sniff_binary(prefix.data(), prefix.size());
+    format = sniff_binary(prefix.data(), prefix.size(), path);
     file = SparseFile(size);
     if (format.empty()) return;
     const std::vector<uint8_t> first = std::move(prefix);

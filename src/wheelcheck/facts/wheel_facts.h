@@ -50,6 +50,9 @@ struct WheelFacts {
   std::vector<ZipProblem> unreadable;    // WC404: could not be read at all / stopped
   std::vector<ZipProblem> inconsistent;  // WC404: readable, structurally wrong
   std::vector<ZipProblem> methods;       // WC405
+  std::vector<ZipProblem> unsafe_names;  // WC401 from the zip structure (Unicode Path extra fields)
+  // Entries whose compressed data overlaps another's (never inflated) and what they declare.
+  uint64_t overlapping_entries = 0, overlapping_bytes = 0;
   std::vector<LimitEvent> limit_events;  // WC403 raised while reading
   bool zip64 = false;
   std::vector<EntryFacts> entries;  // central directory order

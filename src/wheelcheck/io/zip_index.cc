@@ -9,7 +9,7 @@ namespace wc {
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEocdSig = 0x06054b50, kEocd64Sig = 0x06064b50,
-                   kLocator64Sig = 0x07064b50;
+                   kLocator64Sig = 0x07064b50, kDescriptorSig = 0x08074b50;
 constexpr size_t kEocdSize = 22, kMaxComment = 0xFFFF;
 
 struct Eocd {
@@ -20,7 +20,9 @@ struct Eocd {
 };
 
 // Scans back from the end for the EOCD signature with a comment length that fits exactly; if
-// none fits, takes the last signature found (trailing bytes are then reported).
+// none fits, takes the last signature found (trailing bytes are then reported). A second end record
+// that another reader could take instead (one inside the chosen record's comment, or a second that
+// also fits the end of the file) makes the archive ambiguous: fatal.
 bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   uint64_t size = src.size();
   if (size < kEocdSize) {
@@ -32,14 +34,22 @@ bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   uint64_t tail_off = size - tail_len;
   auto tail = src.read_exact(tail_off, tail_len);
   std::optional<uint64_t> exact, any;
+  std::vector<uint64_t> found;  // every signature position, last first
   for (uint64_t i = tail_len - kEocdSize + 1; i-- > 0;) {
     Cursor c(std::span<const uint8_t>(tail).subspan(i), tail_off + i);
     if (c.u32() != kEocdSig) continue;
+    found.push_back(i);
     if (!any) any = i;
     c.seek(20);
     if (i + kEocdSize + c.u16() == tail_len) {
+      if (exact) {
+        idx.fatal.push_back({"two end of central directory records fit the end of the file (offsets " +
+                                 std::to_string(tail_off + i) + " and " + std::to_string(tail_off + *exact) +
+                                 "): readers that scan differently see different archives",
+                             "", tail_off + i});
+        return false;
+      }
       exact = i;
-      break;
     }
   }
   if (!any) {
@@ -47,6 +57,13 @@ bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
     return false;
   }
   uint64_t i = exact ? *exact : *any;
+  for (uint64_t other : found)
+    if (other > i) {
+      idx.fatal.push_back({"a second end of central directory record at offset " + std::to_string(tail_off + other) +
+                               ", inside the archive comment: readers that take the last one see another archive",
+                           "", tail_off + other});
+      return false;
+    }
   Cursor c(std::span<const uint8_t>(tail).subspan(i), tail_off + i);
   c.u32();
   e.pos = tail_off + i;
@@ -65,43 +82,80 @@ bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   return true;
 }
 
+// The ZIP64 end record is found through the locator just before the end record, and it must end
+// exactly where that locator starts: Python's zipfile reads the record at that fixed place and
+// ignores the locator's offset, so a locator pointing elsewhere (at a record hidden inside an
+// entry) would show two readers two archives. Fields the end record does not saturate must agree.
 void read_zip64_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   if (e.pos < 20) return;
-  auto loc = src.read_exact(e.pos - 20, 20);
-  Cursor l(loc, e.pos - 20);
+  const uint64_t loc_at = e.pos - 20;
+  auto loc = src.read_exact(loc_at, 20);
+  Cursor l(loc, loc_at);
   if (l.u32() != kLocator64Sig) return;
-  l.u32();
+  uint32_t disk = l.u32();
   uint64_t off = l.u64();
-  if (off > e.pos - 20 || e.pos - 20 - off < 56) {
-    idx.fatal.push_back({"ZIP64 end record offset out of range", "", e.pos - 20});
+  uint32_t disks = l.u32();
+  if (disk != 0 || disks > 1) {
+    idx.fatal.push_back({"multi-disk (split) archives are not supported (ZIP64 locator)", "", loc_at});
+    return;
+  }
+  if (off > loc_at || loc_at - off < 56) {
+    idx.fatal.push_back({"ZIP64 end record offset " + std::to_string(off) + " out of range", "", loc_at});
     return;
   }
   auto rec = src.read_exact(off, 56);
   Cursor r(rec, off);
   if (r.u32() != kEocd64Sig) {
-    idx.fatal.push_back({"ZIP64 end record signature missing", "", off});
+    idx.fatal.push_back({"ZIP64 end record signature missing at offset " + std::to_string(off), "", off});
     return;
   }
-  r.u64();
+  uint64_t rest = r.u64();  // the record's size after this field
+  if (rest < 44 || rest > loc_at - off - 12 || off + 12 + rest != loc_at) {
+    idx.fatal.push_back({"the ZIP64 locator names a ZIP64 end record at offset " + std::to_string(off) +
+                             " that does not end where the locator starts (offset " + std::to_string(loc_at) +
+                             "): readers that look just before the locator see another archive",
+                         "", off});
+    return;
+  }
   r.u16();
   r.u16();
-  e.disk = static_cast<uint16_t>(r.u32());
-  e.cd_disk = static_cast<uint16_t>(r.u32());
+  uint32_t disk64 = r.u32(), cd_disk64 = r.u32();
   r.u64();
-  e.entries = r.u64();
-  e.cd_size = r.u64();
-  e.cd_offset = r.u64();
+  uint64_t entries = r.u64(), cd_size = r.u64(), cd_offset = r.u64();
+  auto disagree = [&](const char* what, uint64_t narrow, uint64_t saturated, uint64_t wide) {
+    if (narrow == saturated || narrow == wide) return false;
+    idx.fatal.push_back({std::string("the end record and the ZIP64 end record disagree on the ") + what + " (" +
+                             std::to_string(narrow) + " and " + std::to_string(wide) + ")",
+                         "", off});
+    return true;
+  };
+  if (disagree("entry count", e.entries, 0xFFFF, entries) ||
+      disagree("central directory size", e.cd_size, 0xFFFFFFFF, cd_size) ||
+      disagree("central directory offset", e.cd_offset, 0xFFFFFFFF, cd_offset))
+    return;
+  e.disk = disk64 > 0xFFFF ? 0xFFFF : static_cast<uint16_t>(disk64);
+  e.cd_disk = cd_disk64 > 0xFFFF ? 0xFFFF : static_cast<uint16_t>(cd_disk64);
+  e.entries = entries;
+  e.cd_size = cd_size;
+  e.cd_offset = cd_offset;
   e.zip64 = true;
   e.record_start = off;
   idx.zip64 = true;
 }
 
-// ZIP64 extended information (header 0x0001) holds the fields whose 32-bit slot is 0xFFFFFFFF, in order.
-void apply_zip64_extra(Cursor extra, ZipEntry& z, bool want_offset) {
+// ZIP64 extended information (header 0x0001) holds the fields whose 32-bit slot is 0xFFFFFFFF, in
+// order; the Info-ZIP Unicode Path field (0x7075: version 1, CRC-32 of the name, UTF-8 name) is
+// kept whole, since unzip extracts by it.
+void apply_extras(Cursor extra, ZipEntry& z, bool want_offset) {
   while (extra.remaining() >= 4) {
     uint16_t id = extra.u16(), len = extra.u16();
     Cursor body = extra.sub(extra.pos(), std::min<uint64_t>(len, extra.remaining()));
     extra.skip(std::min<uint64_t>(len, extra.remaining()));
+    if (id == 0x7075 && body.remaining() >= 5) {
+      body.skip(5);
+      z.unicode_path = std::string(body.str(body.remaining()));
+      continue;
+    }
     if (id != 0x0001) continue;
     if (z.uncompressed_size == 0xFFFFFFFF && body.remaining() >= 8) z.uncompressed_size = body.u64();
     if (z.compressed_size == 0xFFFFFFFF && body.remaining() >= 8) z.compressed_size = body.u64();
@@ -155,7 +209,7 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
     z.external_attr = c.u32();
     z.local_offset = c.u32();
     z.name = std::string(c.str(name_len));
-    apply_zip64_extra(c.sub(c.pos(), extra_len), z, true);
+    apply_extras(c.sub(c.pos(), extra_len), z, true);
     c.skip(extra_len);
     c.skip(comment_len);
     z.kind = kind_of(z);
@@ -193,18 +247,21 @@ class Window {
   std::vector<uint8_t> buf_;
 };
 
-void check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
+// The local record of one entry: its header against the central directory, the Unicode Path
+// field, the data descriptor when flag bit 3 says one follows the data. Returns where the record
+// ends (header + name + extra + data + descriptor), or 0 when it could not be followed.
+uint64_t check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   auto add = [&](std::string m) { idx.inconsistent.push_back({std::move(m), z.name, z.local_offset}); };
   if (z.local_offset > idx.archive_size || idx.archive_size - z.local_offset < 30) {
     idx.fatal.push_back(
         {"local header offset " + std::to_string(z.local_offset) + " is outside the file", z.name, z.local_offset});
-    return;
+    return 0;
   }
   auto hdr = src.get(z.local_offset, 30);
   Cursor l(hdr, z.local_offset);
   if (l.u32() != kLocalSig) {
     idx.fatal.push_back({"no local file header at offset " + std::to_string(z.local_offset), z.name, z.local_offset});
-    return;
+    return 0;
   }
   l.u16();
   uint16_t flags = l.u16(), method = l.u16();
@@ -213,53 +270,151 @@ void check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   loc.crc32 = l.u32();
   loc.compressed_size = l.u32();
   loc.uncompressed_size = l.u32();
+  const bool local_zip64 = loc.compressed_size == 0xFFFFFFFF || loc.uncompressed_size == 0xFFFFFFFF;
   uint16_t name_len = l.u16(), extra_len = l.u16();
   uint64_t var_off = z.local_offset + 30;
   if (idx.archive_size - var_off < uint64_t(name_len) + extra_len) {
     idx.fatal.push_back({"local header name/extra run past the end of the file", z.name, z.local_offset});
-    return;
+    return 0;
   }
   auto var = src.get(var_off, name_len + extra_len);
   Cursor v(var, var_off);
   std::string_view lname = v.str(name_len);
-  apply_zip64_extra(v.sub(name_len, extra_len), loc, false);
+  apply_extras(v.sub(name_len, extra_len), loc, false);
   z.data_offset = var_off + name_len + extra_len;
   if (lname != z.name) add("local header name '" + clip_for_display(lname) + "' differs from the central directory");
+  if (loc.unicode_path && !z.unicode_path) z.unicode_path = loc.unicode_path;
+  if (loc.unicode_path && z.unicode_path && *loc.unicode_path != *z.unicode_path)
+    add("the local and central Unicode Path extra fields name different files");
   if (method != z.method)
     add("local header compression method " + std::to_string(method) + " differs from the central directory's " +
         std::to_string(z.method));
+  if ((flags ^ z.flags) & 0x0009)
+    add("local header flags (encryption, data descriptor) differ from the central directory's");
   if ((flags & 0x0008) == 0) {
     if (loc.crc32 != z.crc32) add("local header CRC-32 differs from the central directory");
     if (loc.compressed_size != z.compressed_size || loc.uncompressed_size != z.uncompressed_size)
-      add("local header sizes differ from the central directory");
+      add("local header sizes (" + std::to_string(loc.compressed_size) + " -> " +
+          std::to_string(loc.uncompressed_size) + ") differ from the central directory's (" +
+          std::to_string(z.compressed_size) + " -> " + std::to_string(z.uncompressed_size) + ")");
   }
   if (z.flags & 0x0001) add("entry is encrypted");
   if (z.data_offset > idx.archive_size || idx.archive_size - z.data_offset < z.compressed_size) {
     idx.fatal.push_back({"entry data runs past the end of the file", z.name, z.data_offset});
-    return;
+    return 0;
   }
+  uint64_t end = z.data_offset + z.compressed_size;
+  if ((flags & 0x0008) == 0) return end;
+  // Data descriptor: [signature] CRC-32, compressed size, uncompressed size, 4 bytes each or 8 for
+  // the sizes in ZIP64. Writers differ on when they use 8, so each layout is tried; the one that
+  // agrees with the central directory is taken, and none agreeing is an inconsistency.
+  uint64_t avail = std::min<uint64_t>(idx.archive_size - end, 24);
+  if (avail < 12) {
+    add("the data descriptor flag is set but the file ends before a data descriptor");
+    return 0;
+  }
+  Cursor d(src.get(end, static_cast<size_t>(avail)), end);
+  const bool signed_ = d.u32() == kDescriptorSig;
+  const bool prefer_wide = local_zip64 || z.compressed_size >= 0xFFFFFFFF || z.uncompressed_size >= 0xFFFFFFFF;
+  std::optional<uint64_t> first_len;
+  std::string seen;
+  for (bool wide : {prefer_wide, !prefer_wide}) {
+    uint64_t len = (signed_ ? 4 : 0) + (wide ? 20 : 12);
+    if (len > avail) continue;
+    d.seek(signed_ ? 4 : 0);
+    uint32_t crc = d.u32();
+    uint64_t csize = wide ? d.u64() : d.u32(), usize = wide ? d.u64() : d.u32();
+    if (crc == z.crc32 && csize == z.compressed_size && usize == z.uncompressed_size) return end + len;
+    if (!first_len) {
+      first_len = len;
+      seen = "CRC-32 " + std::to_string(crc) + ", " + std::to_string(csize) + " -> " + std::to_string(usize) + " bytes";
+    }
+  }
+  add("the data descriptor (" + seen + ") differs from the central directory (CRC-32 " + std::to_string(z.crc32) +
+      ", " + std::to_string(z.compressed_size) + " -> " + std::to_string(z.uncompressed_size) + " bytes)");
+  return first_len ? end + *first_len : 0;
 }
 
-// Entries whose data overlaps another's (the "better zip bomb" shape) or the central directory.
+// At most this many problems of one kind are listed; the rest are counted in one more.
+constexpr size_t kListed = 16;
+
+void add_counted(std::vector<ZipProblem>& to, size_t& n, ZipProblem p) {
+  if (++n <= kListed) to.push_back(std::move(p));
+}
+
+void add_overflow(std::vector<ZipProblem>& to, size_t n, const std::string& what) {
+  if (n > kListed) to.push_back({std::to_string(n - kListed) + " more " + what + " not listed", "", 0});
+}
+
+// From the central directory alone: each entry's record needs at least its fixed header, its name
+// and its compressed data before the next entry's record (or the central directory) begins. An
+// entry whose data reaches into another's is the overlapping zip-bomb construction (many entries
+// inflating one shared compressed kernel): both are marked and never inflated.
 void check_overlaps(ZipIndex& idx) {
-  std::vector<const ZipEntry*> order;
-  for (const auto& z : idx.entries) order.push_back(&z);
-  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
-  if (!order.empty() && order.front()->local_offset > 0)
-    idx.inconsistent.push_back(
-        {std::to_string(order.front()->local_offset) + " bytes of data before the first entry (prepended data)", "",
-         0});
+  std::vector<ZipEntry*> order;
+  order.reserve(idx.entries.size());
+  for (auto& z : idx.entries) order.push_back(&z);
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+  size_t listed = 0;
   for (size_t i = 0; i < order.size(); ++i) {
-    const ZipEntry& z = *order[i];
-    if (z.data_offset == 0) continue;
-    uint64_t end = z.data_offset + z.compressed_size;
-    uint64_t limit = i + 1 < order.size() ? order[i + 1]->local_offset : idx.central_directory_offset;
-    if (end > limit)
-      idx.inconsistent.push_back({i + 1 < order.size()
-                                      ? "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'"
-                                      : "entry data overlaps the central directory",
-                                  z.name, z.data_offset});
+    ZipEntry& z = *order[i];
+    uint64_t min_end = z.local_offset;
+    for (uint64_t part : {uint64_t(30), uint64_t(z.name.size()), z.compressed_size})
+      min_end = min_end + part < min_end ? UINT64_MAX : min_end + part;
+    const bool last = i + 1 == order.size();
+    uint64_t limit = last ? idx.central_directory_offset : order[i + 1]->local_offset;
+    if (min_end <= limit) continue;
+    z.overlaps = true;
+    if (!last) order[i + 1]->overlaps = true;
+    add_counted(idx.inconsistent, listed,
+                {last ? "entry data overlaps the central directory"
+                      : "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'",
+                 z.name, z.local_offset});
   }
+  add_overflow(idx.inconsistent, listed, "overlapping entries");
+  for (const auto& z : idx.entries)
+    if (z.overlaps) {
+      ++idx.overlapping_entries;
+      idx.overlapping_bytes = idx.overlapping_bytes + z.uncompressed_size < idx.overlapping_bytes
+                                  ? UINT64_MAX
+                                  : idx.overlapping_bytes + z.uncompressed_size;
+    }
+}
+
+// With every local record followed: each byte from the first local header to the central
+// directory belongs to exactly one record. Gaps (where a local record nothing lists can hide) and
+// overlaps make readers that walk local headers see another archive than readers of the directory.
+void check_layout(Source& src, ZipIndex& idx, std::vector<std::pair<uint64_t, uint64_t>> records) {
+  std::sort(records.begin(), records.end());
+  size_t listed = 0;
+  auto gap = [&](uint64_t from, uint64_t to, const std::string& before) {
+    // Is there a local header signature in the gap? Read it in bounded pieces.
+    std::optional<uint64_t> hidden;
+    std::vector<uint8_t> buf;
+    for (uint64_t at = from; at < to && !hidden; at += 1u << 20) {
+      uint64_t n = std::min<uint64_t>(to - at, (1u << 20) + 3);
+      buf.resize(static_cast<size_t>(n));
+      size_t got = src.read_at(at, buf.data(), buf.size());
+      for (size_t k = 0; k + 4 <= got; ++k)
+        if (buf[k] == 0x50 && buf[k + 1] == 0x4b && buf[k + 2] == 0x03 && buf[k + 3] == 0x04) {
+          hidden = at + k;
+          break;
+        }
+    }
+    std::string what = std::to_string(to - from) + " bytes at offset " + std::to_string(from) + " " + before +
+                       (hidden ? " hold a local file record (offset " + std::to_string(*hidden) +
+                                     ") that the central directory does not list"
+                               : " belong to no entry");
+    add_counted(idx.inconsistent, listed, {what, "", from});
+  };
+  uint64_t at = records.empty() ? idx.central_directory_offset : records.front().first;
+  for (const auto& [start, end] : records) {
+    if (start > at) gap(at, start, "between entries");
+    at = std::max(at, end);
+  }
+  if (idx.central_directory_offset > at) gap(at, idx.central_directory_offset, "before the central directory");
+  add_overflow(idx.inconsistent, listed, "gaps");
+  idx.layout_checked = true;
 }
 
 }  // namespace
@@ -287,9 +442,15 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
                            "", e.pos});
       return idx;
     }
-    if (e.cd_offset + e.cd_size != e.record_start)
-      idx.inconsistent.push_back(
-          {"bytes between the central directory and the end record", "", e.cd_offset + e.cd_size});
+    if (e.cd_offset + e.cd_size != e.record_start) {
+      // Python's zipfile trusts the sizes and shifts every offset by the difference; readers that
+      // trust the offsets read another directory.
+      idx.fatal.push_back({"the central directory (offset " + std::to_string(e.cd_offset) + ", " +
+                               std::to_string(e.cd_size) + " bytes) does not end where the end record starts (offset " +
+                               std::to_string(e.record_start) + "): readers disagree on where it is",
+                           "", e.cd_offset + e.cd_size});
+      return idx;
+    }
     idx.central_directory_offset = e.cd_offset;
     read_central(src, idx, e);
     if (!idx.fatal.empty()) return idx;
@@ -298,15 +459,36 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
       if (!local_wanted || local_wanted(z)) by_offset.push_back(&z);
     std::stable_sort(by_offset.begin(), by_offset.end(),
                      [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+    uint64_t first = idx.central_directory_offset;
+    for (const auto& z : idx.entries) first = std::min(first, z.local_offset);
+    if (first > 0)
+      idx.inconsistent.push_back(
+          {std::to_string(first) + " bytes of data before the first entry (prepended data)", "", 0});
+    check_overlaps(idx);
     Window window(src);
-    for (auto* z : by_offset) check_local(window, idx, *z);
+    std::vector<std::pair<uint64_t, uint64_t>> records;
+    records.reserve(by_offset.size());
+    bool followed = true;
+    for (auto* z : by_offset) {
+      uint64_t end = check_local(window, idx, *z);
+      if (end)
+        records.emplace_back(z->local_offset, end);
+      else
+        followed = false;
+      if (!idx.fatal.empty()) return idx;
+    }
     for (auto& z : idx.entries) {
       if (z.method != 0 && z.method != 8)
         idx.methods.push_back({"compression method " + std::to_string(z.method) +
                                    " (only STORED and DEFLATED are portable; PyPI rejects others)",
                                z.name, z.local_offset});
+      if (z.unicode_path && *z.unicode_path != z.name)
+        idx.unsafe_names.push_back({"an Info-ZIP Unicode Path extra field names '" + clip_for_display(*z.unicode_path) +
+                                        "' (unzip extracts the entry there; installers use the name)",
+                                    z.name, z.local_offset});
     }
-    check_overlaps(idx);
+    if (followed && by_offset.size() == idx.entries.size() && idx.overlapping_entries == 0)
+      check_layout(src, idx, std::move(records));
   } catch (const ParseError& pe) {
     idx.fatal.push_back({std::string("malformed zip structure: ") + pe.what(), "", pe.offset()});
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct ZipEntry {
   uint32_t unix_mode = 0;    // from external_attr when made_by_host is Unix
   EntryKind kind = EntryKind::file;
   size_t central_index = 0;
+  // The Info-ZIP Unicode Path extra field (0x7075) of the central or local header, when present:
+  // unzip extracts by it, whatever the name field says.
+  std::optional<std::string> unicode_path;
+  // Its compressed data overlaps another entry's record (the overlapping zip-bomb construction,
+  // known from the central directory alone): never inflated.
+  bool overlaps = false;
 };
 
 struct ZipProblem {
@@ -42,6 +49,12 @@ struct ZipIndex {
   std::vector<ZipProblem> fatal;         // the archive cannot be read (WC404)
   std::vector<ZipProblem> inconsistent;  // readable but malformed: header mismatch, overlap, extra bytes (WC404)
   std::vector<ZipProblem> methods;       // compression methods other than STORED/DEFLATED (WC405)
+  std::vector<ZipProblem> unsafe_names;  // names another extractor would write elsewhere (WC401)
+  // Entries whose data overlaps another entry's (ZipEntry::overlaps) and what they declare.
+  uint64_t overlapping_entries = 0, overlapping_bytes = 0;
+  // Every local header was read, so every byte from the first local header to the central
+  // directory was accounted to exactly one entry (false at --depth metadata).
+  bool layout_checked = false;
   uint64_t archive_size = 0;
   uint64_t central_directory_offset = 0;
   bool zip64 = false;

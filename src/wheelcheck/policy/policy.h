@@ -30,6 +30,21 @@ struct Limits {
   uint64_t max_wheel_bytes = 0;  // 0: no limit (WC701)
   uint64_t max_path_length = 1024;
   uint64_t max_metadata_bytes = 16u << 20;  // WHEEL, METADATA, RECORD read into memory
+
+  // The whole-archive rule: the declared sizes of all entries over ratio_min_entry_bytes in total
+  // and more than max_compression_ratio times their compressed sizes.
+  bool wheel_over_ratio(uint64_t declared, uint64_t compressed) const {
+    return declared > ratio_min_entry_bytes && double(declared) > max_compression_ratio * double(compressed);
+  }
+};
+
+// Declared and compressed bytes summed over entries (saturating: hostile sizes cannot wrap).
+struct ArchiveTotals {
+  uint64_t declared = 0, compressed = 0;
+  void add(uint64_t size, uint64_t csize) {
+    declared = declared + size < declared ? UINT64_MAX : declared + size;
+    compressed = compressed + csize < compressed ? UINT64_MAX : compressed + csize;
+  }
 };
 
 struct ForbidRule {

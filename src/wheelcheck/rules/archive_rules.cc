@@ -30,9 +30,9 @@ void limits(const WheelFacts& f, FindingSink& s) {
   const Limits& lim = s.policy().limits;
   if (f.entries.size() > lim.max_entries)
     s.add("WC403", std::to_string(f.entries.size()) + " entries, over the limit of " + std::to_string(lim.max_entries));
-  uint64_t total = 0;
+  ArchiveTotals totals;
   for (const auto& e : f.entries) {
-    total = total + e.size < total ? UINT64_MAX : total + e.size;  // hostile sizes saturate
+    totals.add(e.size, e.compressed_size);
     if (e.size < lim.ratio_min_entry_bytes) continue;
     double ratio = e.compressed_size ? double(e.size) / double(e.compressed_size) : double(e.size);
     if (ratio > lim.max_compression_ratio) {
@@ -45,9 +45,25 @@ void limits(const WheelFacts& f, FindingSink& s) {
             e.name);
     }
   }
-  if (total > lim.max_total_uncompressed_bytes)
-    s.add("WC403", "entries declare " + std::to_string(total) + " uncompressed bytes, over the limit of " +
+  if (totals.declared > lim.max_total_uncompressed_bytes)
+    s.add("WC403", "entries declare " + std::to_string(totals.declared) + " uncompressed bytes, over the limit of " +
                        std::to_string(lim.max_total_uncompressed_bytes));
+  if (lim.wheel_over_ratio(totals.declared, totals.compressed)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f",
+                  totals.compressed ? double(totals.declared) / double(totals.compressed) : 0.0);
+    s.add("WC403",
+          "the wheel inflates " + std::to_string(totals.compressed) + " compressed bytes to " +
+              std::to_string(totals.declared) + " (" + (totals.compressed ? std::string(buf) + ":1" : "from nothing") +
+              "), over the limit of " + std::to_string(int(lim.max_compression_ratio)) + ":1 for wheels over " +
+              std::to_string(lim.ratio_min_entry_bytes >> 20) + " MiB; entries over that ratio were not inflated");
+  }
+  if (f.overlapping_entries)
+    s.add("WC403",
+          std::to_string(f.overlapping_entries) +
+              " entries share compressed data (the overlapping zip-bomb construction): together they declare " +
+              std::to_string(f.overlapping_bytes) + " bytes from a " + std::to_string(f.file_size) +
+              "-byte file; none of them was inflated");
   for (const auto& ev : f.limit_events) s.add("WC403", ev.message, ev.entry);
 }
 
@@ -71,6 +87,7 @@ void readability(const WheelFacts& f, FindingSink& s) {
 void archive_rules(const WheelFacts& f, FindingSink& s) {
   readability(f, s);
   if (!f.entries.empty()) limits(f, s);
+  for (const auto& p : f.unsafe_names) s.add("WC401", p.message, p.entry, p.offset);
   for (const auto& e : f.entries) {
     std::string why = unsafe_path_reason(e.name, s.policy().limits.max_path_length);
     if (!why.empty()) s.add("WC401", why, e.name);

@@ -1,4 +1,5 @@
 // WC102 dist-info layout, WC103/WC104 the WHEEL file, WC201-WC203 METADATA.
+#include <algorithm>
 #include <set>
 
 #include "rules/rules.h"
@@ -59,6 +60,23 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
   const HeaderFile& h = *f.wheel_file;
   const std::string entry = f.dist_info + "/WHEEL";
   for (const auto& p : h.problems) s.add("WC104", "WHEEL: " + p, entry);
+  // Single-valued fields installers act on, given twice: readers that take the first
+  // (email.parser) and readers that take the last see different wheels when the values differ.
+  // (Generator is informational: delocate and auditwheel append their own line by design.)
+  for (const char* field : {"Wheel-Version", "Root-Is-Purelib", "Build"}) {
+    auto all = h.get_all(field);
+    if (all.size() < 2) continue;
+    bool differ = std::any_of(all.begin(), all.end(), [&](const std::string& v) { return v != all.front(); });
+    if (differ)
+      s.add("WC104",
+            std::string(field) + " is given " + std::to_string(all.size()) + " times with different values ('" +
+                clip_for_display(all.front()) + "', '" + clip_for_display(all.back()) +
+                "'): installers that read the first and the last disagree",
+            entry);
+    else
+      s.add("WC104", std::string(field) + " is given " + std::to_string(all.size()) + " times", entry, std::nullopt,
+            Severity::warning);
+  }
   auto wv = h.get("Wheel-Version");
   if (!wv) {
     s.add("WC104", "WHEEL has no Wheel-Version", entry);

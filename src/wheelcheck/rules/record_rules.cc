@@ -66,12 +66,16 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   // (a 90,000-entry wheel: a few MB, where hash maps of nodes took several times that); findings
   // still come in entry order.
   const size_t n = f.entries.size();
-  std::vector<std::string_view> key(n);  // the name, lower-cased where it has upper case
+  // The name as case-insensitive and normalising file systems see it: NFC (where it is not ASCII),
+  // lower-cased (where it has upper case).
+  std::vector<std::string_view> key(n);
   std::deque<std::string> lowered;
   for (size_t i = 0; i < n; ++i) {
     const std::string& name = f.entries[i].name;
-    key[i] = std::any_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })
-                 ? std::string_view(lowered.emplace_back(to_lower(name)))
+    const bool ascii =
+        std::all_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    key[i] = !ascii || std::any_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })
+                 ? std::string_view(lowered.emplace_back(to_lower(ascii ? name : nfc(name))))
                  : std::string_view(name);
   }
   std::vector<size_t> order(n);
@@ -95,10 +99,17 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   for (size_t i = 0; i < n; ++i) {
     const std::string& name = f.entries[i].name;
     if (second[i]) s.add("WC307", "the archive holds this name more than once", name);
-    if (folds_onto[i] != SIZE_MAX)
+    if (folds_onto[i] == SIZE_MAX) continue;
+    const std::string& other = f.entries[folds_onto[i]].name;
+    if (to_lower(name) == to_lower(other))
+      s.add(
+          "WC307",
+          "differs only in case from '" + clip_for_display(other) + "' (they collide on case-insensitive file systems)",
+          name, std::nullopt, Severity::warning);
+    else
       s.add("WC307",
-            "differs only in case from '" + clip_for_display(f.entries[folds_onto[i]].name) +
-                "' (they collide on case-insensitive file systems)",
+            "differs from '" + clip_for_display(other) +
+                "' only in Unicode normalisation (NFC/NFD; one file on macOS and wherever names are normalised)",
             name, std::nullopt, Severity::warning);
   }
   if (!f.record) return;  // missing RECORD is reported by the layout check

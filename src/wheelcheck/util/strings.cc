@@ -1,7 +1,11 @@
 #include "util/strings.h"
 
+#include <utf8proc.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 
 namespace wc {
 
@@ -195,4 +199,17 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+}  // namespace wc
+
+namespace wc {
+std::string nfc(std::string_view s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }) || !is_valid_utf8(s))
+    return std::string(s);
+  std::string z(s);  // utf8proc wants a NUL-terminated string
+  utf8proc_uint8_t* out = utf8proc_NFC(reinterpret_cast<const utf8proc_uint8_t*>(z.c_str()));
+  if (!out) return z;
+  std::string r(reinterpret_cast<const char*>(out));
+  std::free(out);
+  return r;
+}
 }  // namespace wc

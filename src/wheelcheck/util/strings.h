@@ -16,6 +16,8 @@ std::string escape_for_display(std::string_view s);
 // does not flood a report.
 std::string clip_for_display(std::string_view s, size_t max = 160);
 bool is_valid_utf8(std::string_view s);
+// Unicode Normalization Form C of valid UTF-8 (the text itself when it is ASCII or not valid UTF-8).
+std::string nfc(std::string_view s);
 // Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
 // `[...]` a class.
 bool glob_match(std::string_view pattern, std::string_view path);

@@ -1,0 +1,123 @@
+#include "support/raw_zip.h"
+
+#include <zlib.h>
+
+#include <stdexcept>
+
+#include "wheel_builder.h"
+
+namespace wc::testing {
+
+RawEntry raw_file(std::string name, std::string content, bool deflate) {
+  RawEntry e;
+  e.name = std::move(name);
+  e.content = std::move(content);
+  e.deflate = deflate;
+  e.finish();
+  return e;
+}
+
+std::string le16(uint16_t v) { return {char(v & 0xff), char(v >> 8)}; }
+std::string le32(uint32_t v) { return le16(uint16_t(v & 0xffff)) + le16(uint16_t(v >> 16)); }
+std::string le64(uint64_t v) { return le32(uint32_t(v & 0xffffffff)) + le32(uint32_t(v >> 32)); }
+
+std::string raw_deflate(const std::string& in) {
+  z_stream z{};
+  if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+  std::string out(deflateBound(&z, in.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&z, Z_FINISH);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw std::runtime_error("deflate");
+  out.resize(z.total_out);
+  return out;
+}
+
+uint32_t crc32_of(const std::string& s) {
+  return static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+}
+uint32_t crc32_combine_of(uint32_t a, uint32_t b, uint64_t len_b) {
+  return static_cast<uint32_t>(crc32_combine(a, b, static_cast<z_off_t>(len_b)));
+}
+
+RawEntry& RawEntry::finish() {
+  data = deflate ? raw_deflate(content) : content;
+  crc = crc32_of(content);
+  csize = data.size();
+  usize = content.size();
+  return *this;
+}
+
+std::string local_header(const RawEntry& e) {
+  bool descr = e.descriptor;
+  return le32(0x04034b50) + le16(20) + le16(uint16_t((descr ? 8 : 0) | 0x800)) + le16(e.deflate ? 8 : 0) + le32(0) +
+         le32(descr ? 0 : e.crc) + le32(descr ? 0 : uint32_t(e.csize)) + le32(descr ? 0 : uint32_t(e.usize)) +
+         le16(uint16_t(e.name.size())) + le16(uint16_t(e.local_extra.size())) + e.name + e.local_extra;
+}
+
+std::string data_descriptor(uint32_t crc, uint64_t csize, uint64_t usize, bool signature) {
+  return (signature ? le32(0x08074b50) : "") + le32(crc) + le32(uint32_t(csize)) + le32(uint32_t(usize));
+}
+
+std::string local_record(const RawEntry& e) {
+  return local_header(e) + e.data + (e.descriptor ? data_descriptor(e.crc, e.csize, e.usize) : "");
+}
+
+std::string central_record(const RawEntry& e, uint64_t local_offset) {
+  return le32(0x02014b50) + le16(0x0314) + le16(20) + le16(uint16_t((e.descriptor ? 8 : 0) | 0x800)) +
+         le16(e.deflate ? 8 : 0) + le32(0) + le32(e.crc) + le32(uint32_t(e.csize)) + le32(uint32_t(e.usize)) +
+         le16(uint16_t(e.name.size())) + le16(uint16_t(e.central_extra.size())) + le16(0) + le16(0) + le16(0) +
+         le32(e.unix_mode << 16) + le32(uint32_t(local_offset)) + e.name + e.central_extra;
+}
+
+std::string end_record(uint64_t entries, uint64_t cd_size, uint64_t cd_offset, const std::string& comment) {
+  auto n16 = [](uint64_t v) { return uint16_t(v > 0xFFFF ? 0xFFFF : v); };
+  auto n32 = [](uint64_t v) { return uint32_t(v > 0xFFFFFFFF ? 0xFFFFFFFF : v); };
+  return le32(0x06054b50) + le16(0) + le16(0) + le16(n16(entries)) + le16(n16(entries)) + le32(n32(cd_size)) +
+         le32(n32(cd_offset)) + le16(uint16_t(comment.size())) + comment;
+}
+
+std::string zip64_end_record(uint64_t entries, uint64_t cd_size, uint64_t cd_offset) {
+  return le32(0x06064b50) + le64(44) + le16(45) + le16(45) + le32(0) + le32(0) + le64(entries) + le64(entries) +
+         le64(cd_size) + le64(cd_offset);
+}
+
+std::string zip64_locator(uint64_t record_offset) { return le32(0x07064b50) + le32(0) + le64(record_offset) + le32(1); }
+
+std::string unicode_path_extra(const std::string& name, const std::string& path) {
+  return le16(0x7075) + le16(uint16_t(5 + path.size())) + std::string(1, '\1') + le32(crc32_of(name)) + path;
+}
+
+std::string raw_zip(std::vector<RawEntry> entries, const std::string& comment) {
+  std::string out, cd;
+  for (auto& e : entries) {
+    if (e.data.empty() && !e.content.empty()) e.finish();
+    cd += central_record(e, out.size());
+    out += local_record(e);
+  }
+  uint64_t cd_offset = out.size();
+  return out + cd + end_record(entries.size(), cd.size(), cd_offset, comment);
+}
+
+std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vector<RawEntry>& files) {
+  std::vector<RawEntry> all = files;
+  const std::string di = name + "-1.0.dist-info/";
+  all.push_back(
+      raw_file(di + "WHEEL", "Wheel-Version: 1.0\nGenerator: raw\nRoot-Is-Purelib: true\nTag: py3-none-any\n"));
+  all.push_back(raw_file(di + "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n"));
+  std::string record;
+  for (auto& e : all) {
+    if (e.data.empty() && !e.content.empty()) e.finish();
+    record += csv_field(e.name) + "," + sha256_record(e.content) + "," + std::to_string(e.content.size()) + "\n";
+  }
+  record += di + "RECORD,,\n";
+  all.push_back(raw_file(di + "RECORD", record));
+  return all;
+}
+
+std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+
+}  // namespace wc::testing

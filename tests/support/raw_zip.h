@@ -1,0 +1,57 @@
+// Zip records written byte by byte, for archives no well-behaved writer produces: hidden central
+// directories, ZIP64 locators that point elsewhere, data descriptors, extra fields, gaps and
+// overlapping entries. Each function returns one record; a test lays them out as it wants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wc::testing {
+
+struct RawEntry {
+  std::string name;
+  std::string content;      // the uncompressed bytes
+  bool deflate = false;     // raw deflate (zlib) instead of STORED
+  bool descriptor = false;  // flag bit 3: sizes and CRC in a data descriptor after the data
+  std::string local_extra;  // extra field bytes as written
+  std::string central_extra;
+  uint32_t unix_mode = 0100644;
+
+  // Filled by finish(): what the headers declare (tests may overwrite them to lie).
+  std::string data;  // the compressed bytes as stored
+  uint32_t crc = 0;
+  uint64_t csize = 0, usize = 0;
+  RawEntry& finish();
+};
+
+// A finished entry (data, CRC and sizes filled in).
+RawEntry raw_file(std::string name, std::string content, bool deflate = false);
+
+std::string le16(uint16_t v);
+std::string le32(uint32_t v);
+std::string le64(uint64_t v);
+std::string raw_deflate(const std::string& in);  // zlib, level 9, no header
+uint32_t crc32_of(const std::string& s);
+uint32_t crc32_combine_of(uint32_t a, uint32_t b, uint64_t len_b);
+
+// Local header + name + extra + data (+ descriptor, `descriptor_crc`/sizes as declared).
+std::string local_record(const RawEntry& e);
+std::string local_header(const RawEntry& e);  // header + name + extra only
+std::string data_descriptor(uint32_t crc, uint64_t csize, uint64_t usize, bool signature = true);
+std::string central_record(const RawEntry& e, uint64_t local_offset);
+std::string end_record(uint64_t entries, uint64_t cd_size, uint64_t cd_offset, const std::string& comment = "");
+std::string zip64_end_record(uint64_t entries, uint64_t cd_size, uint64_t cd_offset);
+std::string zip64_locator(uint64_t record_offset);
+// An Info-ZIP Unicode Path extra field (0x7075) naming `path` for an entry named `name`.
+std::string unicode_path_extra(const std::string& name, const std::string& path);
+
+// A whole archive from entries in order: local records, central directory, end record.
+std::string raw_zip(std::vector<RawEntry> entries, const std::string& comment = "");
+// The dist-info files (WHEEL, METADATA, RECORD listing `files` and itself) of a py3-none-any wheel
+// named name-1.0, with the files first.
+std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vector<RawEntry>& files);
+
+std::vector<uint8_t> bytes_of(const std::string& s);
+
+}  // namespace wc::testing
