@@ -183,6 +183,19 @@ TEST_F(Gcc, ResolveDepsReadsTheDependencyFromAnIndex) {
   ASSERT_EQ(meta["dependencies"].size(), 2u) << meta.dump(1);
   EXPECT_EQ(meta["dependencies"][1], server.url("files/" + good.filename())) << meta.dump(1);
 
+  // A dependency wheel that cannot be read is a note: it joins no install set and the checked
+  // wheel's warning stays a warning.
+  std::filesystem::create_directories(site.file("broken/nvidia-cublas"));
+  const std::string junk = "nvidia_cublas-13.4.9-py3-none-manylinux_2_27_x86_64.whl";
+  testing::write_file(site.file("files/" + junk), std::vector<uint8_t>(100, 'x'));
+  std::string html3 = "<a href=\"../../files/" + junk + "\">" + junk + "</a>\n";
+  testing::write_file(site.file("broken/nvidia-cublas/index.html"), std::vector<uint8_t>(html3.begin(), html3.end()));
+  auto [rc4, broken] = run("broken");
+  EXPECT_EQ(rc4, 0) << broken.dump(1);
+  EXPECT_TRUE(broken["dependencies"].empty()) << broken.dump(1);
+  EXPECT_NE(broken["dependency_notes"].dump().find("could not be read"), std::string::npos) << broken.dump(1);
+  EXPECT_NE(broken.dump().find("come from the dependency nvidia-cublas"), std::string::npos) << broken.dump(1);
+
   auto [rc3, missing] = run("nowhere");
   EXPECT_EQ(rc3, 0);  // nothing found: the warning stays, and a note says why
   EXPECT_NE(missing["dependency_notes"].dump().find("nvidia-cublas"), std::string::npos) << missing.dump(1);

@@ -7,6 +7,7 @@
 
 #include "fuzz_targets.h"
 #include "support/fixtures.h"
+#include "support/raw_zip.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -71,6 +72,11 @@ TEST(FuzzCorpus, Seeds) {
   auto fat = testing::synth_container({{2, 90}, {1, 90, 0x11, 8, 5}, {2, 100, 0x100011}});
   fat.insert(fat.begin(), 7);  // the fatbin target's first byte picks the chunk size
   seeds["fatbin"] = {fat};
+  // The shapes that fooled the reader once (issue 16): a ZIP64 locator pointing at a record hidden in
+  // an entry, data descriptors honest and lying, overlapping entries sharing one kernel.
+  for (const auto& shape : {testing::hidden_zip64_wheel(), testing::descriptor_wheel(false),
+                            testing::descriptor_wheel(true), testing::overlapping_bomb(8, 1u << 16)})
+    seeds["zip"].push_back(testing::bytes_of(shape));
   seeds["inflate"] = seeds["zip"];
   for (const auto* kind : {"elf", "macho", "pe", "fatbin"})
     for (auto s : seeds[kind]) {

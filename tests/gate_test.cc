@@ -33,43 +33,6 @@ std::string plain(const std::string& project, const std::vector<RawEntry>& files
   return raw_zip(raw_wheel_entries(project, files));
 }
 
-// Entries written in order, with the local records' bytes returned separately so a test can splice.
-struct Laid {
-  std::string locals, central;
-  std::vector<uint64_t> offsets;
-};
-Laid lay_out(const std::vector<RawEntry>& entries, uint64_t base = 0) {
-  Laid l;
-  for (const auto& e : entries) {
-    l.offsets.push_back(base + l.locals.size());
-    l.central += central_record(e, base + l.locals.size());
-    l.locals += local_record(e);
-  }
-  return l;
-}
-
-// The ZIP64 attack: a stored entry hides a second set of local records, a central directory and a
-// ZIP64 end record; the real archive's ZIP64 locator points at the hidden record.
-std::string hidden_zip64() {
-  auto benign = raw_wheel_entries("h", {raw_file("h/__init__.py", "x = 1\n")});
-  auto evil = raw_wheel_entries("h", {raw_file("h/__init__.py", "import os; os.system('echo owned')\n")});
-  // The carrier entry's content is the hidden archive; its offsets must be absolute, so the carrier
-  // goes first and the hidden records start after its local header.
-  RawEntry carrier = raw_file("h/blob.bin", "");
-  const uint64_t hidden_base = local_header(carrier).size();
-  Laid hidden = lay_out(evil, hidden_base);
-  uint64_t hidden_cd = hidden_base + hidden.locals.size();
-  std::string hidden_rec = zip64_end_record(evil.size(), hidden.central.size(), hidden_cd);
-  uint64_t hidden_rec_at = hidden_cd + hidden.central.size();
-  carrier = raw_file("h/blob.bin", hidden.locals + hidden.central + hidden_rec);
-  std::vector<RawEntry> all = {carrier};
-  all.insert(all.end(), benign.begin(), benign.end());
-  Laid real = lay_out(all);
-  uint64_t cd = real.locals.size();
-  std::string rec = zip64_end_record(all.size(), real.central.size(), cd);
-  return real.locals + real.central + rec + zip64_locator(hidden_rec_at) + end_record(0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
-}
-
 std::string second_end_record_in_comment() {
   auto entries = raw_wheel_entries("c", {raw_file("c/__init__.py", "")});
   Laid l = lay_out(entries);
@@ -99,20 +62,6 @@ std::string plain_gap() {
     if (i == 1) locals += std::string(40, '\0');
     central += central_record(entries[i], locals.size());
     locals += local_record(entries[i]);
-  }
-  return locals + central + end_record(entries.size(), central.size(), locals.size());
-}
-
-std::string with_descriptor(bool lie) {
-  auto entries = raw_wheel_entries("d", {raw_file("d/__init__.py", "x = 1\n")});
-  entries[0].descriptor = true;
-  std::string locals, central;
-  for (const auto& e : entries) {
-    central += central_record(e, locals.size());
-    if (e.descriptor && lie)
-      locals += local_header(e) + e.data + data_descriptor(e.crc ^ 1, e.csize, e.usize + 1);
-    else
-      locals += local_record(e);
   }
   return locals + central + end_record(entries.size(), central.size(), locals.size());
 }
@@ -151,43 +100,6 @@ std::string directory_not_at_end_record() {
   return l.locals + l.central + std::string(8, '\0') + end_record(entries.size(), l.central.size(), l.locals.size());
 }
 
-// Fifield's overlapping construction: each entry's deflate stream starts with a stored block that
-// quotes the next entry's local header, then runs on into that entry's data; the last one holds
-// the shared kernel. `n` entries of `kernel_bytes` zeros each.
-std::string overlapping_bomb(int n, size_t kernel_bytes) {
-  std::string zeros(kernel_bytes, '\0');
-  std::string kernel = raw_deflate(zeros);  // one final block
-  const uint32_t kernel_crc = crc32_of(zeros);
-  std::vector<RawEntry> e(n);
-  std::vector<std::string> headers(n);
-  // Build from the last entry back: entry i's compressed data = quote(header i+1) + data i+1.
-  std::string data = kernel;
-  uint32_t crc = kernel_crc;
-  uint64_t usize = kernel_bytes;
-  for (int i = n - 1; i >= 0; --i) {
-    e[i].name = "b/" + std::to_string(i) + ".bin";
-    e[i].deflate = true;
-    e[i].data = data;
-    e[i].crc = crc;
-    e[i].csize = data.size();
-    e[i].usize = usize;
-    headers[i] = local_header(e[i]);
-    // A non-final stored block holding header i: 0x00, LEN, ~LEN.
-    uint16_t len = static_cast<uint16_t>(headers[i].size());
-    std::string quote = std::string(1, '\0') + le16(len) + le16(static_cast<uint16_t>(~len)) + headers[i];
-    crc = crc32_combine_of(crc32_of(headers[i]), crc, usize);
-    usize += headers[i].size();
-    data = quote + data;
-  }
-  std::string locals, central;
-  for (int i = 0; i < n; ++i) {
-    central += central_record(e[i], locals.size());
-    locals += headers[i];
-  }
-  locals += kernel;
-  return locals + central + end_record(n, central.size(), locals.size());
-}
-
 // `n` entries of 63 MiB of zeros (one compressed stream reused): every entry under the per-entry
 // limit, the wheel far over 64 MiB at more than 50:1.
 std::string many_small_bombs(int n) {
@@ -220,12 +132,13 @@ std::string many_small_bombs(int n) {
 
 std::vector<GateCase> cases() {
   return {
-      {"zip64 locator pointing at a hidden record", hidden_zip64, "WC404", "does not end where the locator starts"},
+      {"zip64 locator pointing at a hidden record", hidden_zip64_wheel, "WC404",
+       "does not end where the locator starts"},
       {"second end record in the comment", second_end_record_in_comment, "WC404",
        "a second end of central directory record"},
       {"local record nothing lists", unlisted_local_record, "WC404", "that the central directory does not list"},
       {"bytes that belong to no entry", plain_gap, "WC404", "40 bytes at offset"},
-      {"data descriptor that lies", [] { return with_descriptor(true); }, "WC404", "the data descriptor (CRC-32"},
+      {"data descriptor that lies", [] { return descriptor_wheel(true); }, "WC404", "the data descriptor (CRC-32"},
       {"unicode path extra field", unicode_path_elsewhere, "WC401", "names '../../../tmp/evil.py'"},
       {"NFC/NFD pair", nfc_nfd_pair, "WC307", "only in Unicode normalisation", Severity::warning},
       {"Wheel-Version twice", wheel_version_twice, "WC104", "Wheel-Version is given 2 times with different values"},
@@ -255,7 +168,7 @@ TEST(Gate, EachArchiveGetsItsExactFinding) {
 TEST(Gate, ControlsPass) {
   // The same shapes done right: no finding from the structure checks.
   for (auto [label, bytes] : std::vector<std::pair<std::string, std::string>>{
-           {"honest descriptor", with_descriptor(false)},
+           {"honest descriptor", descriptor_wheel(false)},
            {"plain", plain("x", {raw_file("x/__init__.py", "x = 1\n", true)})}}) {
     auto fs = findings_of(bytes_of(bytes), wheel_name(label == "plain" ? "x" : "d"));
     EXPECT_FALSE(has_rule(fs, "WC404")) << label << ":\n" << dump(fs);
@@ -268,7 +181,7 @@ TEST(Gate, ControlsPass) {
 TEST(Gate, PythonReadsTheZip64CaseDifferently) {
   TempDir d;
   std::string path = d.file(wheel_name("h"));
-  write_file(path, bytes_of(hidden_zip64()));
+  write_file(path, bytes_of(hidden_zip64_wheel()));
   auto r =
       run_command("python3 -c \"import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); print(sorted(z.namelist()))\" " +
                   shell_quote(path));

@@ -13,6 +13,8 @@
 #include <random>
 #include <thread>
 
+#include "io/targets.h"
+
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -170,7 +172,34 @@ TEST(Remote, PackageIndexPages) {
   auto none = run_wheelcheck({"check", server.url("simple/demo/"), "--match", "*win*"});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("lists no wheels matching"), std::string::npos) << none.err;
-  EXPECT_EQ(run_wheelcheck({"check", server.url("nope/")}).exit_code, 2);
+  // A page that cannot be read is a finding on that page (the run goes on), not a usage error.
+  auto nope = run_wheelcheck({"check", server.url("nope/")});
+  EXPECT_EQ(nope.exit_code, 1) << nope.err;
+  EXPECT_NE(nope.out.find("WC404"), std::string::npos) << nope.out;
+  EXPECT_NE(nope.out.find("HTTP status 404"), std::string::npos) << nope.out;
+}
+
+// A page of a million files, HTML and PEP 691 JSON alike: links are filtered while parsing, at most
+// the cap are kept, and every link is counted.
+TEST(Remote, HugeIndexPagesAreFilteredAndCappedWhileParsed) {
+  std::string html, json = R"({"meta": {"api-version": "1.1"}, "name": "p", "files": [)";
+  for (int i = 0; i < 1000000; ++i) {
+    std::string name = "p-" + std::to_string(i) + "-py3-none-any.whl";
+    html += "<a href=\"/f/" + name + "\">" + name + "</a>\n";
+    json += std::string(i ? "," : "") + R"({"filename": ")" + name + R"(", "url": "/f/)" + name + R"("})";
+  }
+  json += "]}";
+  for (const std::string* body : {&html, &json}) {
+    auto page = parse_index_page(*body, "http://127.0.0.1:1/simple/p/", {}, 1000);
+    EXPECT_EQ(page.seen, 1000000u);
+    EXPECT_EQ(page.links.size(), 1000u);
+    EXPECT_EQ(page.left_out, 999000u);
+    EXPECT_EQ(page.links[999].url, "http://127.0.0.1:1/f/p-999-py3-none-any.whl");
+    auto some = parse_index_page(
+        *body, "http://127.0.0.1:1/simple/p/", [](std::string_view n) { return n.starts_with("p-77777"); }, 1000);
+    EXPECT_EQ(some.links.size(), 11u);  // p-77777 and p-777770 ... p-777779
+    EXPECT_EQ(some.left_out, 0u);
+  }
 }
 
 // ---- PyPI ---------------------------------------------------------------------------------------

@@ -120,4 +120,88 @@ std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vect
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
+// Entries written in order, with the local records' bytes returned separately so a test can splice.
+Laid lay_out(const std::vector<RawEntry>& entries, uint64_t base) {
+  Laid l;
+  for (const auto& e : entries) {
+    l.offsets.push_back(base + l.locals.size());
+    l.central += central_record(e, base + l.locals.size());
+    l.locals += local_record(e);
+  }
+  return l;
+}
+
+// The ZIP64 attack (issue 16): a stored entry hides a second set of local records, a central directory and a
+// ZIP64 end record; the real archive's ZIP64 locator points at the hidden record.
+std::string hidden_zip64_wheel() {
+  auto benign = raw_wheel_entries("h", {raw_file("h/__init__.py", "x = 1\n")});
+  auto evil = raw_wheel_entries("h", {raw_file("h/__init__.py", "import os; os.system('echo owned')\n")});
+  // The carrier entry's content is the hidden archive; its offsets must be absolute, so the carrier
+  // goes first and the hidden records start after its local header.
+  RawEntry carrier = raw_file("h/blob.bin", "");
+  const uint64_t hidden_base = local_header(carrier).size();
+  Laid hidden = lay_out(evil, hidden_base);
+  uint64_t hidden_cd = hidden_base + hidden.locals.size();
+  std::string hidden_rec = zip64_end_record(evil.size(), hidden.central.size(), hidden_cd);
+  uint64_t hidden_rec_at = hidden_cd + hidden.central.size();
+  carrier = raw_file("h/blob.bin", hidden.locals + hidden.central + hidden_rec);
+  std::vector<RawEntry> all = {carrier};
+  all.insert(all.end(), benign.begin(), benign.end());
+  Laid real = lay_out(all);
+  uint64_t cd = real.locals.size();
+  std::string rec = zip64_end_record(all.size(), real.central.size(), cd);
+  return real.locals + real.central + rec + zip64_locator(hidden_rec_at) + end_record(0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
+}
+
+std::string descriptor_wheel(bool lie) {
+  auto entries = raw_wheel_entries("d", {raw_file("d/__init__.py", "x = 1\n")});
+  entries[0].descriptor = true;
+  std::string locals, central;
+  for (const auto& e : entries) {
+    central += central_record(e, locals.size());
+    if (e.descriptor && lie)
+      locals += local_header(e) + e.data + data_descriptor(e.crc ^ 1, e.csize, e.usize + 1);
+    else
+      locals += local_record(e);
+  }
+  return locals + central + end_record(entries.size(), central.size(), locals.size());
+}
+
+// Fifield's overlapping construction: each entry's deflate stream starts with a stored block that
+// quotes the next entry's local header, then runs on into that entry's data; the last one holds
+// the shared kernel. `n` entries of `kernel_bytes` zeros each.
+std::string overlapping_bomb(int n, size_t kernel_bytes) {
+  std::string zeros(kernel_bytes, '\0');
+  std::string kernel = raw_deflate(zeros);  // one final block
+  const uint32_t kernel_crc = crc32_of(zeros);
+  std::vector<RawEntry> e(n);
+  std::vector<std::string> headers(n);
+  // Build from the last entry back: entry i's compressed data = quote(header i+1) + data i+1.
+  std::string data = kernel;
+  uint32_t crc = kernel_crc;
+  uint64_t usize = kernel_bytes;
+  for (int i = n - 1; i >= 0; --i) {
+    e[i].name = "b/" + std::to_string(i) + ".bin";
+    e[i].deflate = true;
+    e[i].data = data;
+    e[i].crc = crc;
+    e[i].csize = data.size();
+    e[i].usize = usize;
+    headers[i] = local_header(e[i]);
+    // A non-final stored block holding header i: 0x00, LEN, ~LEN.
+    uint16_t len = static_cast<uint16_t>(headers[i].size());
+    std::string quote = std::string(1, '\0') + le16(len) + le16(static_cast<uint16_t>(~len)) + headers[i];
+    crc = crc32_combine_of(crc32_of(headers[i]), crc, usize);
+    usize += headers[i].size();
+    data = quote + data;
+  }
+  std::string locals, central;
+  for (int i = 0; i < n; ++i) {
+    central += central_record(e[i], locals.size());
+    locals += headers[i];
+  }
+  locals += kernel;
+  return locals + central + end_record(n, central.size(), locals.size());
+}
+
 }  // namespace wc::testing

@@ -54,4 +54,19 @@ std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vect
 
 std::vector<uint8_t> bytes_of(const std::string& s);
 
+// Entries laid out in order from `base`: the local records, the central directory, the offsets.
+struct Laid {
+  std::string locals, central;
+  std::vector<uint64_t> offsets;
+};
+Laid lay_out(const std::vector<RawEntry>& entries, uint64_t base = 0);
+
+// The hostile shapes the gate tests and the fuzz seeds share:
+// a stored entry hiding a second archive whose ZIP64 end record the real locator points at;
+std::string hidden_zip64_wheel();
+// a wheel whose first entry has a data descriptor (that lies about the CRC and size, when `lie`);
+std::string descriptor_wheel(bool lie);
+// Fifield's overlapping construction: `n` entries sharing one kernel of `kernel_bytes` zeros.
+std::string overlapping_bomb(int n, size_t kernel_bytes);
+
 }  // namespace wc::testing

@@ -12,6 +12,11 @@ support, and misbehaves on purpose according to the first path segment:
   /auth/F        401 unless "Authorization: Bearer s3cret" or Basic user:pw
   /simple/P/     a PEP 503 page listing the directory's wheels of project P, with PEP 658
                  data-core-metadata attributes (METADATA is served at F.metadata)
+  /drip/F        the probe answered, then range replies dripping at 2 KiB/s (for 60 s at most)
+  /drip200/F     Range ignored: 200 with a 1 GiB Content-Length, dripping at 2 KiB/s (60 s at most)
+  /down/...      503 to everything
+  /shortpage/P/  the /simple/P/ page with its body cut short (Content-Length promises more)
+  /hugeindex/N/  a PEP 503 page with N links (N <= 2,000,000), one per line
 
 Every request line is appended to LOG (one per line) so tests can tell what was fetched.
 Usage: http_fault_server.py DIR PORT LOG"""
@@ -54,6 +59,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         mode, rest = parts[1], parts[2]
         if mode == "simple":
             return self.index(rest.strip("/"))
+        if mode == "down":
+            return self.send_bytes(503, b"down for maintenance")
+        if mode == "shortpage":
+            return self.index(rest.strip("/"), cut=True)
+        if mode == "hugeindex":
+            n = min(int(rest.strip("/") or "0"), 2000000)
+            body = "".join(f'<a href="/ok/p-{i}-py3-none-any.whl"></a>\n'
+                           for i in range(n)).encode()
+            return self.send_bytes(200, body, [("Content-Type", "text/html")])
+        if mode == "drip200":
+            self.send_response(200)
+            self.send_header("Content-Length", str(1 << 30))
+            self.end_headers()
+            return self.drip(1 << 30)
         if mode == "loop":
             return self.send_bytes(302, b"", [("Location", self.path)])
         if mode == "moved":
@@ -83,6 +102,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             lo, hi = int(m.group(1)), min(int(m.group(2)), size - 1)
             f.seek(lo)
             body = f.read(hi - lo + 1)
+        if mode == "drip" and lo > 0:
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {lo}-{hi}/{size}")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return self.drip(len(body), body)
         if mode == "stall":
             self.send_response(206)
             self.send_header("Content-Range", f"bytes {lo}-{hi}/{size}")
@@ -104,7 +129,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         shown = (lo + 7, hi + 7) if mode == "badrange" and lo > 0 else (lo, hi)
         self.send_bytes(206, body, [("Content-Range", f"bytes {shown[0]}-{shown[1]}/{size}")])
 
-    def index(self, project):
+    def drip(self, total, body=None):
+        # 2 KiB a second, over curl's 1 KiB/s stall limit, for at most 60 s.
+        sent, start = 0, time.time()
+        try:
+            while sent < total and time.time() - start < 60:
+                chunk = body[sent:sent + 2048] if body is not None else b"\0" * min(2048, total - sent)
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                sent += len(chunk)
+                time.sleep(1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
+    def index(self, project, cut=False):
         links = []
         for name in sorted(os.listdir(root)):
             if not name.endswith(".whl") or not name.startswith(project.replace("-", "_") + "-"):
@@ -115,6 +154,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             links.append(f'<a href="/ok/{name}#sha256={wheel_hash}" data-core-metadata="sha256={md_hash}" '
                          f'data-dist-info-metadata="sha256={md_hash}">{name}</a><br/>')
         body = ("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n").encode()
+        if cut:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body) + 1000))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            self.close_connection = True
+            return
         self.send_bytes(200, body, [("Content-Type", "text/html")])
 
 

@@ -74,6 +74,9 @@ struct WheelFacts {
   // Only the core metadata the index serves beside the wheel was read (PEP 658/714, --depth
   // metadata): no archive, no dist-info layout, no binaries.
   bool from_index_metadata = false;
+  // The target was an index page that could not be read: no wheel, no file name to judge; only
+  // the reason (WC404) is reported, and it is no member of the release set.
+  bool index_page = false;
 
   WheelFacts();
   ~WheelFacts();

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <list>
@@ -41,6 +42,12 @@ HttpOptions& options() {
       if (auto v = parse_decimal(t, 3600); v && *v > 0) d.timeout_seconds = static_cast<unsigned>(*v);
     if (const char* r = std::getenv("WHEELCHECK_HTTP_RETRIES"))
       if (auto v = parse_decimal(r, 10)) d.retries = static_cast<unsigned>(*v);
+    if (const char* t = std::getenv("WHEELCHECK_HTTP_REQUEST_TIMEOUT"))
+      if (auto v = parse_decimal(t, 86400); v && *v > 0) d.request_seconds = static_cast<unsigned>(*v);
+    if (const char* t = std::getenv("WHEELCHECK_HTTP_WHEEL_TIMEOUT"))
+      if (auto v = parse_decimal(t, 86400); v && *v > 0) d.wheel_seconds = static_cast<unsigned>(*v);
+    if (const char* t = std::getenv("WHEELCHECK_INDEX_MAX_LINKS"))
+      if (auto v = parse_decimal(t, 100000000); v && *v > 0) d.index_max_links = *v;
     return d;
   }();
   return o;
@@ -53,7 +60,38 @@ struct Reply {
   uint64_t cap = 0;
   bool too_big = false;
   CURLcode code = CURLE_OK;
+  // Why a timed-out transfer ended, and what each attempt saw (for the message).
+  enum class Limit { none, stall, request, wheel } limit = Limit::none;
+  double seconds = 0;
+  std::vector<std::string> attempts;
 };
+
+using Clock = std::chrono::steady_clock;
+
+std::string rate_text(uint64_t bytes, double seconds) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%llu bytes in %.1f s, %.1f KiB/s", static_cast<unsigned long long>(bytes), seconds,
+                seconds > 0 ? double(bytes) / 1024.0 / seconds : 0.0);
+  return buf;
+}
+
+// What one attempt saw, in words: the line a retry history is made of.
+std::string attempt_text(const Reply& r) {
+  switch (r.limit) {
+    case Reply::Limit::stall:
+      return r.body.empty() ? "no bytes for " + std::to_string(options().timeout_seconds) + " s"
+                            : "under 1 KiB/s for " + std::to_string(options().timeout_seconds) + " s (" +
+                                  rate_text(r.body.size(), r.seconds) + ")";
+    case Reply::Limit::request:
+      return "still transferring at the " + std::to_string(options().request_seconds) + " s limit per request (" +
+             rate_text(r.body.size(), r.seconds) + ")";
+    case Reply::Limit::wheel:
+      return "the time limit for this wheel ran out (" + rate_text(r.body.size(), r.seconds) + ")";
+    case Reply::Limit::none: break;
+  }
+  if (r.code != CURLE_OK) return curl_easy_strerror(r.code);
+  return "HTTP " + std::to_string(r.status);
+}
 
 size_t on_body(char* p, size_t sz, size_t n, void* ud) {
   auto* r = static_cast<Reply*>(ud);
@@ -99,14 +137,30 @@ std::string status_text(long status) {
 }
 
 // One request with the options every request shares (redirects, http(s) only, credentials,
-// timeouts), retried with backoff while the failure is transient. Returns the last reply.
-Reply perform(const std::string& url, const std::string& range, uint64_t cap, const std::string& accept) {
+// timeouts), retried with backoff while the failure is transient and `deadline` (the wheel's or
+// the page's time limit) allows. Returns the last reply, with what every attempt saw.
+Reply perform(const std::string& url, const std::string& range, uint64_t cap, const std::string& accept,
+              Clock::time_point deadline, bool whole_file = false) {
   curl_global();
   const HttpOptions& o = options();
   Reply r;
+  std::vector<std::string> history;
   for (unsigned attempt = 0;; ++attempt) {
     r = Reply{};
     r.cap = cap;
+    const auto start = Clock::now();
+    const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start).count();
+    if (left_ms <= 0) {
+      r.code = CURLE_OPERATION_TIMEDOUT;
+      r.limit = Reply::Limit::wheel;
+      history.push_back(attempt_text(r));
+      r.attempts = std::move(history);
+      return r;
+    }
+    // A whole-file download (a server without Range support) is one request for the whole wheel:
+    // only the wheel's limit bounds it.
+    const long request_ms = static_cast<long>(whole_file ? o.wheel_seconds : o.request_seconds) * 1000;
+    const long limit_ms = std::min<long>(request_ms, static_cast<long>(left_ms));
     CURL* c = curl_easy_init();
     if (!c) throw IoError(display_url(url) + ": cannot start libcurl");
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -131,12 +185,32 @@ Reply perform(const std::string& url, const std::string& range, uint64_t cap, co
       headers = curl_slist_append(headers, ("Authorization: " + std::string(auth)).c_str());
     if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     if (!range.empty()) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, limit_ms);
     r.code = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
     curl_slist_free_all(headers);
     curl_easy_cleanup(c);
-    if (r.too_big || !transient(r) || attempt >= o.retries) return r;
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(4000u, 250u << attempt)));
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (r.code == CURLE_OPERATION_TIMEDOUT) {
+      // curl says "timed out" for the stall limit and for the wall-clock one alike: which was it?
+      const double ran_ms = r.seconds * 1000.0;
+      if (ran_ms + 50 >= double(limit_ms))
+        r.limit = limit_ms < request_ms ? Reply::Limit::wheel : Reply::Limit::request;
+      else
+        r.limit = Reply::Limit::stall;
+    }
+    history.push_back(attempt_text(r));
+    const bool out_of_time = r.limit == Reply::Limit::wheel || Clock::now() >= deadline;
+    if (r.too_big || !transient(r) || attempt >= o.retries || out_of_time) {
+      r.attempts = std::move(history);
+      return r;
+    }
+    auto pause = std::chrono::milliseconds(std::min(4000u, 250u << attempt));
+    if (Clock::now() + pause >= deadline) {
+      r.attempts = std::move(history);
+      return r;
+    }
+    std::this_thread::sleep_for(pause);
   }
 }
 
@@ -145,15 +219,36 @@ void require_ok(const Reply& r, const std::string& url, std::initializer_list<lo
   if (r.too_big) throw IoError(display_url(url) + ": reply larger than " + std::to_string(cap) + " bytes");
   if (r.code == CURLE_TOO_MANY_REDIRECTS)
     throw IoError(display_url(url) + ": more than 10 redirects (a redirect loop?)");
-  if (r.code == CURLE_OPERATION_TIMEDOUT)
-    throw IoError(display_url(url) + ": the server stalled (no progress for " +
-                  std::to_string(options().timeout_seconds) + " s; WHEELCHECK_HTTP_TIMEOUT sets it)");
+  // Earlier attempts, when there were any: what each saw, so a retry history reads true.
+  std::string tried;
+  if (r.attempts.size() > 1) {
+    tried = " [" + std::to_string(r.attempts.size()) + " attempts: ";
+    for (size_t i = 0; i < r.attempts.size(); ++i) tried += (i ? "; " : "") + r.attempts[i];
+    tried += "]";
+  }
+  if (r.code == CURLE_OPERATION_TIMEDOUT) {
+    const HttpOptions& o = options();
+    switch (r.limit) {
+      case Reply::Limit::wheel:
+        throw IoError(display_url(url) + ": the time limit of " + std::to_string(o.wheel_seconds) +
+                      " s for one wheel or index page ran out (WHEELCHECK_HTTP_WHEEL_TIMEOUT sets it; " +
+                      rate_text(r.body.size(), r.seconds) + " in the last request)" + tried);
+      case Reply::Limit::request:
+        throw IoError(display_url(url) + ": one request ran past its limit of " + std::to_string(o.request_seconds) +
+                      " s, the bytes still arriving (" + rate_text(r.body.size(), r.seconds) +
+                      "; WHEELCHECK_HTTP_REQUEST_TIMEOUT sets it)" + tried);
+      default:
+        throw IoError(display_url(url) + ": the server stalled (" +
+                      (r.body.empty() ? "no bytes" : "under 1 KiB/s, " + std::to_string(r.body.size()) + " bytes") +
+                      " in " + std::to_string(o.timeout_seconds) + " s; WHEELCHECK_HTTP_TIMEOUT sets it)" + tried);
+    }
+  }
   if (r.code == CURLE_PARTIAL_FILE)
-    throw IoError(display_url(url) + ": the body was cut short (the server closed the connection early)");
-  if (r.code != CURLE_OK) throw IoError(display_url(url) + ": " + curl_easy_strerror(r.code));
+    throw IoError(display_url(url) + ": the body was cut short (the server closed the connection early)" + tried);
+  if (r.code != CURLE_OK) throw IoError(display_url(url) + ": " + curl_easy_strerror(r.code) + tried);
   for (long s : ok)
     if (r.status == s) return;
-  throw IoError(display_url(url) + ": HTTP status " + std::to_string(r.status) + status_text(r.status));
+  throw IoError(display_url(url) + ": HTTP status " + std::to_string(r.status) + status_text(r.status) + tried);
 }
 
 // "bytes LO-HI/TOTAL" -> (lo, hi, total); nullopt when it does not parse.
@@ -174,8 +269,11 @@ std::optional<ContentRange> parse_content_range(std::string_view v) {
 
 class HttpSource : public Source {
  public:
-  explicit HttpSource(std::string url) : url_(std::move(url)), shown_(display_url(url_)) {
-    Reply r = perform(url_, "0-0", 1 << 16, "");
+  explicit HttpSource(std::string url)
+      : url_(std::move(url)),
+        shown_(display_url(url_)),
+        deadline_(Clock::now() + std::chrono::seconds(options().wheel_seconds)) {
+    Reply r = perform(url_, "0-0", 1 << 16, "", deadline_);
     if (r.too_big) r.too_big = false, r.code = CURLE_OK;  // a 200 to a range probe: only its status matters
     require_ok(r, url_, {200, 206}, 1 << 16);
     fetched_ += r.body.size();
@@ -188,7 +286,7 @@ class HttpSource : public Source {
     } else {
       // The server ignores Range: one whole download, bounded.
       whole_ = true;
-      Reply all = perform(url_, "", kMaxWholeDownload, "");
+      Reply all = perform(url_, "", kMaxWholeDownload, "", deadline_, true);
       if (all.too_big)
         throw IoError(shown_ + ": the server ignores range requests and the file is larger than " +
                       std::to_string(kMaxWholeDownload) + " bytes");
@@ -241,7 +339,7 @@ class HttpSource : public Source {
     readahead_ = off == last_end_ ? std::min(readahead_ * 2, kMaxRequest) : kMinRequest;
     uint64_t len = std::min(std::max(want, readahead_), size_ - off);
     uint64_t lo = off, hi = off + len - 1;
-    Reply r = perform(url_, std::to_string(lo) + "-" + std::to_string(hi), len + 1, "");
+    Reply r = perform(url_, std::to_string(lo) + "-" + std::to_string(hi), len + 1, "", deadline_);
     require_ok(r, url_, {206}, len + 1);
     fetched_ += r.body.size();
     auto cr = parse_content_range(r.content_range);
@@ -264,6 +362,7 @@ class HttpSource : public Source {
   }
 
   std::string url_, shown_;
+  Clock::time_point deadline_;  // everything read for this wheel ends by then
   uint64_t size_ = 0;
   bool whole_ = false;
   std::string body_;
@@ -289,7 +388,7 @@ std::string display_url(const std::string& url) {
 }
 
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap) {
-  Reply r = perform(url, "", cap, accept);
+  Reply r = perform(url, "", cap, accept, Clock::now() + std::chrono::seconds(options().wheel_seconds));
   require_ok(r, url, {200}, cap);
   return r.body;
 }

@@ -72,9 +72,15 @@ std::unique_ptr<Source> open_source(const std::string& target);
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap);
 
 // How HTTP requests behave. Defaults from WHEELCHECK_HTTP_TIMEOUT and WHEELCHECK_HTTP_RETRIES.
+// Every remote read is bounded in time: a stall (under 1 KiB/s for timeout_seconds), one request
+// (request_seconds, however fast the bytes drip), and everything read for one wheel or one index
+// page, retries and backoff included (wheel_seconds).
 struct HttpOptions {
-  unsigned timeout_seconds = 60;  // connect timeout, and how long a transfer may stall
-  unsigned retries = 3;           // for 429/5xx and dropped or stalled transfers, with backoff
+  unsigned timeout_seconds = 60;  // connect timeout, and how long a transfer may stall (WHEELCHECK_HTTP_TIMEOUT)
+  unsigned retries = 3;  // for 429/5xx and dropped or stalled transfers, with backoff (WHEELCHECK_HTTP_RETRIES)
+  unsigned request_seconds = 120;     // one request, start to end (WHEELCHECK_HTTP_REQUEST_TIMEOUT)
+  unsigned wheel_seconds = 300;       // one wheel or index page, all requests (WHEELCHECK_HTTP_WHEEL_TIMEOUT)
+  uint64_t index_max_links = 100000;  // wheel links kept from one index page (WHEELCHECK_INDEX_MAX_LINKS)
 };
 void set_http_options(const HttpOptions& o);  // before any request (not thread-safe)
 const HttpOptions& http_options();

@@ -135,20 +135,28 @@ std::string fragment_sha256(const std::string& url) {
 
 }  // namespace
 
-std::vector<IndexLink> parse_index_page(const std::string& body, const std::string& page_url) {
-  std::vector<IndexLink> links;
+IndexPage parse_index_page(const std::string& body, const std::string& page_url, const LinkFilter& keep,
+                           uint64_t max_links) {
+  IndexPage page;
+  // Every link is counted; one that passes the filter is kept while there is room.
+  auto offer = [&](IndexLink&& l) {
+    ++page.seen;
+    if (keep && !keep(l.filename)) return;
+    if (page.links.size() >= max_links) {
+      ++page.left_out;
+      return;
+    }
+    page.links.push_back(std::move(l));
+  };
   size_t first = body.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && body[first] == '{') {  // PEP 691 JSON
-    JsonError err;
-    auto parsed = parse_json(body, &err);
-    if (!parsed) throw std::runtime_error(page_url + ": index reply is not valid JSON: " + err.message);
-    const nlohmann::json& j = *parsed;
-    if (!j.contains("files") || !j["files"].is_array())
-      throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");
-    for (const auto& f : j["files"]) {
+    // Each file object is read into a link and dropped at once: the document is never held whole.
+    bool has_files = false;
+    std::string top_key;
+    auto on_file = [&](const nlohmann::json& f) {
       if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() ||
           !f["url"].is_string())
-        continue;
+        return;
       std::string url = resolve_url(f["url"], page_url);
       IndexLink l;
       l.filename = f["filename"];
@@ -169,9 +177,23 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
         }
         break;
       }
-      links.push_back(std::move(l));
-    }
-    return links;
+      offer(std::move(l));
+    };
+    using E = nlohmann::json::parse_event_t;
+    JsonError err;
+    auto parsed = parse_json(body, &err, 64, [&](int depth, E event, nlohmann::json& j) {
+      if (depth == 1 && event == E::key) top_key = j.is_string() ? j.get<std::string>() : "";
+      if (depth == 1 && event == E::array_start && top_key == "files") has_files = true;
+      if (depth == 2 && top_key == "files" && event == E::object_end) {
+        on_file(j);
+        return false;  // dropped: the array stays empty
+      }
+      return true;
+    });
+    if (!parsed) throw std::runtime_error(page_url + ": index reply is not valid JSON: " + err.message);
+    if (!parsed->is_object() || !has_files || !(*parsed)["files"].is_array())
+      throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");
+    return page;
   }
   // PEP 503 HTML: <a href="URL#sha256=..." data-requires-python="..." data-core-metadata="sha256=...">FILENAME</a>
   std::string_view b = body;
@@ -198,40 +220,74 @@ std::vector<IndexLink> parse_index_page(const std::string& body, const std::stri
       if (m->second.rfind("sha256=", 0) == 0) l.metadata_sha256 = to_lower(m->second.substr(7));
       break;
     }
-    links.push_back(std::move(l));
+    offer(std::move(l));
   }
-  return links;
+  return page;
 }
 
-static std::vector<TargetRef> index_wheels(const std::string& page, const std::string& match) {
+std::vector<IndexLink> parse_index_page(const std::string& body, const std::string& page_url) {
+  return parse_index_page(body, page_url, {}, http_options().index_max_links).links;
+}
+
+namespace {
+// A page that was read but lists nothing to check: a usage error (a wrong --match), not a finding.
+struct NoWheels : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+}  // namespace
+
+// A project page's wheels (filtered by `match` while the page is parsed, capped). A page that
+// cannot be fetched or parsed throws std::runtime_error naming it.
+static std::vector<TargetRef> index_wheels(const std::string& page, const std::string& match,
+                                           std::vector<std::string>* notes) {
   std::string body;
   try {
     body = http_get(page, "application/vnd.pypi.simple.v1+json, text/html;q=0.5", 64u << 20);
   } catch (const IoError& e) {
     throw std::runtime_error(e.what());
   }
+  const uint64_t cap = http_options().index_max_links;
+  IndexPage links = parse_index_page(
+      body, display_url(page),
+      [&](std::string_view name) { return name.ends_with(".whl") && (match.empty() || glob_match(match, name)); }, cap);
+  body.clear();
+  body.shrink_to_fit();
+  if (links.left_out && notes)
+    notes->push_back(display_url(page) + ": " + std::to_string(links.left_out) + " of its " +
+                     std::to_string(links.links.size() + links.left_out) + " wheel links" +
+                     (match.empty() ? "" : " matching '" + match + "'") + " were left out (at most " +
+                     std::to_string(cap) + " are read from one page; WHEELCHECK_INDEX_MAX_LINKS sets it)");
   std::vector<TargetRef> out;
-  for (const auto& l : parse_index_page(body, page)) {
-    if (!l.filename.ends_with(".whl")) continue;
-    if (!match.empty() && !glob_match(match, l.filename)) continue;
-    out.push_back({l.url, l.metadata ? l.url + ".metadata" : "", l.metadata_sha256, l.sha256});
+  out.reserve(links.links.size());
+  for (auto& l : links.links) {
+    std::string md = l.metadata ? l.url + ".metadata" : "";
+    out.push_back({std::move(l.url), std::move(md), std::move(l.metadata_sha256), std::move(l.sha256), ""});
   }
   if (out.empty())
-    throw std::runtime_error(display_url(page) + ": the index page lists no wheels" +
-                             (match.empty() ? "" : " matching '" + match + "'"));
+    throw NoWheels(display_url(page) + ": the index page lists no wheels" +
+                   (match.empty() ? "" : " matching '" + match + "'") + " (" + std::to_string(links.seen) + " links)");
   return out;
 }
 
-std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& targets, const std::string& match) {
+std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& targets, const std::string& match,
+                                          std::vector<std::string>* notes) {
   std::vector<TargetRef> out;
   for (const auto& t : targets) {
     if (is_url(t)) {
       std::string path = t.substr(0, t.find_first_of("?#"));
       if (path.ends_with(".whl")) {
-        out.push_back({t, "", "", ""});
-      } else {
-        auto wheels = index_wheels(t, match);
-        out.insert(out.end(), wheels.begin(), wheels.end());
+        out.push_back({t, "", "", "", ""});
+        continue;
+      }
+      // A page that fails (an error status, a redirect loop, a body cut short, no wheels) is a
+      // finding on that page; the other targets are still checked.
+      try {
+        auto wheels = index_wheels(t, match, notes);
+        out.insert(out.end(), std::make_move_iterator(wheels.begin()), std::make_move_iterator(wheels.end()));
+      } catch (const NoWheels&) {
+        throw;
+      } catch (const std::runtime_error& e) {
+        out.push_back({t, "", "", "", std::string("index page: ") + e.what()});
       }
       continue;
     }
@@ -244,9 +300,9 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
       }
       if (found.empty()) throw std::runtime_error(t + ": no *.whl files in this directory");
       std::sort(found.begin(), found.end());
-      for (auto& f : found) out.push_back({std::move(f), "", "", ""});
+      for (auto& f : found) out.push_back({std::move(f), "", "", "", ""});
     } else if (fs::exists(t, ec)) {
-      out.push_back({t, "", "", ""});
+      out.push_back({t, "", "", "", ""});
     } else {
       throw std::runtime_error(t + ": no such file or directory");
     }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wc {
@@ -18,8 +20,26 @@ struct TargetRef {
   std::string metadata_url;     // "" unless the index serves the core metadata
   std::string metadata_sha256;  // hex, when the index gives it
   std::string sha256;           // of the wheel, when the index gives it
+  std::string error;            // an index page that could not be read: a finding on that target
 };
-std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& targets, const std::string& match = "");
+
+// What one index page gave: the links kept (filtered and capped while parsing) and how many more.
+struct IndexPage {
+  std::vector<IndexLink> links;
+  uint64_t seen = 0;      // links on the page
+  uint64_t left_out = 0;  // links `keep` accepted past the cap
+};
+using LinkFilter = std::function<bool(std::string_view filename)>;
+// Parses a page in bounded memory: only links `keep` accepts (all when empty) are kept, at most
+// `max_links` of them; a PEP 691 reply's file objects are dropped as soon as they are read.
+// Throws std::runtime_error on malformed JSON.
+IndexPage parse_index_page(const std::string& body, const std::string& page_url, const LinkFilter& keep,
+                           uint64_t max_links);
+
+// `notes`, when given, gets what the expansion left out (index pages whose links were capped). An
+// index page that cannot be read is a TargetRef with `error` set, not an exception.
+std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& targets, const std::string& match = "",
+                                          std::vector<std::string>* notes = nullptr);
 
 // Expands command-line targets: directories (recursively, *.whl, sorted), files and wheel URLs as
 // given, and package index project pages (PEP 503 HTML or PEP 691 JSON, any http(s) URL not

@@ -44,8 +44,15 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
     for (size_t i; (i = next++) < targets.size();) {
       const TargetRef& t = targets[i];
       try {
-        facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
-                                                                           : analyze_target(t.location, per_wheel);
+        if (!t.error.empty()) {
+          WheelFacts f;
+          f.path = display_url(t.location);
+          f.index_page = true;
+          f.unreadable.push_back({t.error, "", 0});
+          facts[i] = std::move(f);
+        } else
+          facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
+                                                                             : analyze_target(t.location, per_wheel);
       } catch (const std::exception& e) {
         facts[i] = failed_analysis(t.location, e.what());
       } catch (...) {
@@ -68,7 +75,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
 std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
   std::vector<TargetRef> refs;
-  for (const auto& p : paths) refs.push_back({p, "", "", ""});
+  for (const auto& p : paths) refs.push_back({p, "", "", "", ""});
   return analyze_all(refs, opt, jobs, progress);
 }
 
@@ -133,6 +140,7 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
           try {
             page.emplace();
             for (auto& t : expand_target_refs({base + "/" + dep.name + "/"})) {
+              if (!t.error.empty()) throw std::runtime_error(t.error);
               WheelFilename name = parse_wheel_filename(target_basename(t.location));
               page->emplace_back(std::move(t), std::move(name));
             }
@@ -178,8 +186,8 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
 }
 
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
-  auto targets = expand_target_refs(req.targets, req.match);
   RunReport report;
+  auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
   if (req.shard_count) {
     std::vector<std::string> all;
     for (const auto& t : targets) all.push_back(target_basename(t.location));
@@ -218,8 +226,13 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       std::vector<WheelFacts> read = analyze_all(refs, dep_opt, req.jobs);
       for (size_t k = 0; k < read.size(); ++k) {
         WheelFacts& d = read[k];
-        if (!d.unreadable.empty())
-          report.dependency_notes.push_back(d.path + ": could not be read (" + d.unreadable.front().message + ")");
+        if (!d.unreadable.empty()) {
+          // A dependency that cannot be read is a note: it never joins the install set, so it can
+          // neither satisfy a need nor turn the checked wheel's warning into an error.
+          report.dependency_notes.push_back(d.path + ": could not be read (" + d.unreadable.front().message +
+                                            "); not used");
+          continue;
+        }
         report.dependencies.push_back(d.path);
         roots.push_back(served[refs[k].location]);
         facts.push_back(std::move(d));
@@ -239,8 +252,10 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     item.waived = std::move(v.waived);
     item.size = f.file_size;
     item.bytes_read = f.bytes_read;
-    members.push_back(summarize(f, policy));
-    item.release = member_to_json(members.back());
+    if (!f.index_page) {
+      members.push_back(summarize(f, policy));
+      item.release = member_to_json(members.back());
+    }
     if (req.include_facts) item.facts = facts_to_json(f);
     report.items.push_back(std::move(item));
   }

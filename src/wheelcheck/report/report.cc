@@ -161,6 +161,7 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     for (const auto& d : r.dependencies) out << dim << "  " << clip_for_display(d, 300) << reset << "\n";
     for (const auto& n : r.dependency_notes) out << dim << "  " << clip_for_display(n, 300) << reset << "\n";
   }
+  for (const auto& t : r.target_notes) out << yellow << "note: " << reset << clip_for_display(t, 400) << "\n";
   Counts n = count(r);
   out << "\n"
       << count_of(r) << ": " << green << n.passed << " passed" << reset << ", " << (n.failed ? red : "") << n.failed
@@ -215,6 +216,7 @@ json report_to_json(const RunReport& r) {
     j["dependencies"] = r.dependencies;
     j["dependency_notes"] = r.dependency_notes;
   }
+  if (!r.target_notes.empty()) j["target_notes"] = r.target_notes;
   j["summary"] = {{"total", r.items.size()},
                   {"passed", n.passed},
                   {"failed", n.failed},

@@ -55,6 +55,8 @@ struct RunReport {
   std::string set_note;  // why set rules did not run (a shard holds part of the set)
   // --resolve-deps: the dependency wheels read for install sets (not judged), and what could not be found.
   std::vector<std::string> dependencies, dependency_notes;
+  // What expanding the targets left out (index pages read only up to the link cap).
+  std::vector<std::string> target_notes;
   std::vector<ItemResult> items;
   std::span<const RuleInfo> rules = wheelcheck_rules();  // the catalogue the findings come from (SARIF)
   bool all_pass() const;

@@ -32,13 +32,14 @@ size_t depth_over(std::string_view t, size_t limit) {
 
 }  // namespace
 
-std::optional<nlohmann::json> parse_json(std::string_view text, JsonError* error, size_t max_depth) {
+std::optional<nlohmann::json> parse_json(std::string_view text, JsonError* error, size_t max_depth,
+                                         const nlohmann::json::parser_callback_t& callback) {
   if (size_t at = depth_over(text, max_depth)) {
     if (error) *error = {"nested more than " + std::to_string(max_depth) + " levels deep", at};
     return std::nullopt;
   }
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(text.begin(), text.end(), callback);
   } catch (const nlohmann::json::parse_error& e) {
     std::string msg = e.what();
     auto p = msg.find("]: ");  // drop nlohmann's "[json.exception.parse_error.101] " prefix

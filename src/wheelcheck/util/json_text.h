@@ -17,7 +17,10 @@ struct JsonError {
   size_t byte = 0;  // 1-based position of the problem, 0 when unknown
 };
 
-std::optional<nlohmann::json> parse_json(std::string_view text, JsonError* error = nullptr, size_t max_depth = 64);
+// `callback` (nlohmann's parser callback) may drop values while parsing, so a huge document is
+// walked in bounded memory.
+std::optional<nlohmann::json> parse_json(std::string_view text, JsonError* error = nullptr, size_t max_depth = 64,
+                                         const nlohmann::json::parser_callback_t& callback = nullptr);
 // Reads and parses a file (at most `max_bytes`); throws std::runtime_error naming the file and the
 // problem ("x.json: not valid JSON: ... (byte 17)").
 nlohmann::json read_json_file(const std::string& path, size_t max_bytes = 256u << 20);
