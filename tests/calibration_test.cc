@@ -269,6 +269,18 @@ TEST(Calibration, AndroidAndIosTags) {
   ios.purelib(false).add("spam.cpython-313-iphoneos.so", std::string(mach.begin(), mach.end()));
   auto fs = testing::findings_of(ios.build(), ios.filename());
   EXPECT_FALSE(testing::has_rule(fs, "WC501")) << dump_of(fs);
+  // CPython on iOS: extension modules link the host app's Python framework through @rpath, with no
+  // LC_RPATH of their own (the app carries it). Met in an iOS wheel; on macOS it is unmet.
+  auto framework = testing::macho_thin(0x0100000c, 0x000D0000,
+                                       {"@rpath/Python.framework/Python", "/usr/lib/libSystem.B.dylib"}, "");
+  WheelBuilder app("spam", "0.1.0", "cp313-cp313-ios_13_0_arm64_iphoneos");
+  app.purelib(false).add("spam/_c.cpython-313-iphoneos.so", std::string(framework.begin(), framework.end()));
+  auto on_ios = testing::findings_of(app.build(), app.filename());
+  EXPECT_FALSE(testing::has_rule(on_ios, "WC503")) << dump_of(on_ios);
+  WheelBuilder mac("spam", "0.1.0", "cp313-cp313-macosx_13_0_arm64");
+  mac.purelib(false).add("spam/_c.cpython-313-darwin.so", std::string(framework.begin(), framework.end()));
+  auto on_mac = testing::findings_of(mac.build(), mac.filename());
+  EXPECT_TRUE(says(on_mac, "loads @rpath/Python.framework/Python")) << dump_of(on_mac);
 }
 
 TEST(Calibration, MacOsMinimums) {

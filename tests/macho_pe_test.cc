@@ -103,6 +103,34 @@ TEST(Pe, ImportsAndMachine) {
   EXPECT_EQ(f.dlls, (std::vector<std::string>{"KERNEL32.dll", "python312.dll", "torch_cpu.dll"}));
 }
 
+// An 11 MB .pyd whose import table sits at the very end, after a well-formed .nv_fatb section: the
+// loader maps all of it, so the reader reaches all of it, whatever number of imports it has.
+TEST(Pe, ImportsAtTheEndOfALargeFile) {
+  std::vector<std::string> dlls;
+  for (int i = 0; i < 40; ++i) dlls.push_back("dep" + std::to_string(i) + ".dll");
+  dlls.push_back("python312.dll");
+  auto fat = synth_container({{2, 86}, {1, 86, 0x11, 8, 5}});
+  auto pe = pe_image_with_fatbin(0x8664, dlls, fat, 11u << 20);
+  WheelBuilder b("winx", "1.0", "cp312-cp312-win_amd64");
+  b.purelib(false).add("winx/_ext.cp312-win_amd64.pyd", std::string(pe.begin(), pe.end()));
+  for (const auto& d : dlls)
+    if (d != "python312.dll") b.add("winx/" + d, "MZ");
+  auto f = facts_of(b.build(), b.filename());
+  const BinaryFacts* ext = nullptr;
+  for (const auto& bin : f.binaries)
+    if (bin.path == "winx/_ext.cp312-win_amd64.pyd") ext = &bin;
+  ASSERT_NE(ext, nullptr);
+  EXPECT_TRUE(ext->errors.empty()) << ext->errors.front();
+  EXPECT_EQ(ext->machine, 0x8664);
+  EXPECT_EQ(ext->dlls, dlls);
+  EXPECT_EQ(ext->fatbin.sass(), (std::vector<std::string>{"sm_86"}));
+  EXPECT_EQ(f.reinflated_bytes, 0u) << "the imports are planned for in the single pass";
+  // The whole-image parser agrees.
+  BinaryFacts whole;
+  parse_binary_image(pe.data(), pe.size(), whole);
+  EXPECT_EQ(whole.dlls, dlls);
+}
+
 TEST(Pe, RuleMachineVsTag) {
   auto arm = pe_image(0xaa64, {"KERNEL32.dll"});
   testing::WheelBuilder b("win", "1.0", "cp312-cp312-win_amd64");

@@ -79,30 +79,52 @@ std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector
 // 16 data directories, import directory = #1), one section ".idata" holding the import
 // descriptors (20 bytes each, zero-terminated) and the DLL names.
 std::vector<uint8_t> pe_image(uint16_t machine, const std::vector<std::string>& dlls) {
-  const uint32_t sect_rva = 0x1000, sect_raw = 0x200;
+  return pe_image_with_fatbin(machine, dlls, {}, 0);
+}
+
+std::vector<uint8_t> pe_image_with_fatbin(uint16_t machine, const std::vector<std::string>& dlls,
+                                          const std::vector<uint8_t>& fatbin, uint32_t pad) {
+  const uint32_t fat_raw = 0x200, fat_rva = 0x1000;
+  const uint32_t fat_size = pad ? (std::max<uint32_t>(pad, uint32_t(fatbin.size())) + 0x1ff) & ~0x1ffu : 0;
+  const uint32_t sect_rva = pad ? (fat_rva + fat_size + 0xfff) & ~0xfffu : 0x1000, sect_raw = fat_raw + fat_size;
+  // With a fatbin (a large file), each DLL name is followed by 1 KiB of hint/name entries, as MSVC
+  // lays them out: the names lie far apart.
+  const uint32_t stride_pad = pad ? 1024 : 0;
   Bytes idata;
   uint32_t names_at = static_cast<uint32_t>(20 * (dlls.size() + 1));
   std::vector<uint32_t> name_rvas;
   uint32_t cur = names_at;
   for (const auto& d : dlls) {
     name_rvas.push_back(sect_rva + cur);
-    cur += static_cast<uint32_t>(d.size() + 1);
+    cur += static_cast<uint32_t>(d.size() + 1) + stride_pad;
   }
   for (size_t i = 0; i < dlls.size(); ++i)
     idata.u32(sect_rva + 0x800).u32(0).u32(0).u32(name_rvas[i]).u32(sect_rva + 0x800);
   idata.zeros(20);
-  for (const auto& d : dlls) idata.str(d, d.size() + 1);
-  idata.v.resize(0x900, 0);
+  for (const auto& d : dlls) idata.str(d, d.size() + 1).zeros(stride_pad);
+  const uint32_t idata_size = std::max<uint32_t>(0x900, (static_cast<uint32_t>(idata.v.size()) + 0x1ff) & ~0x1ffu);
+  idata.v.resize(idata_size, 0);
+  // A large file ends with 2 MiB of resources after .idata, so the imports sit in the middle.
+  const uint32_t rsrc_size = pad ? 2u << 20 : 0, rsrc_raw = sect_raw + idata_size,
+                 rsrc_rva = (sect_rva + idata_size + 0xfff) & ~0xfffu;
+  const uint16_t nsec = pad ? 3 : 1;
   Bytes p;
   p.str("MZ", 2).zeros(0x3c - 2).u32(0x80).zeros(0x80 - 0x40);
-  p.str("PE", 2).u16(0).u16(machine).u16(1).u32(0).u32(0).u32(0).u16(240).u16(0x2022);
+  p.str("PE", 2).u16(0).u16(machine).u16(nsec).u32(0).u32(0).u32(0).u16(240).u16(0x2022);
   size_t opt = p.v.size();
   p.u16(0x20b).zeros(106).u32(16);  // NumberOfRvaAndSizes at optional+108
   p.u32(0).u32(0).u32(sect_rva).u32(static_cast<uint32_t>(20 * (dlls.size() + 1)));
   p.zeros(240 - (p.v.size() - opt));
-  p.str(".idata", 8).u32(0x900).u32(sect_rva).u32(0x900).u32(sect_raw).zeros(16);
-  p.v.resize(sect_raw, 0);
+  if (pad) p.str(".nv_fatb", 8).u32(fat_size).u32(fat_rva).u32(fat_size).u32(fat_raw).zeros(16);
+  p.str(".idata", 8).u32(idata_size).u32(sect_rva).u32(idata_size).u32(sect_raw).zeros(16);
+  if (pad) p.str(".rsrc", 8).u32(rsrc_size).u32(rsrc_rva).u32(rsrc_size).u32(rsrc_raw).zeros(16);
+  p.v.resize(fat_raw, 0);
+  if (pad) {
+    p.v.insert(p.v.end(), fatbin.begin(), fatbin.end());
+    p.v.resize(sect_raw, 0);
+  }
   p.v.insert(p.v.end(), idata.v.begin(), idata.v.end());
+  p.v.resize(p.v.size() + rsrc_size, 0x5a);
   return p.v;
 }
 

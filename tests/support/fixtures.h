@@ -16,6 +16,11 @@ std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vec
 std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices);
 // PE32+ with one .idata section importing `dlls`.
 std::vector<uint8_t> pe_image(uint16_t machine, const std::vector<std::string>& dlls);
+// The same with a `.nv_fatb` section of `fatbin` (padded to `pad` bytes) before .idata and 2 MiB of
+// resources after it: the import table (its DLL names 1 KiB apart) lies in the middle of a large
+// file, and the sections run exactly to its end.
+std::vector<uint8_t> pe_image_with_fatbin(uint16_t machine, const std::vector<std::string>& dlls,
+                                          const std::vector<uint8_t>& fatbin, uint32_t pad);
 // A shared object needing libc.so.6 (GLIBC_2.0, GLIBC_2.4) and libfoo.so.1, soname libtiny.so.2,
 // RUNPATH $ORIGIN/../lib.
 std::vector<uint8_t> tiny_elf(bool is64, bool big, uint16_t machine);

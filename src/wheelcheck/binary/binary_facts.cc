@@ -191,13 +191,18 @@ void parse_binary_image(const uint8_t* p, size_t n, BinaryFacts& out) {
   try {
     if (kind == "macho")
       read_macho(f, out);
-    else if (kind == "pe")
-      read_pe(f, out);
-    else
+    else if (kind == "pe") {
+      if (auto nv_fatb = read_pe(f, out)) {
+        FatbinScanner scanner;
+        scanner.feed(p, n);
+        out.fatbin = select_fatbins(scanner, nv_fatb, out.errors);
+      }
+    } else
       out.errors.push_back("not an ELF, Mach-O, PE or fatbin file");
   } catch (const ParseError& e) {
     out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");
   }
+  settle_gpu_facts(out);
 }
 
 }  // namespace wc

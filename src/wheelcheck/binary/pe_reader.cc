@@ -32,24 +32,33 @@ std::string pe_machine_arch(uint16_t m) {
   }
 }
 
-void read_pe(const SparseFile& f, BinaryFacts& out) {
-  out.format = "pe";
+namespace {
+
+struct PeHeaders {
+  uint16_t machine = 0;
+  uint64_t opt_off = 0;
+  uint16_t opt_size = 0;
+  std::vector<PeSection> secs;
+  std::vector<std::string> names;
+};
+
+PeHeaders pe_headers(const SparseFile& f) {
+  PeHeaders h;
   Cursor dos = f.view(0, 64);
   if (dos.u16() != 0x5a4d) throw ParseError("no MZ header", 0);
   dos.seek(0x3c);
   uint32_t pe_off = dos.u32();
   Cursor coff = f.view(pe_off, 24);
   if (coff.u32() != 0x00004550) throw ParseError("no PE signature at e_lfanew", pe_off);
-  out.machine = coff.u16();
-  out.arch = pe_machine_arch(out.machine);
+  h.machine = coff.u16();
   uint16_t nsec = coff.u16();
   coff.skip(12);
-  uint16_t opt_size = coff.u16();
-  uint64_t opt_off = uint64_t(pe_off) + 24;
-  std::vector<PeSection> secs;
-  Cursor st = f.view(checked_add(opt_off, opt_size), checked_mul(nsec, 40));
+  h.opt_size = coff.u16();
+  h.opt_off = uint64_t(pe_off) + 24;
+  Cursor st = f.view(checked_add(h.opt_off, h.opt_size), checked_mul(nsec, 40));
   for (uint16_t i = 0; i < nsec; ++i) {
-    st.skip(8);
+    std::string_view raw = st.str(8);
+    h.names.emplace_back(raw.substr(0, std::min(raw.find('\0'), raw.size())));
     PeSection s;
     s.vsize = st.u32();
     s.vaddr = st.u32();
@@ -59,26 +68,61 @@ void read_pe(const SparseFile& f, BinaryFacts& out) {
     if (uint64_t(s.raw_off) + s.raw_size > f.size())
       throw ParseError("section " + std::to_string(i) + " runs past the end of the file (truncated?)",
                        st.offset() - 40);
-    secs.push_back(s);
+    h.secs.push_back(s);
   }
-  if (opt_size < 2) return;  // object file: no imports
-  Cursor opt = f.view(opt_off, opt_size);
+  return h;
+}
+
+// The import directory's RVA, or 0.
+uint32_t import_rva(const SparseFile& f, const PeHeaders& h) {
+  if (h.opt_size < 2) return 0;
+  Cursor opt = f.view(h.opt_off, h.opt_size);
   uint16_t magic = opt.u16();
-  if (magic != 0x10b && magic != 0x20b) throw ParseError("unknown optional header magic", opt_off);
+  if (magic != 0x10b && magic != 0x20b) throw ParseError("unknown optional header magic", h.opt_off);
   uint64_t count_at = magic == 0x20b ? 108 : 92;
   opt.seek(count_at);
   uint32_t ndirs = opt.u32();
-  if (ndirs < 2) return;
+  if (ndirs < 2) return 0;
   opt.skip(8);  // export directory
-  uint32_t import_rva = opt.u32(), import_size = opt.u32();
-  if (import_rva == 0 || import_size == 0) return;
-  uint64_t off = rva_to_offset(secs, import_rva);
+  uint32_t rva = opt.u32(), size = opt.u32();
+  return rva && size ? rva : 0;
+}
+
+}  // namespace
+
+CapturePlan pe_capture_plan(const SparseFile& f) {
+  CapturePlan p;
+  PeHeaders h = pe_headers(f);
+  uint32_t rva = import_rva(f, h);
+  if (!rva) return p;
+  constexpr uint32_t kSmallSection = 4u << 20;
+  for (size_t i = 0; i < h.secs.size(); ++i) {
+    const PeSection& s = h.secs[i];
+    bool holds_imports = rva >= s.vaddr && rva - s.vaddr < std::max(s.vsize, s.raw_size);
+    bool small_data = s.raw_size <= kSmallSection && h.names[i] != ".text" && h.names[i] != ".nv_fatb";
+    if (s.raw_size && (holds_imports || small_data)) p.ranges.push_back({s.raw_off, s.raw_size});
+  }
+  return p;
+}
+
+std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
+  out.format = "pe";
+  PeHeaders h = pe_headers(f);
+  out.machine = h.machine;
+  out.arch = pe_machine_arch(out.machine);
+  const std::vector<PeSection>& secs = h.secs;
+  std::optional<ByteRange> fatbin;
+  for (size_t i = 0; i < secs.size(); ++i)
+    if (h.names[i] == ".nv_fatb" && secs[i].raw_size) fatbin = ByteRange{secs[i].raw_off, secs[i].raw_size};
+  uint32_t rva = import_rva(f, h);
+  if (!rva) return fatbin;
+  uint64_t off = rva_to_offset(secs, rva);
   for (int i = 0; i < 4096; ++i) {  // descriptors end with an all-zero one
     Cursor d = f.view(checked_add(off, uint64_t(i) * 20), 20);
     uint32_t ilt = d.u32();
     d.skip(8);
     uint32_t name_rva = d.u32(), iat = d.u32();
-    if (ilt == 0 && name_rva == 0 && iat == 0) return;
+    if (ilt == 0 && name_rva == 0 && iat == 0) return fatbin;
     uint64_t name_off = rva_to_offset(secs, name_rva);
     Cursor n = f.view(name_off, std::min<uint64_t>(256, f.size() - name_off));
     out.dlls.emplace_back(n.cstr_at(0));

@@ -401,8 +401,26 @@ class WheelReader {
                                                }}});
       std::string failure = errors.empty() ? "" : "second read failed: " + errors.begin()->second;
       bool done = failure.empty() && capture.finish();
-      for (int round = 0; !done && failure.empty() && round < kMaxRereads; ++round) {
-        auto missing = capture.missing();
+      // Then targeted reads while each one brings structures not seen before: a parse never
+      // depends on a fixed number of reads. Each missing range is widened (neighbouring import
+      // names, string tables) so one read serves many; a round that asks for what the last one
+      // already fetched has made no progress, and that is the report.
+      std::vector<ByteRange> asked;
+      for (int round = 0; !done && failure.empty(); ++round) {
+        std::vector<ByteRange> missing = capture.missing();
+        for (auto& r : missing)
+          r.len = std::min(std::max<uint64_t>(r.len, kRereadWindow),
+                           idx_.entries[i].uncompressed_size - std::min(r.off, idx_.entries[i].uncompressed_size));
+        bool progress = std::any_of(missing.begin(), missing.end(), [&](const ByteRange& m) {
+          return std::none_of(asked.begin(), asked.end(),
+                              [&](const ByteRange& a) { return m.off >= a.off && m.end() <= a.end(); });
+        });
+        if (!progress || round >= kMaxRereads) {
+          failure = "structures at offset " + std::to_string(missing.empty() ? 0 : missing.front().off) +
+                    " still out of reach after " + std::to_string(round + 1) + " more reads";
+          break;
+        }
+        asked.insert(asked.end(), missing.begin(), missing.end());
         uint64_t upto = 0;
         for (const auto& r : missing) upto = std::max(upto, r.end());
         errors = read_entries(src_, idx_, {{i, [&](const uint8_t* p, size_t n, uint64_t off) {
@@ -418,8 +436,6 @@ class WheelReader {
         else
           done = capture.finish();
       }
-      if (!done && failure.empty())
-        failure = "structures still out of reach after " + std::to_string(kMaxRereads + 1) + " more reads";
       f_.reinflated_bytes += got;
       BinaryFacts b = capture.take();
       if (!failure.empty()) b.errors.push_back(failure);
@@ -428,7 +444,10 @@ class WheelReader {
     pending_.clear();
   }
 
-  static constexpr int kMaxRereads = 4;
+  // A safety bound only: every layout seen needs one or two targeted reads, and a round that brings
+  // nothing new stops the loop long before this.
+  static constexpr int kMaxRereads = 64;
+  static constexpr uint64_t kRereadWindow = 256u << 10;
   static constexpr uint64_t kPipelineMin = 32u << 20;
   static constexpr uint64_t kHeaderPrefix = 64u << 10;  // read of each binary at --depth metadata
 

@@ -103,7 +103,7 @@ struct BinaryCapture::Impl {
   std::vector<ByteRange> missing;
   BinaryFacts facts;
 
-  bool scans() const { return format == "elf" || format == "fatbin"; }
+  bool scans() const { return format == "elf" || format == "fatbin" || format == "pe"; }
 
   void sniff(bool at_end) {
     if (prefix.size() < 64 && !at_end) return;
@@ -167,6 +167,8 @@ struct BinaryCapture::Impl {
             p = elf_capture_plan(file, retain_cap);
           else if (format == "macho")
             p = macho_capture_plan(file);
+          else if (format == "pe")
+            p = pe_capture_plan(file);
         },
         false);
     if (!ok && pos < kHead && pos < size) return;  // the headers are not all here yet
@@ -329,8 +331,8 @@ struct BinaryCapture::Impl {
         out.fatbin = select_fatbins(fatbins, ByteRange{0, size}, out.errors);
       } else if (format == "macho") {
         read_macho(file, out);
-      } else {
-        read_pe(file, out);
+      } else if (auto nv_fatb = read_pe(file, out)) {
+        out.fatbin = select_fatbins(fatbins, nv_fatb, out.errors);
       }
     } catch (const ParseError& e) {
       out.errors.push_back(std::string(e.what()) + " (offset " + std::to_string(e.offset()) + ")");

@@ -410,7 +410,10 @@ void parse_typed(const json& merged, Policy& p) {
   if (merged.contains("waive"))
     for (const auto& w : merged["waive"]) p.waivers.push_back({w["rule"], w.value("path", ""), w.value("reason", "")});
   if (merged.contains("linux")) parse_linux(merged["linux"], p.linux);
-  if (merged.contains("macos")) p.macos.system_prefixes = strings(merged["macos"], "system_prefixes");
+  if (merged.contains("macos")) {
+    p.macos.system_prefixes = strings(merged["macos"], "system_prefixes");
+    p.macos.ios_host_provided = strings(merged["macos"], "ios_host_provided");
+  }
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);
 }

@@ -81,6 +81,7 @@ struct LinuxPolicy {
 
 struct MacosPolicy {
   std::vector<std::string> system_prefixes;
+  std::vector<std::string> ios_host_provided;  // install names an iOS host app provides
 };
 
 struct CudaVariantInfo {

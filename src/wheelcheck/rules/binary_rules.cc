@@ -283,7 +283,9 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
 // macOS install names: system libraries by prefix; @loader_path/X next to the binary; @rpath/X
 // through the slice's LC_RPATHs. Anything else (/opt/homebrew/..., /usr/local/...) exists only on
 // the build machine.
-void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, FindingSink& s) {
+// In an iOS wheel, what the host app provides (the Python framework, reached through the app's own
+// LC_RPATH, as CPython on iOS specifies) is met.
+void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, bool ios, FindingSink& s) {
   std::string here = install_path(b.path);
   std::string dir = here.substr(0, here.rfind('/') == std::string::npos ? 0 : here.rfind('/'));
   auto in_set = [&](const std::string& p) {
@@ -304,9 +306,11 @@ void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& 
     return join(out, "/");
   };
   const auto& prefixes = s.policy().macos.system_prefixes;
+  const auto& host = s.policy().macos.ios_host_provided;
   for (const auto& d : sl.dylibs) {
     if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; }))
       continue;
+    if (ios && std::find(host.begin(), host.end(), d) != host.end()) continue;
     bool found = false;
     if (d.rfind("@loader_path/", 0) == 0) {
       auto p = loader_relative(d.substr(13));
@@ -366,12 +370,13 @@ void report_minos(const MinosGaps& gaps, FindingSink& s) {
 }
 
 void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, MinosGaps& gaps, FindingSink& s) {
-  for (const auto& sl : b.slices) macho_dylibs(b, sl, set, s);
   std::vector<PlatformTag> tags;
   for (const auto& t : f.filename.platform_tags) {
     PlatformTag p = classify_platform(to_lower(t));
     if (p.family == PlatformFamily::macos || p.family == PlatformFamily::ios) tags.push_back(p);
   }
+  const bool ios = std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::ios; });
+  for (const auto& sl : b.slices) macho_dylibs(b, sl, set, ios, s);
   if (tags.empty()) {
     s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
     return;
