@@ -70,6 +70,32 @@ TEST_F(Gcc, InstallSetsArePerArchitecture) {
   EXPECT_FALSE(testing::has_rule(with_x86, "WC503")) << dump_of(with_x86);
 }
 
+// A bare `name.so` is importable only when it exports PyInit_name: ONNX Runtime's CUDA provider
+// (onnxruntime_providers_cuda.so) is a plugin the package dlopens, so its unmet needs are
+// warnings like any library nothing loads at import; the same need in a real module is an error.
+TEST_F(Gcc, BareSharedObjectsWithoutPyInitArePlugins) {
+  lib("libstub.so", "int stub(void){return 1;}", "-Wl,-soname,libcudnn.so.9");
+  auto build = [&](const std::string& name, const std::string& init) {
+    std::string src = "int stub(void); int provider(void){return stub();}" + init;
+    return lib(name, src, "-Wl,--no-as-needed " + shell_quote(dir.file("libstub.so")));
+  };
+  std::string plugin = build("onnxruntime_providers_cuda.so", "");
+  std::string module = build("_pybind_state.so", " void* PyInit__pybind_state(void){return 0;}");
+  auto check = [&](const std::string& entry, const std::string& bytes) {
+    WheelBuilder b("ort", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+    b.purelib(false).add(entry, bytes);
+    return testing::findings_of(b.build(), b.filename());
+  };
+  auto p = check("ort/capi/onnxruntime_providers_cuda.so", plugin);
+  EXPECT_TRUE(says(p, "WC503 [warning] ort/capi/onnxruntime_providers_cuda.so")) << dump_of(p);
+  EXPECT_FALSE(has_errors(p)) << dump_of(p);
+  auto m = check("ort/capi/_pybind_state.so", module);
+  EXPECT_TRUE(says(m, "WC503 [error] ort/capi/_pybind_state.so")) << dump_of(m);
+  // The ABI-tagged name decides without looking at the exports.
+  auto tagged = check("ort/capi/onnxruntime_providers_cuda.cpython-312-x86_64-linux-gnu.so", plugin);
+  EXPECT_TRUE(says(tagged, "WC503 [error]")) << dump_of(tagged);
+}
+
 TEST_F(Gcc, NeedsADeclaredDependencyProvides) {
   std::string user = needing("libcublas.so.13", "$ORIGIN/../nvidia/cu13/lib");
   auto check = [&](const std::string& requires_dist) {
@@ -214,8 +240,9 @@ TEST_F(Gcc, UnmetNeedOfALibraryNothingLoads) {
   EXPECT_TRUE(says(fs, "nothing in them links fort/lib/libgfortran.so.5")) << dump_of(fs);
   EXPECT_FALSE(has_errors(fs)) << dump_of(fs);
   // Linked by the extension module, the same missing library is an error.
-  std::string linking = lib("ext2.so", "int u(void); int e(void){return u();}",
-                            "-Wl,--no-as-needed " + shell_quote(dir.file("libuser.so")) + " -Wl,-rpath,'$ORIGIN/lib'");
+  // (-luser: DT_NEEDED libuser.so, as a build links it; a path given to the linker would be recorded whole.)
+  std::string linking =
+      lib("ext2.so", "int u(void); int e(void){return u();}", "-Wl,--no-as-needed -luser -Wl,-rpath,'$ORIGIN/lib'");
   run_command("cp " + shell_quote(dir.file("libuser.so")) + " " + shell_quote(dir.file("libuser.so.keep")));
   WheelBuilder c("fort", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   c.purelib(false).add("fort/_ext.cpython-312-x86_64-linux-gnu.so", linking).add("fort/lib/libuser.so", leftover);
@@ -271,8 +298,8 @@ TEST(Calibration, AndroidAndIosTags) {
   EXPECT_FALSE(testing::has_rule(fs, "WC501")) << dump_of(fs);
   // CPython on iOS: extension modules link the host app's Python framework through @rpath, with no
   // LC_RPATH of their own (the app carries it). Met in an iOS wheel; on macOS it is unmet.
-  auto framework = testing::macho_thin(0x0100000c, 0x000D0000,
-                                       {"@rpath/Python.framework/Python", "/usr/lib/libSystem.B.dylib"}, "");
+  auto framework =
+      testing::macho_thin(0x0100000c, 0x000D0000, {"@rpath/Python.framework/Python", "/usr/lib/libSystem.B.dylib"}, "");
   WheelBuilder app("spam", "0.1.0", "cp313-cp313-ios_13_0_arm64_iphoneos");
   app.purelib(false).add("spam/_c.cpython-313-iphoneos.so", std::string(framework.begin(), framework.end()));
   auto on_ios = testing::findings_of(app.build(), app.filename());

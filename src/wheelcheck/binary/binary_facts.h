@@ -65,6 +65,9 @@ struct BinaryFacts {
   std::vector<std::string> version_defs;
   std::vector<std::string> undefined_symbols;  // undefined, non-weak, from .dynsym when it is at most 1 MiB
   bool undefined_symbols_read = false;
+  // Defined global symbols of .dynsym that make an importable module: PyInit_* (and PEP 793's
+  // PyModExport_*); read with the undefined ones.
+  std::vector<std::string> module_inits;
   std::optional<unsigned> x86_isa_level;  // 1 = baseline, 2..4 = x86-64-vN
   bool exec_stack = false;
   std::string libc;  // glibc, musl or ""

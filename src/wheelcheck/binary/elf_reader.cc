@@ -473,7 +473,15 @@ class ElfReader {
         shndx = e.u16();
       }
       uint8_t bind = info >> 4;
-      if (shndx != 0 || bind != 1 /* STB_GLOBAL */ || name == 0 || name >= strtab.size()) continue;
+      if (name == 0 || name >= strtab.size()) continue;
+      if (shndx != 0) {
+        if (bind == 1 || bind == 2) {  // STB_GLOBAL, STB_WEAK: exported
+          std::string_view sym = strtab.cstr_at(name);
+          if (sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) out_.module_inits.emplace_back(sym);
+        }
+        continue;
+      }
+      if (bind != 1 /* STB_GLOBAL */) continue;
       out_.undefined_symbols.emplace_back(strtab.cstr_at(name));
     }
     out_.undefined_symbols_read = true;

@@ -375,7 +375,8 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
     PlatformTag p = classify_platform(to_lower(t));
     if (p.family == PlatformFamily::macos || p.family == PlatformFamily::ios) tags.push_back(p);
   }
-  const bool ios = std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::ios; });
+  const bool ios =
+      std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::ios; });
   for (const auto& sl : b.slices) macho_dylibs(b, sl, set, ios, s);
   if (tags.empty()) {
     s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);

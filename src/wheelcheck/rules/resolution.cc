@@ -76,7 +76,7 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
   // triton/_C/libtriton.so).
   for (const auto* w : wheels)
     for (const auto& other : w->binaries)
-      if (other.soname == soname && is_extension_module(other.path)) return Resolution{w, install_path(other.path)};
+      if (other.soname == soname && is_extension_module(other)) return Resolution{w, install_path(other.path)};
   return std::nullopt;
 }
 
@@ -85,12 +85,23 @@ bool is_extension_module(const std::string& entry) {
   return s && s->python_extension && !install_path(entry).empty();
 }
 
+bool is_extension_module(const BinaryFacts& b) {
+  auto s = extension_suffix(b.path);
+  if (!s || !s->python_extension || install_path(b.path).empty()) return false;
+  if (!s->abi.empty() || b.format != "elf" || !b.undefined_symbols_read) return true;
+  std::string_view base = b.path;
+  base = base.substr(base.rfind('/') == std::string_view::npos ? 0 : base.rfind('/') + 1);
+  std::string stem(base.substr(0, base.find('.')));
+  return std::any_of(b.module_inits.begin(), b.module_inits.end(),
+                     [&](const std::string& sym) { return sym == "PyInit_" + stem || sym == "PyModExport_" + stem; });
+}
+
 // A shared object without the "lib" prefix that is not an extension module (nvshmem_transport_ibrc.so.6,
 // a CUDA plugin): a plugin something loads with dlopen, never a library linked against.
-bool is_plugin(const std::string& entry) {
-  auto slash = entry.rfind('/');
-  std::string base = slash == std::string::npos ? entry : entry.substr(slash + 1);
-  return base.rfind("lib", 0) != 0 && !is_extension_module(entry);
+bool is_plugin(const BinaryFacts& b) {
+  auto slash = b.path.rfind('/');
+  std::string base = slash == std::string::npos ? b.path : b.path.substr(slash + 1);
+  return base.rfind("lib", 0) != 0 && !is_extension_module(b);
 }
 
 LoadGraph::LoadGraph(const InstallSet& set) {
@@ -101,7 +112,7 @@ LoadGraph::LoadGraph(const InstallSet& set) {
       if (b.format != "elf" || b.arch == "cuda") continue;
       elves[w].push_back(&b);
       by_path[{w, install_path(b.path)}] = &b;
-      if (!b.interpreter.empty() || is_extension_module(b.path)) entries[w].push_back(&b);
+      if (!b.interpreter.empty() || is_extension_module(b)) entries[w].push_back(&b);
     }
   // Wheels whose libraries a binary of another wheel in the set links: their consumers are here,
   // so the graph alone says what is loaded.
@@ -128,7 +139,7 @@ LoadGraph::LoadGraph(const InstallSet& set) {
             linked_by_sibling.insert(by_path.at({w, r->path}));
           }
       for (const auto* b : bins)
-        if (!is_plugin(b->path) && !(links_sibling.count(b) && !linked_by_sibling.count(b))) queue.emplace_back(w, b);
+        if (!is_plugin(*b) && !(links_sibling.count(b) && !linked_by_sibling.count(b))) queue.emplace_back(w, b);
     }
   }
   while (!queue.empty()) {
