@@ -96,6 +96,61 @@ TEST_F(Gcc, BareSharedObjectsWithoutPyInitArePlugins) {
   EXPECT_TRUE(says(tagged, "WC503 [error]")) << dump_of(tagged);
 }
 
+// An unrelated wheel in the same run never changes a verdict: the app declares cuda-toolkit[curand]
+// (one warning: the library comes from that dependency), and an nvidia-curand wheel it does not
+// declare, in the run beside it, is not its install set (it once turned the warning into an error).
+TEST_F(Gcc, VerdictIndependentOfUnrelatedWheels) {
+  std::string user = needing("libcurand.so.10");
+  WheelBuilder app("app", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  app.purelib(false).add("app/_c.cpython-312-x86_64-linux-gnu.so", user).requires_dist("cuda-toolkit[curand]");
+  auto so = testing::tiny_elf(true, false, 62);
+  WheelBuilder curand("nvidia-curand", "10.4.0", "py3-none-manylinux_2_27_x86_64");
+  curand.purelib(false).add("nvidia/cu13/lib/libcurand.so.10", std::string(so.begin(), so.end()));
+  Policy p = load_policy("default");
+  std::vector<WheelFacts> alone;
+  alone.push_back(testing::facts_of(app.build(), app.filename()));
+  std::vector<WheelFacts> together;
+  together.push_back(testing::facts_of(app.build(), app.filename()));
+  together.push_back(testing::facts_of(curand.build(), curand.filename()));
+  auto a = judge_wheel(alone[0], alone, p).findings, t = judge_wheel(together[0], together, p).findings;
+  EXPECT_TRUE(says(a, "WC503 [warning]")) << dump_of(a);
+  EXPECT_EQ(dump_of(a), dump_of(t));
+  // Declared directly, the provider's wheel is in the install set, and the need must then resolve
+  // for real (it does not: no search path reaches nvidia/cu13/lib).
+  app.requires_dist("nvidia-curand");
+  together[0] = testing::facts_of(app.build(), app.filename());
+  auto d = judge_wheel(together[0], together, p).findings;
+  EXPECT_TRUE(says(d, "the wheel that provides it is in the set, but not where the search path looks")) << dump_of(d);
+}
+
+// A torch extension (xformers, vLLM-style kernels) needs libc10.so from its declared torch
+// dependency, which `import torch` loads first: a warning naming torch alone; resolved by soname
+// with torch's wheel in the run (no search path needed); an error when that wheel lacks it.
+TEST_F(Gcc, LibrariesFromADeclaredTorch) {
+  std::string ext = needing("libc10.so");
+  WheelBuilder x("xkern", "0.1", "cp312-cp312-manylinux_2_28_x86_64");
+  x.purelib(false).add("xkern/_C.cpython-312-x86_64-linux-gnu.so", ext).requires_dist("torch>=2.10");
+  std::string c10 = lib("libc10.so", "int c10(void){return 1;}", "-Wl,-soname,libc10.so");
+  WheelBuilder torch("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
+  torch.purelib(false).add("torch/lib/libc10.so", c10);
+  WheelBuilder hollow("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
+  hollow.purelib(false).add("torch/lib/README", "no library here");
+  Policy p = load_policy("default");
+  auto judge = [&](const WheelBuilder* with) {
+    std::vector<WheelFacts> run;
+    run.push_back(testing::facts_of(x.build(), x.filename()));
+    if (with) run.push_back(testing::facts_of(with->build(), with->filename()));
+    return judge_wheel(run[0], run, p).findings;
+  };
+  auto alone = judge(nullptr);
+  EXPECT_TRUE(says(alone, "come from the dependency torch")) << dump_of(alone);
+  EXPECT_FALSE(has_errors(alone)) << dump_of(alone);
+  auto resolved = judge(&torch);
+  EXPECT_FALSE(testing::has_rule(resolved, "WC503")) << dump_of(resolved);
+  auto missing = judge(&hollow);
+  EXPECT_TRUE(says(missing, "WC503 [error]")) << dump_of(missing);
+}
+
 TEST_F(Gcc, NeedsADeclaredDependencyProvides) {
   std::string user = needing("libcublas.so.13", "$ORIGIN/../nvidia/cu13/lib");
   auto check = [&](const std::string& requires_dist) {

@@ -5,6 +5,7 @@
 // large). auditwheel's own bundled test wheels check the justified tag against `auditwheel show`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -96,6 +97,45 @@ void run_checks(bool large) {
 }
 
 TEST(RealWheels, Verdicts) { run_checks(false); }
+
+// A verdict does not depend on unrelated wheels: each wheel's findings in the run of its own check
+// equal its findings in one run of every (default-policy) real wheel together.
+std::map<std::string, std::vector<std::string>> findings_by_wheel(const std::vector<std::string>& files) {
+  std::vector<std::string> args{"check", "--format", "json", "-j", "2"};
+  for (const auto& n : files) args.push_back(cache_dir() + "/" + n);
+  auto r = run_wheelcheck(args);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  std::map<std::string, std::vector<std::string>> out;
+  if (r.exit_code != 0 && r.exit_code != 1) return out;
+  const json report = json::parse(r.out);  // kept: a range over a temporary's member would dangle
+  for (const auto& w : report["wheels"]) {
+    auto& v = out[basename_of(w["path"])];
+    v.push_back(w["verdict"]);
+    for (const auto& f : w["findings"])
+      v.push_back(f["rule"].get<std::string>() + " " + f["severity"].get<std::string>() + " " + f.value("entry", "") +
+                  ": " + f["message"].get<std::string>());
+  }
+  return out;
+}
+
+TEST(RealWheels, VerdictsDoNotDependOnUnrelatedWheels) {
+  std::vector<std::vector<std::string>> groups;
+  std::vector<std::string> all;
+  for (const auto& check : manifest()["checks"]) {
+    if (check.value("large", false) || check.value("policy", "default") != "default") continue;
+    groups.push_back(check["files"]);
+    for (const auto& f : groups.back())
+      if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(f);
+  }
+  bool offline = false;
+  std::string err = fetch(all, &offline);
+  if (offline) GTEST_SKIP() << "cannot download wheels from PyPI: " << err;
+  ASSERT_EQ(err, "") << err;
+  auto together = findings_by_wheel(all);
+  ASSERT_EQ(together.size(), all.size());
+  for (const auto& g : groups)
+    for (const auto& [file, alone] : findings_by_wheel(g)) EXPECT_EQ(alone, together[file]) << file;
+}
 
 TEST(RealWheelsLarge, Verdicts) {
   if (!std::getenv("WHEELCHECK_LARGE_WHEELS"))

@@ -346,6 +346,7 @@ void parse_cuda(const json& c, CudaPolicy& out) {
     out.version_file = std::move(vf);
   }
   take(c, "providers", out.providers);
+  take(c, "import_loaded", out.import_loaded);
   take(c, "ptx_isa_min_cuda", out.ptx_isa_min_cuda);
   if (c.contains("ga_drivers"))
     for (const auto& [cuda, driver] : c["ga_drivers"].items())

@@ -115,6 +115,8 @@ struct CudaPolicy {
   std::optional<VersionFile> version_file;
   // Dependency (canonical name, optionally with one [extra]) -> the sonames its wheel installs.
   std::map<std::string, std::vector<std::string>> providers;
+  // Projects whose import loads their libraries into the process (a dependent binds them by soname).
+  std::vector<std::string> import_loaded;
   // Facts wheelsmoke needs too; one home (policies/cuda.json).
   std::map<std::string, std::string> ptx_isa_min_cuda;          // "8.7" -> "12.8"
   std::vector<std::pair<std::string, std::string>> ga_drivers;  // ("12.8", "570.26"), oldest first

@@ -1,7 +1,14 @@
 #include "rules/install_set.h"
 
+#include <deque>
+#include <set>
+
+#include "binary/binary_facts.h"
+#include "rules/resolution.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
+#include "wheel/requirement.h"
 
 namespace wc {
 namespace {
@@ -83,15 +90,72 @@ bool installable_together(const WheelFacts& a, const WheelFacts& b) {
   return &a == &b || installable_together(a.filename, b.filename);
 }
 
+namespace {
+
+// The projects `w` declares: every Requires-Dist whose markers can hold for `env`, by default or
+// under one of w's extras.
+std::set<std::string> declared_projects(const WheelFacts& w, const MarkerEnvironment& env) {
+  std::set<std::string> out;
+  if (!w.metadata) return out;
+  auto extras = w.metadata->get_all("Provides-Extra");
+  for (const auto& line : w.metadata->get_all("Requires-Dist")) {
+    auto r = parse_requirement(line);
+    if (!r) continue;
+    bool holds = evaluate(*r, env) != Truth::no;
+    for (size_t k = 0; !holds && k < extras.size(); ++k) {
+      MarkerEnvironment with = env;
+      with["extra"] = extras[k];
+      holds = evaluate(*r, with) != Truth::no;
+    }
+    if (holds) out.insert(r->canonical_name);
+  }
+  return out;
+}
+
+// Install directories the binaries of `w` search (RPATH/RUNPATH resolved inside site-packages).
+std::vector<std::string> searched_dirs(const WheelFacts& w) {
+  std::vector<std::string> out;
+  for (const auto& b : w.binaries)
+    for (const auto& d : search_dirs(b))
+      if (d.resolved) out.push_back(*d.resolved);
+  return out;
+}
+
+bool installs_under(const WheelFacts& w, const std::string& dir) {
+  const std::string prefix = dir.empty() ? "" : dir + "/";
+  return std::any_of(w.entries.begin(), w.entries.end(), [&](const EntryFacts& e) {
+    if (e.kind != EntryKind::file) return false;
+    std::string p = install_path(e.name);
+    return !p.empty() && p.rfind(prefix, 0) == 0 && p.find('/', prefix.size()) == std::string::npos;
+  });
+}
+
+}  // namespace
+
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all) {
   InstallSet set;
-  bool self = false;
-  for (const auto& w : all)
-    if (installable_together(f, w)) {
-      set.wheels.push_back(&w);
-      self |= &w == &f;
+  set.wheels.push_back(&f);
+  std::set<const WheelFacts*> in{&f};
+  const MarkerEnvironment env = environment_for(f.filename);
+  std::deque<const WheelFacts*> queue{&f};
+  auto take = [&](const WheelFacts& u) {
+    if (in.insert(&u).second) {
+      set.wheels.push_back(&u);
+      queue.push_back(&u);
     }
-  if (!self) set.wheels.push_back(&f);
+  };
+  while (!queue.empty()) {
+    const WheelFacts* w = queue.front();
+    queue.pop_front();
+    auto wanted = declared_projects(*w, env);
+    auto dirs = searched_dirs(*w);
+    for (const auto& u : all) {
+      if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) continue;
+      if (wanted.count(u.filename.canonical_name) ||
+          std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return installs_under(u, d); }))
+        take(u);
+    }
+  }
   return set;
 }
 

@@ -17,7 +17,10 @@ struct InstallSet {
 bool installable_together(const WheelFacts& a, const WheelFacts& b);
 // The same from the file names alone (platform and Python tags).
 bool installable_together(const WheelFilename& a, const WheelFilename& b);
-// The wheels of `all` installable together with `f` (f itself included).
+// The wheels of `all` that `f` is installed with: f itself, the wheels it declares (Requires-Dist,
+// under any marker or extra that can hold on f's platform, and theirs in turn), and the wheels its
+// binaries' own search paths reach; each installable together with f. Wheels of the run that f
+// neither declares nor reaches never change its verdict.
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all);
 
 }  // namespace wc
