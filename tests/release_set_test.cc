@@ -111,6 +111,36 @@ TEST(ReleaseSet, RequiresDistAgreesModuloMarkersAndVariantPins) {
   EXPECT_TRUE(check_release_set({x86, arm, mac, cu126}, p, nullptr).findings.empty());
 }
 
+// Without a release section, every group of one project and version in a run must still agree:
+// the aarch64 wheel missing the Requires-Dist its siblings declare fails under the default policy;
+// another project's wheels in the same run form their own group; "consistency": false turns it off.
+TEST(ReleaseSet, ConsistencyWithoutAPolicy) {
+  Policy p = load_policy("default");
+  auto x86 = member("demo-2.0-cp312-cp312-manylinux_2_28_x86_64.whl", {"filelock", "numpy>=2"});
+  auto mac = member("demo-2.0-cp312-cp312-macosx_11_0_arm64.whl", {"filelock", "numpy>=2"});
+  auto arm = member("demo-2.0-cp312-cp312-manylinux_2_28_aarch64.whl", {"filelock"});
+  auto other = member("other-1.0-py3-none-any.whl", {"requests"});
+  auto older = member("demo-1.9-cp312-cp312-manylinux_2_28_x86_64.whl", {});
+  auto v = check_release_set({x86, mac, arm, other, older}, p, nullptr);
+  EXPECT_TRUE(has(v, "WC705", arm.filename, "lacks Requires-Dist 'numpy>=2'")) << dump(v);
+  EXPECT_EQ(v.findings.size(), 1u) << dump(v);
+  EXPECT_EQ(v.members, 3u);  // demo 2.0's three wheels; demo 1.9 and other are alone in their groups
+  Policy off = policy_with(R"({"consistency": false})");
+  EXPECT_TRUE(check_release_set({x86, mac, arm}, off, nullptr).findings.empty());
+  // Through the CLI: the set section appears with the finding, and the run fails.
+  testing::TempDir d;
+  for (const auto& [tag, reqs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"py3-none-manylinux_2_28_x86_64", {"numpy>=2"}}, {"py3-none-manylinux_2_28_aarch64", {}}}) {
+    WheelBuilder b("demo", "2.0", tag);
+    b.purelib(false).add("demo/__init__.py", "");
+    for (const auto& r : reqs) b.requires_dist(r);
+    b.write(d.path());
+  }
+  auto r = run_wheelcheck({"check", "--format", "json", d.path()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("lacks Requires-Dist 'numpy>=2'"), std::string::npos) << r.out;
+}
+
 TEST(ReleaseSet, VersionRequiresPythonAndClassifiersAgree) {
   Policy p = policy_with(R"({"project": "demo"})");
   std::vector<SetMember> ms = {member("demo-2.0-cp312-cp312-manylinux_2_28_x86_64.whl"),

@@ -158,6 +158,26 @@ TEST(Rules, WC201AndWC202Metadata) {
   EXPECT_EQ(cont.metadata->body, "body text\n");
 }
 
+// A WHEEL whose header block is repeated after a blank line: what follows is ignored by installers,
+// and the warning names what was lost (Build among it).
+TEST(Rules, WC104WheelFileWithABody) {
+  auto w =
+      check(WheelBuilder("t", "1.0")
+                .add("t/__init__.py", "")
+                .wheel_file(
+                    "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.34.2)\nRoot-Is-Purelib: true\nTag: py3-none-any\n\n"
+                    "Wheel-Version: 1.0\nBuild: 7\nTag: py3-none-any\n"));
+  auto f = first(w, "WC104");
+  ASSERT_TRUE(f) << testing::dump(w);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_NE(f->message.find("Wheel-Version, Build, Tag"), std::string::npos) << f->message;
+  EXPECT_FALSE(
+      first(check(WheelBuilder("t", "1.0")
+                      .add("t/__init__.py", "")
+                      .wheel_file("Wheel-Version: 1.0\nGenerator: x\nRoot-Is-Purelib: true\nTag: py3-none-any\n\n\n")),
+            "WC104"));
+}
+
 TEST(Rules, WC203RequiresPython) {
   auto b = WheelBuilder("t", "1.0", "cp38-cp38-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", "");
   EXPECT_TRUE(first(check(WheelBuilder(b).requires_python(">=3.10")), "WC203"));
@@ -167,6 +187,11 @@ TEST(Rules, WC203RequiresPython) {
   auto partial = check(WheelBuilder("t", "1.0", "py2.py3-none-any").add("t/__init__.py", "").requires_python(">=3.6"));
   ASSERT_TRUE(first(partial, "WC203")) << testing::dump(partial);
   EXPECT_EQ(first(partial, "WC203")->severity, Severity::warning);
+  // cp38-abi3 installs on every CPython from 3.8: Requires-Python >=3.11,<3.15 leaves 3.11-3.14.
+  auto abi3 = WheelBuilder("t", "1.0", "cp38-abi3-manylinux_2_17_x86_64").purelib(false).add("t/__init__.py", "");
+  auto narrowed = check(WheelBuilder(abi3).requires_python(">=3.11,<3.15"));
+  EXPECT_FALSE(first(narrowed, "WC203")) << testing::dump(narrowed);
+  EXPECT_TRUE(first(check(WheelBuilder(abi3).requires_python("<3.8")), "WC203"));
 }
 
 TEST(Rules, WC301To306Record) {

@@ -96,6 +96,9 @@ void judge_set(RunReport& report, const std::vector<SetMember>& members, const P
   std::vector<SetMember> before;
   if (!baseline.empty()) before = read_baseline(baseline);
   SetVerdict v = check_release_set(members, policy, baseline.empty() ? nullptr : &before);
+  // Without a declared release or a baseline, the set section appears only when the run held a
+  // group of wheels of one project and version to compare.
+  if (!policy.release.defined && baseline.empty() && v.members == 0) return;
   SetSection s;
   s.findings = std::move(v.findings);
   s.waived = std::move(v.waived);

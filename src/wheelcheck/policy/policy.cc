@@ -360,7 +360,10 @@ void parse_cuda(const json& c, CudaPolicy& out) {
 }
 
 void parse_release(const json& r, ReleasePolicy& out) {
-  out.defined = true;
+  take(r, "consistency", out.consistency);
+  out.defined = r.is_object() && std::any_of(r.items().begin(), r.items().end(),
+                                             [](const auto& kv) { return kv.key() != "consistency"; });
+  if (!out.defined) return;
   take(r, "project", out.project);
   take(r, "version", out.version);
   out.python = strings(r, "python");

@@ -139,6 +139,9 @@ struct ReleasePolicy {
   double max_growth_ratio = 1.25;  // WC702 against --baseline
   uint64_t min_entry_bytes_reported = 1u << 20;
   std::vector<std::string> consistent_fields = {"Version", "Requires-Python", "Classifier", "Requires-Dist"};
+  // WC705/WC707 over every group of wheels of one project and version in a run, release section
+  // or not ("consistency": false turns that off; a declared release is judged as declared).
+  bool consistency = true;
 };
 
 struct PolicyIssue {

@@ -60,6 +60,20 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
   const HeaderFile& h = *f.wheel_file;
   const std::string entry = f.dist_info + "/WHEEL";
   for (const auto& p : h.problems) s.add("WC104", "WHEEL: " + p, entry);
+  // WHEEL has no body: installers read the header block only, so fields after a blank line (a
+  // header block written twice, as a 2020 wheel did) are silently dropped.
+  if (!trim(h.body).empty()) {
+    HeaderFile after = parse_header_file(h.body);
+    std::vector<std::string> names;
+    for (const auto& [k, v] : after.fields)
+      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+    s.add("WC104",
+          names.empty() ? "WHEEL has text after a blank line; installers read only the header block before it"
+                        : "WHEEL has fields after a blank line, which installers ignore (they read only the header "
+                          "block before it): " +
+                              clip_for_display(join(names, ", "), 200),
+          entry, std::nullopt, Severity::warning);
+  }
   // Single-valued fields installers act on, given twice: readers that take the first
   // (email.parser) and readers that take the last see different wheels when the values differ.
   // (Generator is informational: delocate and auditwheel append their own line by design.)
@@ -239,8 +253,9 @@ void metadata_file(const WheelFacts& f, FindingSink& s) {
 }
 
 // Python versions a python tag stands for, to test against Requires-Python: cp312 -> 3.12.*,
-// py3 -> 3.*, py312 -> 3.12.*. Empty when the tag names no CPython-compatible version.
-std::vector<Version> versions_for_tag(const std::string& tag) {
+// py3 -> 3.*, py312 -> 3.12.*; with the stable ABI (abi3), cp38 -> 3.8 and every later 3.x, which
+// all install it. Empty when the tag names no CPython-compatible version.
+std::vector<Version> versions_for_tag(const std::string& tag, bool stable_abi) {
   std::string t = to_lower(tag);
   std::string digits;
   if (t.starts_with("cp") || t.starts_with("py") || t.starts_with("pp")) digits = t.substr(2);
@@ -258,7 +273,12 @@ std::vector<Version> versions_for_tag(const std::string& tag) {
       for (int micro : {0, 99}) add(mi, micro);
   } else {
     int mi = *parse_small(std::string_view(digits).substr(1));
-    for (int micro = 0; micro <= 50; ++micro) add(mi, micro);
+    if (stable_abi && t.starts_with("cp")) {
+      for (int later = mi; later <= mi + 30; ++later)
+        for (int micro : {0, 99}) add(later, micro);
+    } else {
+      for (int micro = 0; micro <= 50; ++micro) add(mi, micro);
+    }
   }
   return out;
 }
@@ -273,8 +293,11 @@ void requires_python(const WheelFacts& f, FindingSink& s) {
   // weight, e.g. py2.py3 with Requires-Python >=3.6 (warning).
   std::vector<std::string> excluded;
   size_t judged = 0;
+  const auto& abis = f.filename.abi_tags;
+  const bool stable_abi =
+      std::any_of(abis.begin(), abis.end(), [](const std::string& a) { return a.rfind("abi3", 0) == 0; });
   for (const auto& py : f.filename.python_tags) {
-    auto candidates = versions_for_tag(py);
+    auto candidates = versions_for_tag(py, stable_abi);
     if (candidates.empty()) continue;
     ++judged;
     if (std::none_of(candidates.begin(), candidates.end(), [&](const Version& v) { return spec->contains(v); }))

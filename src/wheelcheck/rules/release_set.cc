@@ -416,7 +416,42 @@ std::optional<SetMember> member_from_json(const json& j) {
   }
 }
 
-bool release_rules_apply(const Policy& p) { return p.release.defined; }
+bool release_rules_apply(const Policy& p) { return p.release.defined || p.release.consistency; }
+
+namespace {
+
+// The agreement rules over one group of wheels.
+void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, FindingSink& s) {
+  const auto& fields = r.consistent_fields;
+  auto wants = [&](const char* f) { return std::find(fields.begin(), fields.end(), f) != fields.end(); };
+  if (wants("Version")) {
+    agree(
+        ms, "the public version", [](const SetMember& m) { return m.public_version; },
+        [](const std::string& x) { return "'" + x + "'"; }, s);
+    agree(
+        ms, "METADATA's Version (without the local part)",
+        [](const SetMember& m) {
+          auto v = parse_version(m.metadata_version_field);
+          return v ? v->public_version() : m.metadata_version_field;
+        },
+        [](const std::string& x) { return "'" + x + "'"; }, s);
+  }
+  if (wants("Requires-Python"))
+    agree(
+        ms, "Requires-Python", [](const SetMember& m) { return m.requires_python; },
+        [](const std::string& x) { return x.empty() ? std::string("(none)") : "'" + x + "'"; }, s);
+  if (wants("Classifier"))
+    agree(
+        ms, "the Classifier list", [](const SetMember& m) { return join(m.classifiers, "\n"); },
+        [](const std::string& x) {
+          return "[" + std::to_string(x.empty() ? 0 : std::count(x.begin(), x.end(), '\n') + 1) + " classifiers]";
+        },
+        s);
+  if (wants("Requires-Dist")) requirements(ms, s);
+  variants(ms, s);
+}
+
+}  // namespace
 
 SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p,
                              const std::vector<SetMember>* baseline) {
@@ -430,33 +465,19 @@ SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy&
   v.members = ms.size();
   if (r.defined) {
     matrix(ms, r, s);
-    const auto& fields = r.consistent_fields;
-    auto wants = [&](const char* f) { return std::find(fields.begin(), fields.end(), f) != fields.end(); };
-    if (wants("Version")) {
-      agree(
-          ms, "the public version", [](const SetMember& m) { return m.public_version; },
-          [](const std::string& x) { return "'" + x + "'"; }, s);
-      agree(
-          ms, "METADATA's Version (without the local part)",
-          [](const SetMember& m) {
-            auto v = parse_version(m.metadata_version_field);
-            return v ? v->public_version() : m.metadata_version_field;
-          },
-          [](const std::string& x) { return "'" + x + "'"; }, s);
-    }
-    if (wants("Requires-Python"))
-      agree(
-          ms, "Requires-Python", [](const SetMember& m) { return m.requires_python; },
-          [](const std::string& x) { return x.empty() ? std::string("(none)") : "'" + x + "'"; }, s);
-    if (wants("Classifier"))
-      agree(
-          ms, "the Classifier list", [](const SetMember& m) { return join(m.classifiers, "\n"); },
-          [](const std::string& x) {
-            return "[" + std::to_string(x.empty() ? 0 : std::count(x.begin(), x.end(), '\n') + 1) + " classifiers]";
-          },
-          s);
-    if (wants("Requires-Dist")) requirements(ms, s);
-    variants(ms, s);
+    consistency(ms, r, s);
+  } else if (r.consistency) {
+    // No release declared: every group of one project and version in the run is a release whose
+    // wheels must agree.
+    std::map<std::pair<std::string, std::string>, std::vector<const SetMember*>> groups;
+    for (const auto* m : ms)
+      if (!m->project.empty()) groups[{m->project, m->public_version}].push_back(m);
+    v.members = 0;
+    for (const auto& [key, group] : groups)
+      if (group.size() > 1) {
+        consistency(group, r, s);
+        v.members += group.size();
+      }
   }
   if (baseline) v.baseline_matched = sizes(ms, *baseline, r, s);
   v.findings = s.take();
