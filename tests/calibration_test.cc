@@ -149,6 +149,39 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
   EXPECT_FALSE(testing::has_rule(resolved, "WC503")) << dump_of(resolved);
   auto missing = judge(&hollow);
   EXPECT_TRUE(says(missing, "WC503 [error]")) << dump_of(missing);
+  // The CUDA runtime comes through torch's own dependencies, which `import torch` loads first: a
+  // warning naming torch alone, resolved when the run holds torch and the wheel shipping it.
+  std::string cuda_user = needing("libcudart.so.13");
+  WheelBuilder y("ykern", "0.1", "cp312-cp312-manylinux_2_28_x86_64");
+  y.purelib(false).add("ykern/_C.cpython-312-x86_64-linux-gnu.so", cuda_user).requires_dist("torch");
+  std::string rt = lib("libcudart.so.13", "int rt(void){return 1;}", "-Wl,-soname,libcudart.so.13");
+  WheelBuilder runtime("nvidia-cuda-runtime", "13.0.96", "py3-none-manylinux_2_27_x86_64");
+  runtime.purelib(false).add("nvidia/cu13/lib/libcudart.so.13", rt);
+  torch.requires_dist("nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\"");
+  std::vector<WheelFacts> run;
+  run.push_back(testing::facts_of(y.build(), y.filename()));
+  auto y_alone = judge_wheel(run[0], run, p).findings;
+  EXPECT_TRUE(says(y_alone, "come from the dependency torch")) << dump_of(y_alone);
+  run.push_back(testing::facts_of(torch.build(), torch.filename()));
+  run.push_back(testing::facts_of(runtime.build(), runtime.filename()));
+  auto y_with = judge_wheel(run[0], run, p).findings;
+  EXPECT_FALSE(testing::has_rule(y_with, "WC503")) << dump_of(y_with);
+}
+
+// A library named like a single-version module in an abi3 wheel but exporting no PyInit_ (a torch
+// op library torchao loads by path) is no module: WC105 only for the one that is.
+TEST_F(Gcc, Abi3WheelWithAVersionedLibraryThatIsNoModule) {
+  auto check = [&](const std::string& init) {
+    std::string so = lib("_C_mxfp8.so", "int op(void){return 1;}" + init, "");
+    WheelBuilder b("ao", "0.1", "cp310-abi3-manylinux_2_28_x86_64");
+    b.purelib(false).add("ao/_C_mxfp8.cpython-310-x86_64-linux-gnu.so", so);
+    return testing::findings_of(b.build(), b.filename());
+  };
+  auto op_library = check("");
+  EXPECT_FALSE(testing::has_rule(op_library, "WC105")) << dump_of(op_library);
+  auto module = check(" void* PyInit__C_mxfp8(void){return 0;}");
+  EXPECT_TRUE(says(module, "abi3 wheel contains an extension built for one CPython version (cp310)"))
+      << dump_of(module);
 }
 
 TEST_F(Gcc, NeedsADeclaredDependencyProvides) {

@@ -133,6 +133,19 @@ TEST(Fatbin, AbsurdDecompressedSizeIsWC508) {
   })) << testing::dump(fs);
 }
 
+// LTO-IR entries (kind 8, nvcc -dlto) are skipped, and the PTX and SASS after them still count
+// (cudf's shim.fatbin: 7 of its 8 PTX architectures were lost behind one).
+TEST(Fatbin, LtoIrEntriesAreSkipped) {
+  auto c = synth_container({{8, 70}, {1, 70, 0x11, 8, 5}, {2, 80}, {8, 90}, {1, 120, 0x11, 8, 8}});
+  FatbinScanner s;
+  s.feed(c.data(), c.size());
+  std::vector<std::string> errors;
+  auto f = select_fatbins(s, ByteRange{0, c.size()}, errors);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(f.ptx(), (std::vector<std::string>{"compute_70", "compute_120"}));
+  EXPECT_EQ(f.sass(), (std::vector<std::string>{"sm_80"}));
+}
+
 TEST(Fatbin, BareFatbinFileInAWheel) {
   auto c = synth_container({{2, 86}, {1, 86, 0x11, 8, 5}});
   testing::WheelBuilder b("kern", "1.0+cu126", "py3-none-manylinux_2_17_x86_64");

@@ -86,6 +86,8 @@ TEST(PlatformTags, Classification) {
                                   {"win_amd64", PlatformFamily::windows, true, "amd64", 0, 0},
                                   {"ios_13_0_arm64_iphoneos", PlatformFamily::ios, true, "arm64", 13, 0},
                                   {"android_24_arm64_v8a", PlatformFamily::android, true, "arm64_v8a", 24, 0},
+                                  {"pyemscripten_2026_0_wasm32", PlatformFamily::other, true, "wasm32", 2026, 0},
+                                  {"pyemscripten_2024_x_wasm32", PlatformFamily::other, false, "", 0, 0},
                                   {"manylinux_2_28_sparc", PlatformFamily::manylinux, false, "sparc", 2, 28},
                                   {"solaris_2_11_i86pc", PlatformFamily::other, false, "", 0, 0}}) {
     PlatformTag p = classify_platform(c.tag);

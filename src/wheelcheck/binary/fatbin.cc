@@ -17,6 +17,8 @@ constexpr size_t kPayloadHead = 8192;
 // A compressed entry's declared decompressed size above this (or above 4096 times its payload) is
 // not a GPU image: the largest real cubins are a few hundred MB and compress under 20:1.
 constexpr uint64_t kMaxDecompressed = 4ull << 30;
+// Entry kinds beside PTX (1) and SASS (2): LTO-IR (8), what nvcc -dlto embeds (cudf's shim.fatbin).
+constexpr uint16_t kKindLtoIr = 8;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 }  // namespace
 
@@ -143,7 +145,7 @@ void FatbinScanner::on_entry_header() {
   FatbinContainer& box = containers.back();
   uint64_t left = container_end_ - e.offset;
   std::string bad;
-  if (kind != FatbinEntry::ptx && kind != FatbinEntry::sass)
+  if (kind != FatbinEntry::ptx && kind != FatbinEntry::sass && kind != kKindLtoIr)
     bad = "unknown entry kind " + std::to_string(kind);
   else if (header_size < kEntryHeader || header_size > 4096)
     bad = "entry header size " + std::to_string(header_size) + " out of range";
@@ -159,6 +161,13 @@ void FatbinScanner::on_entry_header() {
     payload_left_ = 0;
     container_end_ = pos_;  // the rest of this container is skipped
     state_ = State::entry_skip;
+    return;
+  }
+  if (kind == kKindLtoIr) {  // LTO-IR for link-time optimisation: no code a GPU runs; skipped whole
+    skip_left_ = header_size - kEntryHeader + e.payload_size;
+    payload_left_ = 0;
+    state_ = State::entry_skip;
+    if (skip_left_ == 0) start_entry_or_end();
     return;
   }
   e.kind = static_cast<FatbinEntry::Kind>(kind);

@@ -155,20 +155,23 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
                                 auto it = cuda.providers.find(w->filename.canonical_name);
                                 return it != cuda.providers.end() && glob_any(it->second, need);
                               });
-    // A dependency whose import loads its libraries (import torch: libtorch, libc10) serves the
-    // need by soname, search path or not, when its wheel in the set ships that library.
-    bool loaded_by_import =
-        dependency_present && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* w) {
-          if (w == &cx.f || !w->filename.valid ||
-              std::find(cuda.import_loaded.begin(), cuda.import_loaded.end(), w->filename.canonical_name) ==
-                  cuda.import_loaded.end())
-            return false;
-          return std::any_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& lib) {
-            std::string_view base = lib.path;
-            base = base.substr(base.rfind('/') == std::string_view::npos ? 0 : base.rfind('/') + 1);
-            return lib.soname == need || base == need;
-          });
-        });
+    // A dependency whose import loads libraries (import torch: libtorch, libc10, and the CUDA
+    // libraries of its own dependencies) serves the need by soname, search path or not, when a
+    // wheel of the install set ships that library.
+    auto is_import_loaded = [&](const WheelFacts* w) {
+      return w != &cx.f && w->filename.valid &&
+             std::find(cuda.import_loaded.begin(), cuda.import_loaded.end(), w->filename.canonical_name) !=
+                 cuda.import_loaded.end();
+    };
+    auto ships = [&](const WheelFacts* w) {
+      return w != &cx.f && std::any_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& lib) {
+               std::string_view base = lib.path;
+               base = base.substr(base.rfind('/') == std::string_view::npos ? 0 : base.rfind('/') + 1);
+               return lib.soname == need || base == need;
+             });
+    };
+    bool loaded_by_import = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), is_import_loaded) &&
+                            std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), ships);
     if (loaded_by_import) continue;
     if (by && !dependency_present) {  // one report per Requires-Dist line, whatever extras it names
       auto& slot = cx.from_dependencies[by->requirement];

@@ -1,6 +1,9 @@
 // WC105 (contents): what the wheel holds against what its tags promise, without binary analysis:
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
 // another interpreter version or ABI than the tags.
+#include <algorithm>
+
+#include "binary/binary_facts.h"
 #include "rules/resolution.h"
 #include "rules/rules.h"
 #include "util/parse.h"
@@ -83,6 +86,11 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
       continue;
     }
     if (abi3 && cp_abis.empty()) {
+      // A library named like a module but exporting no PyInit_ is no module Python imports (a
+      // torch op library loaded by path, as torchao's _C_mxfp8): its name binds no interpreter.
+      auto bin =
+          std::find_if(f.binaries.begin(), f.binaries.end(), [&](const BinaryFacts& b) { return b.path == e.name; });
+      if (bin != f.binaries.end() && exports_module_init(*bin) == std::optional<bool>(false)) continue;
       s.add("WC105", "abi3 wheel contains an extension built for one CPython version (" + abi + ")", e.name);
       continue;
     }

@@ -85,15 +85,20 @@ bool is_extension_module(const std::string& entry) {
   return s && s->python_extension && !install_path(entry).empty();
 }
 
-bool is_extension_module(const BinaryFacts& b) {
-  auto s = extension_suffix(b.path);
-  if (!s || !s->python_extension || install_path(b.path).empty()) return false;
-  if (!s->abi.empty() || b.format != "elf" || !b.undefined_symbols_read) return true;
+std::optional<bool> exports_module_init(const BinaryFacts& b) {
+  if (b.format != "elf" || !b.undefined_symbols_read) return std::nullopt;
   std::string_view base = b.path;
   base = base.substr(base.rfind('/') == std::string_view::npos ? 0 : base.rfind('/') + 1);
   std::string stem(base.substr(0, base.find('.')));
   return std::any_of(b.module_inits.begin(), b.module_inits.end(),
                      [&](const std::string& sym) { return sym == "PyInit_" + stem || sym == "PyModExport_" + stem; });
+}
+
+bool is_extension_module(const BinaryFacts& b) {
+  auto s = extension_suffix(b.path);
+  if (!s || !s->python_extension || install_path(b.path).empty()) return false;
+  if (!s->abi.empty()) return true;
+  return exports_module_init(b).value_or(true);
 }
 
 // A shared object without the "lib" prefix that is not an extension module (nvshmem_transport_ibrc.so.6,

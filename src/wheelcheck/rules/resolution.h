@@ -52,5 +52,8 @@ bool is_extension_module(const std::string& entry);
 // plugin a library loads with dlopen (ONNX Runtime's CUDA provider). When the dynamic symbols were
 // not read (a huge .dynsym, --depth metadata) the name decides.
 bool is_extension_module(const BinaryFacts& b);
+// Whether an ELF binary exports its module's init function (PyInit_<stem>, PyModExport_<stem>);
+// nullopt when that cannot be told (not ELF, or its dynamic symbols were not read).
+std::optional<bool> exports_module_init(const BinaryFacts& b);
 
 }  // namespace wc

@@ -279,6 +279,17 @@ PlatformTag classify_platform(std::string_view tag) {
     // PEP 738: android_{api}_{abi}
     p.family = PlatformFamily::android;
     if (!parse_android(tag.substr(8), p)) p.problem = "expected android_APILEVEL_ABI (PEP 738)";
+  } else if (tag.starts_with("pyemscripten_")) {
+    // PEP 783: pyemscripten_{year}_{patch}_wasm32 (Pyodide's ABI), accepted by PyPI.
+    std::string_view rest = tag.substr(13);
+    uint64_t year = 0, patch = 0;
+    if (consume_number(rest, 9999, year) && consume(rest, "_") && consume_number(rest, 9999, patch) &&
+        rest == "_wasm32" && year >= 2024) {
+      p.arch = "wasm32", p.major = static_cast<int>(year), p.minor = static_cast<int>(patch);
+      p.pypi_accepted = true;
+    } else {
+      p.problem = "expected pyemscripten_YEAR_PATCH_wasm32 (PEP 783)";
+    }
   } else {
     p.problem = "unknown platform tag";
   }
