@@ -197,6 +197,22 @@ TEST(CudaRules, VariantAgainstRuntimeAndPins) {
   EXPECT_FALSE(testing::has_rule(ok, "WC204")) << testing::dump(ok);
 }
 
+// Windows: the CUDA runtime a .pyd imports (cudart64_13.dll, any case) is the runtime it links.
+TEST(CudaRules, WindowsRuntimeDllAgainstTheVariant) {
+  auto pe = pe_image_with_fatbin(0x8664, {"CUDART64_13.DLL", "python312.dll", "KERNEL32.dll"},
+                                 synth_container({{2, 80}}), 1u << 16);
+  auto check = [&](const std::string& version) {
+    testing::WheelBuilder b("gpu-pkg", version, "cp312-cp312-win_amd64");
+    b.purelib(false).add("gpu_pkg/_ext.cp312-win_amd64.pyd", std::string(pe.begin(), pe.end()));
+    return testing::findings_of(b.build(), b.filename());
+  };
+  auto wrong = check("2.0+cu128");
+  EXPECT_TRUE(std::any_of(wrong.begin(), wrong.end(), [](const Finding& f) {
+    return f.rule == "WC601" && f.message.find("CUDART64_13.DLL") != std::string::npos;
+  })) << testing::dump(wrong);
+  EXPECT_FALSE(testing::has_rule(check("2.0+cu130"), "WC601")) << testing::dump(check("2.0+cu130"));
+}
+
 TEST(CudaRules, PtxIsaNewerThanTheVariantsToolkit) {
   testing::TempDir d;
   auto lib = synth_library(d, {synth_container({{1, 90, 0x11, 9, 0}})});  // PTX ISA 9.0 = CUDA 13

@@ -83,6 +83,11 @@ CudaFacts derive_cuda_facts(const WheelFacts& f, const CudaPolicy& cuda) {
   for (const auto& b : f.binaries) {
     for (const auto& n : b.needed)
       if (auto it = soname_major.find(n); it != soname_major.end()) c.links.push_back({b.path, n, it->second});
+    // Windows: the imported DLLs (cudart64_12.dll), named case-insensitively; the table keeps them
+    // in lower case.
+    for (const auto& dll : b.dlls)
+      if (auto it = soname_major.find(to_lower(dll)); it != soname_major.end())
+        c.links.push_back({b.path, dll, it->second});
     if (!b.cuda_toolkit.empty()) c.toolkits.push_back({b.path, b.cuda_toolkit});
     for (const auto& s : b.fatbin.sass()) sass.insert(s);
     for (const auto& p : b.fatbin.ptx()) ptx.insert(p);
