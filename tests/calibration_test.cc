@@ -369,6 +369,21 @@ TEST(Calibration, WaiversSetFindingsAsideWithTheirReason) {
   EXPECT_NE(q.out.find("missing required key 'reason'"), std::string::npos) << q.out;
 }
 
+// Cubins (ELF for the GPU) in a platform-'any' wheel run on no host CPU: no native-data note
+// (flashinfer-cubin ships 15,970 of them); a host .so beside them still gets one.
+TEST(Calibration, CubinsInAnAnyWheel) {
+  auto cubin = testing::tiny_elf(true, false, 190);
+  auto host = testing::tiny_elf(true, false, 62);
+  WheelBuilder b("kern-cubin", "1.0");
+  b.add("kern_cubin/cubins/gemm_sm100f.cubin", std::string(cubin.begin(), cubin.end()));
+  auto only = testing::findings_of(b.build(), b.filename());
+  EXPECT_FALSE(testing::has_rule(only, "WC105")) << dump_of(only);
+  b.add("kern_cubin/tools/" + std::string(100, 'x') + "/libhelper.so.1", std::string(host.begin(), host.end()));
+  auto mixed = testing::findings_of(b.build(), b.filename());
+  EXPECT_TRUE(says(mixed, "1 native file shipped as data")) << dump_of(mixed);
+  EXPECT_TRUE(says(mixed, "/libhelper.so.1")) << "the end of a long path is kept: " << dump_of(mixed);
+}
+
 TEST(Calibration, AndroidAndIosTags) {
   auto arm64 = testing::tiny_elf(true, false, 183);
   auto android = [&](const std::string& abi) {

@@ -377,13 +377,15 @@ void report_minos(const MinosGaps& gaps, FindingSink& s) {
                                          : std::to_string(bins.size()) + " binaries (" + join(shown, ", ") +
                                                (bins.size() > 3 ? ", ..." : "") + "): ";
     std::string major = k.promised.substr(0, k.promised.find('.'));
-    s.add(
-        "WC506",
-        which + k.arch + " slice needs macOS " + k.needs + " (LC_BUILD_VERSION minos), the tag promises " + k.promised +
-            (k.same_major ? "; installers treat macosx_" + major + "_0 as all of macOS " + major +
-                                ", so it fails to load only on " + k.promised + " up to " + k.needs
-                          : ""),
-        bins.size() == 1 ? bins[0] : "", std::nullopt, k.same_major ? std::optional(Severity::warning) : std::nullopt);
+    s.add("WC506",
+          which + k.arch + " slice needs macOS " + k.needs +
+              " (its minimum-OS load command, LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX), the tag promises " +
+              k.promised +
+              (k.same_major ? "; installers treat macosx_" + major + "_0 as all of macOS " + major +
+                                  ", so it fails to load only on " + k.promised + " up to " + k.needs
+                            : ""),
+          bins.size() == 1 ? bins[0] : "", std::nullopt,
+          k.same_major ? std::optional(Severity::warning) : std::nullopt);
   }
 }
 

@@ -26,7 +26,11 @@ std::string kind_of(const EntryFacts& e) {
 // "a, b, c and 4 more" for a once-per-wheel note.
 std::string some_of(const std::vector<std::string>& names, size_t show = 4) {
   std::vector<std::string> head;
-  for (size_t i = 0; i < names.size() && i < show; ++i) head.push_back(clip_for_display(names[i], 80));
+  for (size_t i = 0; i < names.size() && i < show; ++i) {
+    // The end of a long path tells one file from the next; keep it.
+    const std::string& n = names[i];
+    head.push_back(n.size() <= 80 ? clip_for_display(n) : "…" + clip_for_display(n.substr(n.size() - 79), 80));
+  }
   return join(head, ", ") + (names.size() > show ? " and " + std::to_string(names.size() - show) + " more" : "");
 }
 
@@ -41,7 +45,9 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
   if (!any_platform && !pure) return;
   std::vector<std::string> data;
   for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file || e.magic == "fatbin" || (e.magic.empty() && !is_native_library_name(e.name)))
+    // GPU code (fatbins, cubins: ELF for the GPU) runs on no host CPU: any host platform fits it.
+    if (e.kind != EntryKind::file || e.magic == "fatbin" || e.name.ends_with(".cubin") ||
+        (e.magic.empty() && !is_native_library_name(e.name)))
       continue;
     if (any_platform && is_extension_module(e.name) &&
         (e.magic.empty() || e.magic == "elf" || e.magic == "macho" || e.magic == "pe"))
