@@ -136,18 +136,18 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
   WheelBuilder hollow("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
   hollow.purelib(false).add("torch/lib/README", "no library here");
   Policy p = load_policy("default");
-  auto judge = [&](const WheelBuilder* with) {
+  // The first wheel judged in a run of all of them.
+  auto judge = [&](std::vector<const WheelBuilder*> run_of) {
     std::vector<WheelFacts> run;
-    run.push_back(testing::facts_of(x.build(), x.filename()));
-    if (with) run.push_back(testing::facts_of(with->build(), with->filename()));
+    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
     return judge_wheel(run[0], run, p).findings;
   };
-  auto alone = judge(nullptr);
+  auto alone = judge({&x});
   EXPECT_TRUE(says(alone, "come from the dependency torch")) << dump_of(alone);
   EXPECT_FALSE(has_errors(alone)) << dump_of(alone);
-  auto resolved = judge(&torch);
+  auto resolved = judge({&x, &torch});
   EXPECT_FALSE(testing::has_rule(resolved, "WC503")) << dump_of(resolved);
-  auto missing = judge(&hollow);
+  auto missing = judge({&x, &hollow});
   EXPECT_TRUE(says(missing, "WC503 [error]")) << dump_of(missing);
   // The CUDA runtime comes through torch's own dependencies, which `import torch` loads first: a
   // warning naming torch alone, resolved when the run holds torch and the wheel shipping it.
@@ -158,13 +158,9 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
   WheelBuilder runtime("nvidia-cuda-runtime", "13.0.96", "py3-none-manylinux_2_27_x86_64");
   runtime.purelib(false).add("nvidia/cu13/lib/libcudart.so.13", rt);
   torch.requires_dist("nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\"");
-  std::vector<WheelFacts> run;
-  run.push_back(testing::facts_of(y.build(), y.filename()));
-  auto y_alone = judge_wheel(run[0], run, p).findings;
+  auto y_alone = judge({&y});
   EXPECT_TRUE(says(y_alone, "come from the dependency torch")) << dump_of(y_alone);
-  run.push_back(testing::facts_of(torch.build(), torch.filename()));
-  run.push_back(testing::facts_of(runtime.build(), runtime.filename()));
-  auto y_with = judge_wheel(run[0], run, p).findings;
+  auto y_with = judge({&y, &torch, &runtime});
   EXPECT_FALSE(testing::has_rule(y_with, "WC503")) << dump_of(y_with);
 }
 

@@ -415,9 +415,13 @@ class WheelReader {
           return std::none_of(asked.begin(), asked.end(),
                               [&](const ByteRange& a) { return m.off >= a.off && m.end() <= a.end(); });
         });
-        if (!progress || round >= kMaxRereads) {
+        // Bounded all the same: a hostile chain of pointers cannot make a binary cost more than a
+        // few times its size in re-inflated bytes.
+        const uint64_t budget = 4 * idx_.entries[i].uncompressed_size + (64u << 20);
+        if (!progress || round >= kMaxRereads || got > budget) {
           failure = "structures at offset " + std::to_string(missing.empty() ? 0 : missing.front().off) +
-                    " still out of reach after " + std::to_string(round + 1) + " more reads";
+                    " still out of reach after " + std::to_string(round + 1) + " more reads" +
+                    (got > budget ? " (the re-read budget of " + std::to_string(budget) + " bytes is spent)" : "");
           break;
         }
         asked.insert(asked.end(), missing.begin(), missing.end());

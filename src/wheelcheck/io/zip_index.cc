@@ -122,8 +122,9 @@ void read_zip64_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   uint32_t disk64 = r.u32(), cd_disk64 = r.u32();
   r.u64();
   uint64_t entries = r.u64(), cd_size = r.u64(), cd_offset = r.u64();
+  // (Some writers store the low bits of a large value instead of the saturated marker: that agrees.)
   auto disagree = [&](const char* what, uint64_t narrow, uint64_t saturated, uint64_t wide) {
-    if (narrow == saturated || narrow == wide) return false;
+    if (narrow == saturated || narrow == wide || narrow == (wide & saturated)) return false;
     idx.fatal.push_back({std::string("the end record and the ZIP64 end record disagree on the ") + what + " (" +
                              std::to_string(narrow) + " and " + std::to_string(wide) + ")",
                          "", off});
