@@ -102,6 +102,15 @@ TEST(Cli, SeveralReportsInOneRun) {
       testing::shell_quote(out.file("r.xml")));
   ASSERT_EQ(py.exit_code, 0) << py.err;
   EXPECT_EQ(py.out, "2 1\n");
+  // Findings on lines of their own (not the literal text \x0a), and the attributes Jenkins'
+  // junit-10.xsd wants: no `skipped` on <testsuites>, `errors` on <testsuite>.
+  std::string xml = slurp(out.file("r.xml"));
+  EXPECT_EQ(xml.find("\\x0a"), std::string::npos) << xml;
+  auto attrs = testing::run_command(
+      "python3 -c \"import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); s=r.find('testsuite'); "
+      "f=r.find('.//failure'); print('skipped' in r.attrib, 'errors' in s.attrib, f.text.count(chr(10)) >= 1)\" " +
+      testing::shell_quote(out.file("r.xml")));
+  EXPECT_EQ(attrs.out, "False True True\n") << attrs.err << xml;
   EXPECT_EQ(run_wheelcheck({"check", w.good, "--report", "yaml:x"}).exit_code, 2);
   // A wheel after --report FORMAT:FILE is a target, not another report.
   auto after = run_wheelcheck({"check", "--report", "json:" + out.file("after.json"), w.good, w.bad});

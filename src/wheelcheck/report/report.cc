@@ -247,14 +247,30 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+// Element text of several lines: each line made displayable and escaped, the newlines kept (the
+// display escaper alone would turn them into the literal text \x0a).
+static std::string xml_lines(const std::string& s) {
+  std::string out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t nl = s.find('\n', start);
+    out += xml_escape(s.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
+}
+
 void write_junit(const RunReport& r, std::ostream& out) {
   Counts n = count(r);
   size_t tests = r.items.size() + (r.set ? 1 : 0), failures = n.failed + (r.set && !r.set->pass() ? 1 : 0);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\""
-      << n.skipped << "\">\n";
+  // Jenkins' junit-10.xsd: no `skipped` on <testsuites>; `errors` required on <testsuite>.
+  out << "<testsuites name=\"" << r.tool << "\" tests=\"" << tests << "\" failures=\"" << failures
+      << "\" errors=\"0\">\n";
   out << "  <testsuite name=\"" << r.tool << (r.policy.empty() ? "" : " (" + xml_escape(r.policy) + ")")
-      << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\"" << n.skipped << "\">\n";
+      << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"" << n.skipped << "\">\n";
   for (const auto& i : r.items) {
     out << "    <testcase classname=\"" << r.tool << "\" name=\"" << xml_escape(i.path) << "\">\n";
     std::string body;
@@ -267,9 +283,9 @@ void write_junit(const RunReport& r, std::ostream& out) {
       out << "      <skipped message=\"" << xml_escape(i.skip_reason) << "\"/>\n";
     } else if (!i.pass()) {
       out << "      <failure message=\"" << errors << " error finding(s)\" type=\"" << r.tool << "\">"
-          << xml_escape(body) << "</failure>\n";
+          << xml_lines(body) << "</failure>\n";
     } else if (!body.empty()) {
-      out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
+      out << "      <system-out>" << xml_lines(body) << "</system-out>\n";
     }
     out << "    </testcase>\n";
   }
@@ -279,9 +295,9 @@ void write_junit(const RunReport& r, std::ostream& out) {
     for (const auto& f : r.set->findings)
       body += std::string(severity_name(f.severity)) + " " + f.rule + " " + where(f) + f.message + "\n";
     if (!r.set->pass())
-      out << "      <failure message=\"release set\" type=\"" << r.tool << "\">" << xml_escape(body) << "</failure>\n";
+      out << "      <failure message=\"release set\" type=\"" << r.tool << "\">" << xml_lines(body) << "</failure>\n";
     else if (!body.empty())
-      out << "      <system-out>" << xml_escape(body) << "</system-out>\n";
+      out << "      <system-out>" << xml_lines(body) << "</system-out>\n";
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
