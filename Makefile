@@ -21,8 +21,10 @@ $(BUILD)/build.ninja:
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Only what the demo runs (the checker and the sample builder), not the test suite.
 demo: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target wheelcheck make-sample-wheelhouse
 	@bash scripts/demo.sh $(BUILD)
 
 test: deps

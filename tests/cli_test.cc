@@ -212,4 +212,47 @@ TEST(Cli, InspectRulesPolicy) {
 }
 
 }  // namespace
+// The conventions users of the peers expect (issue 21): --json, --ignore/--select with globs,
+// --strict, --color and NO_COLOR only when set, a report file that cannot be written is exit 2
+// before anything is read, the same wheel given twice is checked once, an unknown rules format is
+// exit 2, and the text summary names the policy file actually used.
+TEST(Cli, PeerConventions) {
+  Wheelhouse w;
+  auto json = run_wheelcheck({"check", "--json", w.bad});
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["summary"]["failed"], 1);
+  EXPECT_EQ(run_wheelcheck({"check", "--ignore", "WC3*", w.bad}).exit_code, 0);
+  EXPECT_EQ(run_wheelcheck({"check", "--select", "WC1*,WC2*", w.bad}).exit_code, 0);
+  EXPECT_EQ(run_wheelcheck({"check", "--select", "WC303", w.bad}).exit_code, 1);
+  // A warning alone passes, and fails with --strict.
+  testing::TempDir wd;
+  std::string warned = WheelBuilder("warned", "1.0", "py2.py3-none-any")
+                           .add("warned/__init__.py", "")
+                           .requires_python(">=3.8")
+                           .write(wd.path());
+  EXPECT_EQ(run_wheelcheck({"check", warned}).exit_code, 0);
+  EXPECT_EQ(run_wheelcheck({"check", "--strict", warned}).exit_code, 1);
+  auto colored = run_wheelcheck({"check", "--color", "always", w.bad});
+  EXPECT_NE(colored.out.find("\033["), std::string::npos);
+  EXPECT_EQ(run_wheelcheck({"check", "--color", "never", w.bad}).out.find("\033["), std::string::npos);
+  auto forced = testing::run_command("NO_COLOR= FORCE_COLOR=1 " + testing::shell_quote(WC_BINARY) + " check " +
+                                     testing::shell_quote(w.bad));
+  EXPECT_NE(forced.out.find("\033["), std::string::npos) << "an empty NO_COLOR does not count";
+  auto unwritable = run_wheelcheck({"check", w.bad, "--report", "json:/nonexistent-dir/r.json"});
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("cannot write the report to '/nonexistent-dir/r.json'"), std::string::npos)
+      << unwritable.err;
+  EXPECT_EQ(unwritable.out, "") << "nothing was checked";
+  auto twice = run_wheelcheck({"check", "--json", w.good, w.good, w.dir.path()});
+  auto tj = nlohmann::json::parse(twice.out);
+  EXPECT_EQ(tj["wheels"].size(), 2u) << twice.out;
+  EXPECT_EQ(tj["target_notes"].size(), 2u) << twice.out;
+  EXPECT_EQ(run_wheelcheck({"rules", "--format", "yaml"}).exit_code, 2);
+  testing::TempDir pd;
+  std::string pol = R"({"extends": "strict"})";
+  testing::write_file(pd.file("mine.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
+  auto named = run_wheelcheck({"check", "-p", pd.file("mine.json"), w.good});
+  EXPECT_NE(named.out.find("(policy " + pd.file("mine.json")), std::string::npos) << named.out;
+}
+
 }  // namespace wc

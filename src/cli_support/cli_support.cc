@@ -1,35 +1,107 @@
 #include "cli_support/cli_support.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <iostream>
+
+#include "util/strings.h"
 
 namespace wc::cli {
 
 void add_report_options(CLI::App* app, ReportOptions& o) {
   app->add_option("-f,--format", o.format, "text, json, junit, github or sarif")->capture_default_str();
+  app->add_flag("--json", o.json, "Shorthand for --format json");
   app->add_option("-o,--output", o.output, "Write the --format report here instead of stdout");
   // One value per --report (repeat the flag for more): the positional targets after it stay targets.
   app->add_option("--report", o.reports, "Another report as FORMAT:FILE (repeatable)")->allow_extra_args(false);
+  app->add_option("--color", o.color, "Colour text on stdout: auto (a terminal, unless NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+void add_filter_options(CLI::App* app, ReportOptions& o) {
+  app->add_option("--ignore", o.ignore, "Leave out findings of these rules (RULE[,RULE...], globs: WC5*)")
+      ->delimiter(',');
+  app->add_option("--select", o.select, "Report only findings of these rules (RULE[,RULE...], globs)")->delimiter(',');
+  app->add_flag("--strict", o.strict, "Warnings fail too (exit 1)");
+}
+
+namespace {
+
+bool matches_any(const std::vector<std::string>& globs, const std::string& rule) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, rule); });
+}
+
+void filter(std::vector<Finding>& fs, const ReportOptions& o) {
+  std::erase_if(fs, [&](const Finding& f) {
+    return matches_any(o.ignore, f.rule) || (!o.select.empty() && !matches_any(o.select, f.rule));
+  });
+  if (o.strict)
+    for (auto& f : fs)
+      if (f.severity == Severity::warning) f.severity = Severity::error;
+}
+
+// A report file must be writable before anything is read: an existing file writable, or a new one
+// in a directory that exists and is writable.
+void require_writable(const std::string& path, const char* flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  if (fs::exists(p, ec)) {
+    if (fs::is_directory(p, ec))
+      throw CLI::ValidationError(flag, "cannot write the report to '" + path + "': it is a directory");
+    if (::access(path.c_str(), W_OK) != 0)
+      throw CLI::ValidationError(flag, "cannot write the report to '" + path + "': not writable");
+    return;
+  }
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw CLI::ValidationError(flag, "cannot write the report to '" + path + "': no directory '" + dir.string() + "'");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw CLI::ValidationError(
+        flag, "cannot write the report to '" + path + "': directory '" + dir.string() + "' is not writable");
+}
+
+}  // namespace
+
+RunReport filtered(RunReport r, const ReportOptions& o) {
+  for (auto& i : r.items) filter(i.findings, o);
+  if (r.set) filter(r.set->findings, o);
+  return r;
 }
 
 std::vector<ReportTarget> report_targets(const ReportOptions& o) {
   std::vector<ReportTarget> targets;
   Format f;
-  if (!parse_format(o.format, f))
-    throw CLI::ValidationError("--format", "unknown format '" + o.format + "' (text, json, junit, github, sarif)");
+  const std::string format = o.json ? "json" : o.format;
+  if (!parse_format(format, f))
+    throw CLI::ValidationError("--format", "unknown format '" + format + "' (text, json, junit, github, sarif)");
+  set_color_mode(o.color == "always"  ? ColorMode::always
+                 : o.color == "never" ? ColorMode::never
+                                      : ColorMode::automatic);
+  if (!o.output.empty()) require_writable(o.output, "--output");
   targets.push_back({f, o.output});
   for (const auto& r : o.reports) {
     auto colon = r.find(':');
     if (colon == std::string::npos || colon + 1 == r.size() || !parse_format(r.substr(0, colon), f))
       throw CLI::ValidationError(
           "--report", "expected FORMAT:FILE with FORMAT one of text, json, junit, github, sarif; got '" + r + "'");
+    require_writable(r.substr(colon + 1), "--report");
     targets.push_back({f, r.substr(colon + 1)});
   }
   return targets;
 }
 
 int emit_reports(const RunReport& report, const ReportOptions& o) {
-  write_reports(report, report_targets(o));
-  return report.all_pass() ? kExitPass : kExitFail;
+  auto targets = report_targets(o);
+  if (o.ignore.empty() && o.select.empty() && !o.strict) {
+    write_reports(report, targets);
+    return report.all_pass() ? kExitPass : kExitFail;
+  }
+  RunReport shown = filtered(report, o);
+  write_reports(shown, targets);
+  return shown.all_pass() ? kExitPass : kExitFail;
 }
 
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {

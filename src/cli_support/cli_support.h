@@ -17,10 +17,20 @@ constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2;
 struct ReportOptions {
   std::string format = "text", output;
   std::vector<std::string> reports;  // FORMAT:FILE
+  bool json = false;                 // --json: --format json
+  std::string color = "auto";        // --color auto|always|never
+  // --ignore / --select RULE[,RULE...] (globs: WC5*) and --strict (warnings fail), as the peers have them.
+  std::vector<std::string> ignore, select;
+  bool strict = false;
 };
 
 void add_report_options(CLI::App* app, ReportOptions& o);
-// The report targets the options name; throws CLI::ValidationError (exit 2) for a bad format.
+// --ignore, --select and --strict (wheelcheck's check and merge).
+void add_filter_options(CLI::App* app, ReportOptions& o);
+// The report with --ignore/--select applied and, with --strict, warnings raised to errors.
+RunReport filtered(RunReport r, const ReportOptions& o);
+// The report targets the options name; throws CLI::ValidationError (exit 2) for a bad format or a
+// report file that cannot be written (said before any wheel is read). Also applies --color.
 std::vector<ReportTarget> report_targets(const ReportOptions& o);
 // Writes every requested report; exit 0 when all items pass, 1 otherwise.
 int emit_reports(const RunReport& report, const ReportOptions& o);

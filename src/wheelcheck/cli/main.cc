@@ -217,6 +217,7 @@ struct MergeArgs {
   std::vector<std::string> files;
   cli::ReportOptions out;
   std::string policy, baseline;
+  bool quiet = false;
 };
 
 // Combines shard reports: every shard of one run present once (same N, same target list), no wheel
@@ -371,6 +372,7 @@ int main(int argc, char** argv) {
       ->required();
   c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
   cli::add_report_options(c, check.out);
+  cli::add_filter_options(c, check.out);
   c->add_option("--match", check.match, "With an index URL: only wheels whose file name matches this glob");
   c->add_option("-j,--jobs", check.jobs, "Wheels checked in parallel (default: the number of cores)")
       ->check(CLI::Range(1u, 256u));
@@ -396,7 +398,9 @@ int main(int argc, char** argv) {
   std::string inspect_format = "text", inspect_output, inspect_policy = "default";
   auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels");
   i->add_option("targets", inspect_targets, "Wheel files, directories, URLs")->required();
-  i->add_option("-f,--format", inspect_format, "text or json")->capture_default_str();
+  i->add_option("-f,--format", inspect_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
   i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
 
@@ -407,10 +411,12 @@ int main(int argc, char** argv) {
   m->add_option("-p,--policy", merge.policy, "Policy for the release-set rules (default: the one the reports name)");
   m->add_option("--baseline", merge.baseline, "A previous JSON report: sizes compared (WC702)");
   cli::add_report_options(m, merge.out);
+  cli::add_filter_options(m, merge.out);
+  m->add_flag("-q,--quiet", merge.quiet, "Accepted as check takes it (merge shows no progress)");
 
   std::string rules_format = "text";
   auto* r = app.add_subcommand("rules", "List the rule catalogue");
-  r->add_option("-f,--format", rules_format, "text or json");
+  r->add_option("-f,--format", rules_format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   auto* p = app.add_subcommand("policy", "Validate or show policies");
   p->require_subcommand(1);

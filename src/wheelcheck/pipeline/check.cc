@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -191,6 +192,22 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
   auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
+  // The same wheel named twice (a file and the folder holding it, a URL repeated) is checked once.
+  {
+    std::set<std::string> seen;
+    std::vector<TargetRef> unique;
+    for (auto& t : targets) {
+      std::error_code ec;
+      std::string key =
+          t.location.rfind("http", 0) == 0 ? t.location : std::filesystem::weakly_canonical(t.location, ec).string();
+      if (key.empty()) key = t.location;
+      if (seen.insert(key).second)
+        unique.push_back(std::move(t));
+      else
+        report.target_notes.push_back(display_url(t.location) + ": given more than once; checked once");
+    }
+    targets = std::move(unique);
+  }
   if (req.shard_count) {
     std::vector<std::string> all;
     for (const auto& t : targets) all.push_back(target_basename(t.location));

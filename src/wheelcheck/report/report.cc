@@ -168,7 +168,12 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
       << " failed" << reset;
   if (n.skipped) out << ", " << yellow << n.skipped << " skipped" << reset;
   out << "; " << n.errors << " errors, " << n.warnings << " warnings";
-  if (!r.policy.empty()) out << " (policy " << r.policy << ")";
+  if (!r.policy.empty()) {
+    // A policy file is named by its path (the one actually used), with the policy it names itself.
+    bool file = r.policy_source.find('/') != std::string::npos || r.policy_source.ends_with(".json");
+    out << " (policy "
+        << (file ? r.policy_source + (r.policy_source != r.policy ? ", named " + r.policy : "") : r.policy) << ")";
+  }
   out << "\n";
   if (r.depth == "metadata")
     out << dim
@@ -421,9 +426,20 @@ void write_sarif(const RunReport& r, std::ostream& out) {
   out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
+static ColorMode g_color = ColorMode::automatic;
+void set_color_mode(ColorMode m) { g_color = m; }
+
 static bool color_wanted(const std::string& path) {
+  if (!path.empty() || g_color == ColorMode::never) return false;
+  if (g_color == ColorMode::always) return true;
+  auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v;
+  };
+  if (set("NO_COLOR")) return false;  // no-color.org: only a non-empty value counts
+  if (set("FORCE_COLOR")) return true;
   const char* term = std::getenv("TERM");
-  return path.empty() && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") && !(term && std::string(term) == "dumb");
+  return ::isatty(STDOUT_FILENO) && !(term && std::string(term) == "dumb");
 }
 
 void write_reports(const RunReport& r, const std::vector<ReportTarget>& targets) {

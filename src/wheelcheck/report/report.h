@@ -86,6 +86,10 @@ struct ReportTarget {
   Format format = Format::text;
   std::string path;
 };
+enum class ColorMode { automatic, always, never };
+// Where colour comes from for text on stdout: --color, then NO_COLOR (when non-empty) and
+// FORCE_COLOR (when non-empty), then whether stdout is a terminal (TERM=dumb is not).
+void set_color_mode(ColorMode m);
 // Writes every target (text is coloured only on a terminal without NO_COLOR), and appends the
 // Markdown summary to $GITHUB_STEP_SUMMARY when a github report is among them. Throws
 // std::runtime_error naming a file that cannot be written.

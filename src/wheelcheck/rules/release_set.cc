@@ -266,9 +266,15 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
 
 // --- WC702: sizes against the baseline ------------------------------------------------------------
 
+// Sizes as people read them: bytes below 10 kB ("812 bytes", not "0.0 MB"), kB, then MB.
 std::string mb(uint64_t b) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
+  if (b < 10000)
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
+  else if (b < 10000000)
+    std::snprintf(buf, sizeof buf, "%.1f kB", double(b) / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
   return buf;
 }
 
