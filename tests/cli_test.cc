@@ -124,6 +124,14 @@ TEST(Cli, SeveralReportsInOneRun) {
   EXPECT_EQ(res["ruleId"], "WC303");
   EXPECT_EQ(res["level"], "error");
   EXPECT_EQ(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], w.bad);
+  // A path with a space is a percent-encoded URI reference.
+  testing::TempDir spaced;
+  std::filesystem::create_directories(spaced.file("my dist"));
+  std::string moved = spaced.file("my dist/bad-1.0-py3-none-any.whl");
+  std::filesystem::copy_file(w.bad, moved);
+  auto enc = nlohmann::json::parse(run_wheelcheck({"check", moved, "--format", "sarif"}).out);
+  std::string uri = enc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+  EXPECT_NE(uri.find("my%20dist/bad-1.0-py3-none-any.whl"), std::string::npos) << uri;
   EXPECT_EQ(s["runs"][0]["tool"]["driver"]["rules"][res["ruleIndex"].get<size_t>()]["id"], "WC303");
 }
 

@@ -273,6 +273,14 @@ TEST(ReleaseSetCli, EveryFormatCarriesTheSet) {
   for (const auto& w : j["wheels"]) EXPECT_EQ(w["verdict"], "pass") << "each wheel is fine alone";
   EXPECT_NE(slurp(r.dir.file("r.xml")).find("name=\"release set\""), std::string::npos);
   EXPECT_NE(slurp(r.dir.file("r.sarif")).find("release set: "), std::string::npos);
+  // Every SARIF result has a location (GitHub's upload-sarif rejects the file otherwise): a set
+  // finding without a wheel points at the policy; URIs are percent-encoded references.
+  auto sarif = json::parse(slurp(r.dir.file("r.sarif")));
+  for (const auto& res : sarif["runs"][0]["results"]) {
+    ASSERT_TRUE(res.contains("locations") && !res["locations"].empty()) << res.dump();
+    std::string uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    EXPECT_EQ(uri.find(' '), std::string::npos) << uri;
+  }
   EXPECT_NE(slurp(r.dir.file("r.gh")).find("title=WC703 release set::"), std::string::npos);
 }
 

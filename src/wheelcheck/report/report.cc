@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -385,6 +386,25 @@ std::string github_summary_markdown(const RunReport& r) {
   return md;
 }
 
+// A path as a SARIF artifactLocation.uri: a URI reference, so every byte outside RFC 3986's
+// unreserved set and '/' is percent-encoded (a space in a path fails the OASIS schema); URLs are
+// already URIs.
+static std::string uri_reference(const std::string& path) {
+  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return path;
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 void write_sarif(const RunReport& r, std::ostream& out) {
   json rules = json::array();
   std::map<std::string, size_t> index;
@@ -398,7 +418,7 @@ void write_sarif(const RunReport& r, std::ostream& out) {
   json results = json::array();
   for (const auto& i : r.items)
     for (const auto& f : i.findings) {
-      json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", i.path}}}}}};
+      json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(i.path)}}}}}};
       if (!f.entry.empty())
         loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
       json res = {{"ruleId", f.rule},
@@ -408,13 +428,18 @@ void write_sarif(const RunReport& r, std::ostream& out) {
       if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
       results.push_back(res);
     }
-  if (r.set)  // findings on the set: located at the wheel they name, else at the run (no location)
+  // Findings on the set: located at the wheel they name, else at the policy that declared the set.
+  // Every result has a location: GitHub's upload-sarif rejects the whole file otherwise.
+  if (r.set)
     for (const auto& f : r.set->findings) {
       json res = {{"ruleId", f.rule},
                   {"level", f.severity == Severity::error ? "error" : "warning"},
                   {"message", {{"text", "release set: " + (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}};
-      if (!f.entry.empty())
-        res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", f.entry}}}}}}});
+      std::string where = !f.entry.empty()           ? f.entry
+                          : !r.policy_source.empty() ? r.policy_source
+                          : r.policy.empty()         ? r.tool
+                                                     : r.policy;
+      res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(where)}}}}}}});
       if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
       results.push_back(res);
     }
