@@ -41,7 +41,29 @@ TEST(Policy, ExtendsOverridesAndConcatenates) {
   EXPECT_EQ(p.forbid.back().glob, "**/*.exe");
   size_t pycache = std::count_if(p.forbid.begin(), p.forbid.end(),
                                  [](const ForbidRule& r) { return r.glob == "**/__pycache__/**"; });
-  EXPECT_EQ(pycache, 2u);  // default's warning and strict's error both stay; the first match reports
+  EXPECT_EQ(pycache, 1u);  // strict's rule for the same glob replaced default's, in place
+  auto rule =
+      std::find_if(p.forbid.begin(), p.forbid.end(), [](const ForbidRule& r) { return r.glob == "**/__pycache__/**"; });
+  EXPECT_EQ(rule->severity, Severity::error);
+}
+
+// What the README promises of each shipped policy, on a wheel that shows it.
+TEST(Policy, ShippedPoliciesKeepTheirPromises) {
+  auto wheel = testing::WheelBuilder("cache", "1.0")
+                   .add("cache/__init__.py", "")
+                   .add("cache/__pycache__/__init__.cpython-312.pyc", "x");
+  auto severity_of_cache = [&](const std::string& policy) {
+    for (const auto& f : testing::findings_of(wheel.build(), wheel.filename(), policy))
+      if (f.rule == "WC706") return std::optional<Severity>(f.severity);
+    return std::optional<Severity>();
+  };
+  EXPECT_EQ(severity_of_cache("default"), std::optional<Severity>(Severity::warning));
+  EXPECT_EQ(severity_of_cache("strict"), std::optional<Severity>(Severity::error)) << "strict: caches are errors";
+  auto local = testing::WheelBuilder("loc", "1.0+cu128").add("loc/__init__.py", "");
+  auto pypi = testing::findings_of(local.build(), local.filename(), "pypi");
+  EXPECT_TRUE(std::any_of(pypi.begin(), pypi.end(),
+                          [](const Finding& f) { return f.rule == "WC108" && f.severity == Severity::error; }))
+      << "pypi: local versions are refused: " << testing::dump(pypi);
 }
 
 TEST(Policy, ValidationNamesPointerAndLine) {

@@ -151,13 +151,23 @@ std::vector<std::string> extends_of(const json& doc) {
   return out;
 }
 
-// Objects merge key by key, `forbid` lists concatenate, everything else: the later value wins.
+// Objects merge key by key, `forbid` lists concatenate, everything else: the later value wins. A
+// `forbid` rule of the extending policy with a glob the base already has replaces the base's rule
+// in place (strict's error for **/__pycache__/** overrides default's warning: the first matching
+// pattern decides, so an appended duplicate would never be reached).
 void merge_into(json& base, const json& over) {
   for (const auto& [k, v] : over.items()) {
     if (k == "extends" || k == "$schema") continue;
     if (k == "forbid" && base.contains(k) && base[k].is_array()) {
-      for (const auto& x : v)
-        if (std::find(base[k].begin(), base[k].end(), x) == base[k].end()) base[k].push_back(x);
+      for (const auto& x : v) {
+        auto same_glob = std::find_if(base[k].begin(), base[k].end(), [&](const json& b) {
+          return b.is_object() && x.is_object() && b.contains("glob") && x.contains("glob") && b["glob"] == x["glob"];
+        });
+        if (same_glob != base[k].end())
+          *same_glob = x;
+        else if (std::find(base[k].begin(), base[k].end(), x) == base[k].end())
+          base[k].push_back(x);
+      }
     } else if (v.is_object() && base.contains(k) && base[k].is_object()) {
       merge_into(base[k], v);
     } else {
