@@ -259,6 +259,21 @@ TEST(Cli, PeerConventions) {
   testing::TempDir pd;
   std::string pol = R"({"extends": "strict"})";
   testing::write_file(pd.file("mine.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
+  // Typos get the nearest word, every message starts with the tool's name, and --help ends with
+  // examples, the environment and the exit codes.
+  auto typo = run_wheelcheck({"check", "--jsn", w.good});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("wheelcheck: "), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("did you mean '--json'?"), std::string::npos) << typo.err;
+  EXPECT_NE(run_wheelcheck({"chek", w.good}).err.find("did you mean 'check'?"), std::string::npos);
+  auto pol_typo = run_wheelcheck({"check", "-p", "strickt", w.good});
+  EXPECT_EQ(pol_typo.exit_code, 2);
+  EXPECT_NE(pol_typo.err.find("did you mean 'strict'?"), std::string::npos) << pol_typo.err;
+  EXPECT_NE(pol_typo.err.find("nearest first: strict,"), std::string::npos) << pol_typo.err;
+  std::string help = run_wheelcheck({"check", "--help"}).out;
+  for (const char* want :
+       {"Examples:", "WHEELCHECK_HTTP_WHEEL_TIMEOUT", "NETRC", "NO_COLOR", "WHEELCHECK_POLICY_PATH", "Exit codes:"})
+    EXPECT_NE(help.find(want), std::string::npos) << want;
   auto named = run_wheelcheck({"check", "-p", pd.file("mine.json"), w.good});
   EXPECT_NE(named.out.find("(policy " + pd.file("mine.json")), std::string::npos) << named.out;
 }

@@ -104,6 +104,38 @@ int emit_reports(const RunReport& report, const ReportOptions& o) {
   return shown.all_pass() ? kExitPass : kExitFail;
 }
 
+namespace {
+
+// " (did you mean '--json'?)" for the first unexpected word, among the options of the subcommand
+// it followed (or the subcommands, for a word that is not an option); "" when nothing is close.
+std::string suggestion(CLI::App& app, const CLI::ParseError& e) {
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e) && !dynamic_cast<const CLI::RequiredError*>(&e)) return "";
+  CLI::App* at = &app;
+  for (CLI::App* sub = at; sub;) {
+    auto parsed = sub->get_subcommands();
+    sub = parsed.empty() ? nullptr : parsed.back();
+    if (sub) at = sub;
+  }
+  std::vector<std::string> extras = at->remaining(true);
+  if (extras.empty()) extras = app.remaining(true);
+  if (extras.empty()) return "";
+  std::string word = extras.front().substr(0, extras.front().find('='));
+  std::vector<std::string> known;
+  if (word.rfind("-", 0) == 0) {
+    for (const CLI::Option* o : at->get_options()) {
+      for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+      for (const auto& s : o->get_snames()) known.push_back("-" + s);
+    }
+  } else {
+    for (const CLI::App* s : app.get_subcommands({})) known.push_back(s->get_name());
+  }
+  auto ordered = nearest_first(word, known);
+  if (ordered.empty() || edit_distance(word, ordered.front()) > std::max<size_t>(2, word.size() / 3)) return "";
+  return " (did you mean '" + ordered.front() + "'?)";
+}
+
+}  // namespace
+
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
@@ -114,7 +146,10 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // Every message starts with the tool's name; an unknown word gets the nearest known one.
+    std::string tool = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "wheelcheck";
+    std::cerr << tool << ": " << e.what() << suggestion(app, e) << "\n"
+              << "Run with --help for more information.\n";
     return kExitUsage;
   }
   return std::nullopt;

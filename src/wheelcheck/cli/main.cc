@@ -394,6 +394,28 @@ int main(int argc, char** argv) {
                 "I/N: check only the I-th of N parts of the targets (a deterministic partition by file name); "
                 "`merge` combines the shard reports and runs the release-set rules");
 
+  c->footer(R"(Examples:
+  wheelcheck check dist/                                   # every wheel of a build
+  wheelcheck check dist/*.whl --policy pytorch --json      # a project policy, JSON on stdout
+  wheelcheck check https://pypi.org/simple/torch/ --match '*cp312*manylinux*' --depth metadata
+  wheelcheck check nightly/ --baseline last.json --report junit:gate.xml --report sarif:gate.sarif
+  wheelcheck check dist/ --ignore WC107,WC5* --strict
+
+Environment:
+  WHEELCHECK_HTTP_TIMEOUT          seconds a stalled transfer may last (60)
+  WHEELCHECK_HTTP_REQUEST_TIMEOUT  seconds one request may last (120)
+  WHEELCHECK_HTTP_WHEEL_TIMEOUT    seconds for one wheel or index page, retries included (300)
+  WHEELCHECK_HTTP_RETRIES          retries of 429/5xx and dropped transfers (3)
+  WHEELCHECK_HTTP_AUTHORIZATION    an Authorization header for private indexes
+  NETRC                            credentials file (default ~/.netrc)
+  WHEELCHECK_INDEX_MAX_LINKS       wheel links read from one index page (100000)
+  WHEELCHECK_POLICY_PATH           folders searched for policy files by name
+  NO_COLOR, FORCE_COLOR            colour of text on a terminal (non-empty values count)
+  GITHUB_STEP_SUMMARY              with --format github: a Markdown summary is appended there
+
+Exit codes: 0 every wheel passes, 1 findings (errors; warnings too with --strict), 2 usage or
+configuration error (nothing is judged).)");
+
   std::vector<std::string> inspect_targets;
   std::string inspect_format = "text", inspect_output, inspect_policy = "default";
   auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels");
@@ -403,6 +425,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
   i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
+  i->footer(R"(Examples:
+  wheelcheck inspect dist/torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl
+  wheelcheck inspect --format json dist/*.whl
+
+Environment: the WHEELCHECK_HTTP_* variables and NETRC, as for check (see check --help).
+Exit codes: 0 facts printed, 2 usage error or a wheel that cannot be opened.)");
 
   MergeArgs merge;
   auto* m = app.add_subcommand(
@@ -413,6 +441,12 @@ int main(int argc, char** argv) {
   cli::add_report_options(m, merge.out);
   cli::add_filter_options(m, merge.out);
   m->add_flag("-q,--quiet", merge.quiet, "Accepted as check takes it (merge shows no progress)");
+  m->footer(R"(Examples:
+  wheelcheck check dist/ --shard 1/4 --report json:shard1.json   # one job per shard ...
+  wheelcheck merge shard*.json --report junit:gate.xml           # ... one verdict over all of them
+
+Environment: NO_COLOR, FORCE_COLOR, GITHUB_STEP_SUMMARY (see check --help).
+Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do not belong together.)");
 
   std::string rules_format = "text";
   auto* r = app.add_subcommand("rules", "List the rule catalogue");

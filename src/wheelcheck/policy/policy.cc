@@ -209,10 +209,15 @@ void load_into(const std::string& spec, const fs::path& rel_dir, json& merged, s
                std::vector<std::string>& sources) {
   auto r = resolve(spec, rel_dir);
   if (!r) {
-    std::string names;
-    for (const auto& n : shipped_policy_names()) names += (names.empty() ? "" : ", ") + n;
-    throw PolicyError(spec,
-                      {{"", 0, "no such policy file, and no shipped policy of that name (shipped: " + names + ")"}});
+    // The shipped names, the nearest to what was typed first.
+    auto ordered = nearest_first(spec, shipped_policy_names());
+    std::string names = join(ordered, ", ");
+    std::string hint = !ordered.empty() && edit_distance(spec, ordered.front()) <= 2
+                           ? " (did you mean '" + ordered.front() + "'?)"
+                           : "";
+    throw PolicyError(spec, {{"", 0,
+                              "no such policy file, and no shipped policy of that name" + hint +
+                                  "; shipped, nearest first: " + names}});
   }
   if (std::find(chain.begin(), chain.end(), r->label) != chain.end())
     throw PolicyError(r->label,

@@ -213,3 +213,24 @@ std::string nfc(std::string_view s) {
   return r;
 }
 }  // namespace wc
+
+namespace wc {
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> nearest_first(const std::string& word, std::vector<std::string> candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& x, const std::string& y) {
+    return edit_distance(word, x) < edit_distance(word, y);
+  });
+  return candidates;
+}
+}  // namespace wc

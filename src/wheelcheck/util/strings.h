@@ -16,6 +16,10 @@ std::string escape_for_display(std::string_view s);
 // does not flood a report.
 std::string clip_for_display(std::string_view s, size_t max = 160);
 bool is_valid_utf8(std::string_view s);
+// Levenshtein distance (typo suggestions: "did you mean ...").
+size_t edit_distance(std::string_view a, std::string_view b);
+// `candidates` ordered nearest to `word` first (ties keep their order).
+std::vector<std::string> nearest_first(const std::string& word, std::vector<std::string> candidates);
 // Unicode Normalization Form C of valid UTF-8 (the text itself when it is ASCII or not valid UTF-8).
 std::string nfc(std::string_view s);
 // Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
