@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -68,13 +69,19 @@ int run_check(const CheckArgs& a) {
     req.shard_count = static_cast<unsigned>(*n);
   }
   req.include_facts = a.facts;
-  if (!a.quiet && ::isatty(STDERR_FILENO))
-    req.progress = [](size_t done, size_t total, const std::string& path) {
-      if (total < 2) return;
-      std::cerr << "\r\033[K[" << done << "/" << total << "] " << escape_for_display(target_basename(path))
-                << std::flush;
+  // The progress line names the wheel being read (the one a slow download is waiting on), with how
+  // many are done; it is cleared at the end.
+  auto finished = std::make_shared<std::atomic<size_t>>(0);
+  if (!a.quiet && ::isatty(STDERR_FILENO)) {
+    req.progress = [finished](size_t done, size_t total, const std::string&) {
+      *finished = done;
       if (done == total) std::cerr << "\r\033[K" << std::flush;
     };
+    req.started = [finished](const std::string& path) {
+      std::cerr << "\r\033[K[" << finished->load() << " done] reading " << escape_for_display(target_basename(path))
+                << std::flush;
+    };
+  }
   RunReport report = wc::run_check(req, policy);
   report.version = WHEELCHECK_VERSION;
   return cli::emit_reports(report, a.out);

@@ -32,7 +32,8 @@ WheelFacts failed_analysis(const std::string& path, const std::string& what) {
 }  // namespace
 
 std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
-                                    const std::function<void(size_t, size_t, const std::string&)>& progress) {
+                                    const std::function<void(size_t, size_t, const std::string&)>& progress,
+                                    const std::function<void(const std::string&)>& started) {
   std::vector<WheelFacts> facts(targets.size());
   // Jobs go to wheels first; what is left over reads entries within a wheel (one torch wheel on
   // two cores: its two large libraries inflate at once).
@@ -44,6 +45,10 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
   auto worker = [&] {
     for (size_t i; (i = next++) < targets.size();) {
       const TargetRef& t = targets[i];
+      if (started) {
+        std::lock_guard<std::mutex> lock(mu);
+        started(display_url(t.location));
+      }
       try {
         if (!t.error.empty()) {
           WheelFacts f;
@@ -221,7 +226,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.binaries = req.binaries;
   opt.depth = req.depth;
-  auto facts = analyze_all(targets, opt, req.jobs, req.progress);
+  auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started);
   const size_t judged = facts.size();
   if (!req.resolve_deps.empty()) {
     // Dependency wheels join the install sets from their central directories and binary headers;

@@ -28,6 +28,8 @@ struct CheckRequest {
   std::string resolve_deps;
   // Called after each wheel is analysed (from worker threads, serialised).
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
+  // Called when a wheel's analysis starts (from worker threads, serialised with `progress`).
+  std::function<void(const std::string& path)> started;
 };
 
 // Expands the targets (throws std::runtime_error for a target that does not exist or lists no
@@ -41,7 +43,8 @@ std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const
 // The same over index targets: at --depth metadata, a wheel whose index serves its core metadata
 // (PEP 658) is judged from that alone.
 std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
-                                    const std::function<void(size_t, size_t, const std::string&)>& progress = {});
+                                    const std::function<void(size_t, size_t, const std::string&)>& progress = {},
+                                    const std::function<void(const std::string&)>& started = {});
 
 // The release-set members of a previous JSON report (--baseline); throws std::runtime_error naming
 // the file when it is not a wheelcheck report.
