@@ -202,8 +202,13 @@ TEST(Cli, InspectRulesPolicy) {
   Wheelhouse w;
   auto ins = run_wheelcheck({"inspect", w.good, "--format", "json"});
   ASSERT_EQ(ins.exit_code, 0) << ins.err;
-  auto j = nlohmann::json::parse(ins.out);
+  auto all = nlohmann::json::parse(ins.out);
+  EXPECT_EQ(all["schema"], "wheelcheck-inspect/1");
+  ASSERT_EQ(all["wheels"].size(), 1u) << "one wheel: the same shape as many";
+  auto j = all["wheels"][0];
   EXPECT_EQ(j["filename"]["canonical_name"], "good");
+  EXPECT_EQ(nlohmann::json::parse(run_wheelcheck({"inspect", w.good, w.bad, "--format", "json"}).out)["wheels"].size(),
+            2u);
   EXPECT_EQ(j["dist_info"], "good-1.0.dist-info");
   auto rules = run_wheelcheck({"rules"});
   EXPECT_EQ(rules.exit_code, 0);

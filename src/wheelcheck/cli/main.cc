@@ -215,7 +215,10 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
     }
   }
   if (format == "json")
-    out << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    // One shape for one wheel or many: {"schema": "wheelcheck-inspect/1", "wheels": [...]}.
+    out << nlohmann::json{{"schema", "wheelcheck-inspect/1"}, {"wheels", all}}.dump(
+               2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
   return kExitPass;
 }
 
