@@ -519,6 +519,8 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
   f.filename = parse_wheel_filename(target_basename(f.path));
   analyze_into(src, opt, f);
   f.bytes_read = src.bytes_read();
+  f.http_requests = src.requests();
+  f.http_connections = src.connections();
   return f;
 }
 

@@ -71,6 +71,7 @@ struct WheelFacts {
   uint64_t reinflated_bytes = 0;
   bool metadata_depth = false;  // read at --depth metadata: entries not hashed, binaries by their headers
   uint64_t bytes_read = 0;      // bytes moved from the file or over HTTP to check it
+  uint64_t http_requests = 0, http_connections = 0;  // what reading it remotely cost
   // Only the core metadata the index serves beside the wheel was read (PEP 658/714, --depth
   // metadata): no archive, no dist-info layout, no binaries.
   bool from_index_metadata = false;

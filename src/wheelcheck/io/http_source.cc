@@ -35,6 +35,40 @@ void curl_global() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// One libcurl share for the whole run: the connection cache, DNS answers and TLS sessions are
+// reused across requests and across the wheels of one host (an index page, then its wheels), so a
+// remote check no longer opens a TCP and TLS connection per range.
+CURLSH* run_share() {
+  static std::mutex locks[CURL_LOCK_DATA_LAST];
+  static CURLSH* share = [] {
+    curl_global();
+    CURLSH* s = curl_share_init();
+    if (!s) return s;
+    curl_share_setopt(
+        s, CURLSHOPT_LOCKFUNC, +[](CURL*, curl_lock_data d, curl_lock_access, void*) { locks[d].lock(); });
+    curl_share_setopt(
+        s, CURLSHOPT_UNLOCKFUNC, +[](CURL*, curl_lock_data d, void*) { locks[d].unlock(); });
+    curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    return s;
+  }();
+  return share;
+}
+
+// An easy handle kept for the requests of one wheel (used by one thread at a time), with what it
+// cost: requests made, new connections opened.
+struct Connection {
+  CURL* handle = nullptr;
+  uint64_t requests = 0, connections = 0;
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection() {
+    if (handle) curl_easy_cleanup(handle);
+  }
+};
+
 HttpOptions& options() {
   static HttpOptions o = [] {
     HttpOptions d;
@@ -140,7 +174,7 @@ std::string status_text(long status) {
 // timeouts), retried with backoff while the failure is transient and `deadline` (the wheel's or
 // the page's time limit) allows. Returns the last reply, with what every attempt saw.
 Reply perform(const std::string& url, const std::string& range, uint64_t cap, const std::string& accept,
-              Clock::time_point deadline, bool whole_file = false) {
+              Clock::time_point deadline, Connection& conn, bool whole_file = false) {
   curl_global();
   const HttpOptions& o = options();
   Reply r;
@@ -161,8 +195,13 @@ Reply perform(const std::string& url, const std::string& range, uint64_t cap, co
     // only the wheel's limit bounds it.
     const long request_ms = static_cast<long>(whole_file ? o.wheel_seconds : o.request_seconds) * 1000;
     const long limit_ms = std::min<long>(request_ms, static_cast<long>(left_ms));
-    CURL* c = curl_easy_init();
+    if (!conn.handle)
+      conn.handle = curl_easy_init();
+    else
+      curl_easy_reset(conn.handle);  // options cleared; live connections and caches stay
+    CURL* c = conn.handle;
     if (!c) throw IoError(display_url(url) + ": cannot start libcurl");
+    if (CURLSH* share = run_share()) curl_easy_setopt(c, CURLOPT_SHARE, share);
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
@@ -188,8 +227,12 @@ Reply perform(const std::string& url, const std::string& range, uint64_t cap, co
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, limit_ms);
     r.code = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    long opened = 0;
+    curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &opened);
+    ++conn.requests;
+    conn.connections += static_cast<uint64_t>(std::max(0L, opened));
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
     curl_slist_free_all(headers);
-    curl_easy_cleanup(c);
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (r.code == CURLE_OPERATION_TIMEDOUT) {
       // curl says "timed out" for the stall limit and for the wall-clock one alike: which was it?
@@ -273,7 +316,7 @@ class HttpSource : public Source {
       : url_(std::move(url)),
         shown_(display_url(url_)),
         deadline_(Clock::now() + std::chrono::seconds(options().wheel_seconds)) {
-    Reply r = perform(url_, "0-0", 1 << 16, "", deadline_);
+    Reply r = perform(url_, "0-0", 1 << 16, "", deadline_, conn_);
     if (r.too_big) r.too_big = false, r.code = CURLE_OK;  // a 200 to a range probe: only its status matters
     require_ok(r, url_, {200, 206}, 1 << 16);
     fetched_ += r.body.size();
@@ -286,7 +329,7 @@ class HttpSource : public Source {
     } else {
       // The server ignores Range: one whole download, bounded.
       whole_ = true;
-      Reply all = perform(url_, "", kMaxWholeDownload, "", deadline_, true);
+      Reply all = perform(url_, "", kMaxWholeDownload, "", deadline_, conn_, true);
       if (all.too_big)
         throw IoError(shown_ + ": the server ignores range requests and the file is larger than " +
                       std::to_string(kMaxWholeDownload) + " bytes");
@@ -300,6 +343,8 @@ class HttpSource : public Source {
   uint64_t size() const override { return size_; }
   const std::string& display_name() const override { return shown_; }  // never the credentials
   uint64_t bytes_read() const override { return fetched_; }
+  uint64_t requests() const override { return conn_.requests; }
+  uint64_t connections() const override { return conn_.connections; }
 
   size_t read_at(uint64_t off, void* buf, size_t n) override {
     if (off >= size_) return 0;
@@ -339,7 +384,7 @@ class HttpSource : public Source {
     readahead_ = off == last_end_ ? std::min(readahead_ * 2, kMaxRequest) : kMinRequest;
     uint64_t len = std::min(std::max(want, readahead_), size_ - off);
     uint64_t lo = off, hi = off + len - 1;
-    Reply r = perform(url_, std::to_string(lo) + "-" + std::to_string(hi), len + 1, "", deadline_);
+    Reply r = perform(url_, std::to_string(lo) + "-" + std::to_string(hi), len + 1, "", deadline_, conn_);
     require_ok(r, url_, {206}, len + 1);
     fetched_ += r.body.size();
     auto cr = parse_content_range(r.content_range);
@@ -363,6 +408,7 @@ class HttpSource : public Source {
 
   std::string url_, shown_;
   Clock::time_point deadline_;  // everything read for this wheel ends by then
+  Connection conn_;             // one handle for all of this wheel's requests (under mu_)
   uint64_t size_ = 0;
   bool whole_ = false;
   std::string body_;
@@ -388,7 +434,8 @@ std::string display_url(const std::string& url) {
 }
 
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap) {
-  Reply r = perform(url, "", cap, accept, Clock::now() + std::chrono::seconds(options().wheel_seconds));
+  Connection conn;
+  Reply r = perform(url, "", cap, accept, Clock::now() + std::chrono::seconds(options().wheel_seconds), conn);
   require_ok(r, url, {200}, cap);
   return r.body;
 }

@@ -25,6 +25,9 @@ class Source {
   virtual const std::string& display_name() const = 0;
   // Bytes moved from where the wheel lives so far (file reads; bytes transferred over HTTP).
   virtual uint64_t bytes_read() const { return 0; }
+  // HTTP requests made and new connections opened for them (0 for local files).
+  virtual uint64_t requests() const { return 0; }
+  virtual uint64_t connections() const { return 0; }
 
   std::vector<uint8_t> read_exact(uint64_t off, size_t n);
 };

@@ -277,6 +277,8 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     item.waived = std::move(v.waived);
     item.size = f.file_size;
     item.bytes_read = f.bytes_read;
+    item.requests = f.http_requests;
+    item.connections = f.http_connections;
     if (!f.index_page) {
       members.push_back(summarize(f, policy));
       item.release = member_to_json(members.back());

@@ -130,8 +130,11 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
           << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason)
           << (i.waived.size() > 1 ? ", ..." : "") << ")" << reset << "\n";
     if (remote(i.path) && i.size)
-      out << "        " << dim << "read " << human_bytes(i.bytes_read) << " of " << human_bytes(i.size) << reset
-          << "\n";
+      out << "        " << dim << "read " << human_bytes(i.bytes_read) << " of " << human_bytes(i.size)
+          << (i.requests ? " in " + std::to_string(i.requests) + " request" + (i.requests == 1 ? "" : "s") + " over " +
+                               std::to_string(i.connections) + " new connection" + (i.connections == 1 ? "" : "s")
+                         : "")
+          << reset << "\n";
     for (const auto& f : i.findings) {
       bool err = f.severity == Severity::error;
       out << "  " << (err ? red : yellow) << (err ? "error  " : "warning") << reset << " " << bold << f.rule << reset
@@ -194,6 +197,7 @@ json report_to_json(const RunReport& r) {
     if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
     if (i.skipped) item["skip_reason"] = i.skip_reason;
     if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
+    if (i.requests) item["requests"] = i.requests, item["connections"] = i.connections;
     if (!i.release.is_null()) item["release"] = i.release;
     if (!i.facts.is_null()) item["facts"] = i.facts;
     items.push_back(item);
