@@ -141,6 +141,12 @@ TEST_F(RemoteFaults, MetadataDepthMovesUnderOnePercent) {
   uint64_t size = w["size"], read = w["bytes_read"];
   EXPECT_LT(read * 100, size) << "read " << read << " of " << size << " bytes";
   EXPECT_GT(read, 0u);
+  // inspect at the same depth: the facts of a remote wheel for a few range requests.
+  auto facts = wc({"inspect", "--depth", "metadata", "--format", "json", s->url(prefix + good_)});
+  ASSERT_EQ(facts.exit_code, 0) << facts.err;
+  auto fj = json::parse(facts.out)["wheels"][0];
+  EXPECT_EQ(fj["depth"], "metadata");
+  EXPECT_EQ(fj["filename"]["canonical_name"], "demo");
   auto text = wc({"check", "--depth", "metadata", s->url(prefix + good_)});
   EXPECT_NE(text.out.find(" of 16.8 MB"), std::string::npos) << "the text report says how much was read: " << text.out;
 }

@@ -188,7 +188,7 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
 }
 
 int run_inspect(const std::vector<std::string>& targets, const std::string& format, const std::string& output,
-                const std::string& policy_spec) {
+                const std::string& policy_spec, const std::string& depth) {
   if (format != "text" && format != "json") throw CLI::ValidationError("--format", "inspect prints text or json");
   auto paths = expand_targets(targets);
   std::ofstream file;
@@ -199,6 +199,7 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
   std::ostream& out = output.empty() ? std::cout : file;
   Policy policy = load_policy(policy_spec);
   AnalyzeOptions opt = analyze_options_for(policy);
+  opt.depth = depth == "metadata" ? Depth::metadata : Depth::full;
   nlohmann::json all = nlohmann::json::array();
   for (const auto& p : paths) {
     WheelFacts f = std::move(analyze_all({p}, opt, 1).front());
@@ -427,7 +428,7 @@ Exit codes: 0 every wheel passes, 1 findings (errors; warnings too with --strict
 configuration error (nothing is judged).)");
 
   std::vector<std::string> inspect_targets;
-  std::string inspect_format = "text", inspect_output, inspect_policy = "default";
+  std::string inspect_format = "text", inspect_output, inspect_policy = "default", inspect_depth = "full";
   auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels");
   i->add_option("targets", inspect_targets, "Wheel files, directories, URLs")->required();
   i->add_option("-f,--format", inspect_format, "text or json")
@@ -435,6 +436,11 @@ configuration error (nothing is judged).)");
       ->capture_default_str();
   i->add_option("-o,--output", inspect_output, "Write here instead of stdout");
   i->add_option("-p,--policy", inspect_policy, "Policy whose tables (CUDA variants, version file) inform the facts");
+  i->add_option("--depth", inspect_depth,
+                "full, or metadata: the central directory, dist-info and binary headers only (a remote wheel costs a "
+                "few range requests)")
+      ->check(CLI::IsMember({"full", "metadata"}))
+      ->capture_default_str();
   i->footer(R"(Examples:
   wheelcheck inspect dist/torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl
   wheelcheck inspect --format json dist/*.whl
@@ -476,7 +482,7 @@ Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do no
   if (auto rc = cli::parse(app, argc, argv)) return *rc;
   return cli::guarded("wheelcheck", [&]() -> int {
     if (*c) return run_check(check);
-    if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy);
+    if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy, inspect_depth);
     if (*r) return run_rules(rules_format);
     if (*m) return run_merge(merge);
     if (*pv) return run_policy_validate(validate_files);
