@@ -127,12 +127,22 @@ TEST_F(Gcc, VerdictIndependentOfUnrelatedWheels) {
 // dependency, which `import torch` loads first: a warning naming torch alone; resolved by soname
 // with torch's wheel in the run (no search path needed); an error when that wheel lacks it.
 TEST_F(Gcc, LibrariesFromADeclaredTorch) {
-  std::string ext = needing("libc10.so");
-  WheelBuilder x("xkern", "0.1", "cp312-cp312-manylinux_2_28_x86_64");
-  x.purelib(false).add("xkern/_C.cpython-312-x86_64-linux-gnu.so", ext).requires_dist("torch>=2.10");
-  std::string c10 = lib("libc10.so", "int c10(void){return 1;}", "-Wl,-soname,libc10.so");
-  WheelBuilder torch("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
-  torch.purelib(false).add("torch/lib/libc10.so", c10);
+  // An extension module of `project` needing `soname`, declaring `requirement`.
+  auto extension = [&](const std::string& project, const std::string& soname, const std::string& requirement) {
+    WheelBuilder w(project, "0.1", "cp312-cp312-manylinux_2_28_x86_64");
+    w.purelib(false).add(project + "/_C.cpython-312-x86_64-linux-gnu.so", needing(soname)).requires_dist(requirement);
+    return w;
+  };
+  // A wheel of `project` shipping a library with `soname` at `path`.
+  auto provider = [&](const std::string& project, const std::string& version, const std::string& tag,
+                      const std::string& path, const std::string& soname) {
+    WheelBuilder w(project, version, tag);
+    w.purelib(false).add(path, lib(soname, "int provided(void){return 1;}", "-Wl,-soname," + soname));
+    return w;
+  };
+  WheelBuilder x = extension("xkern", "libc10.so", "torch>=2.10");
+  WheelBuilder torch =
+      provider("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64", "torch/lib/libc10.so", "libc10.so");
   WheelBuilder hollow("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
   hollow.purelib(false).add("torch/lib/README", "no library here");
   Policy p = load_policy("default");
@@ -151,12 +161,9 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
   EXPECT_TRUE(says(missing, "WC503 [error]")) << dump_of(missing);
   // The CUDA runtime comes through torch's own dependencies, which `import torch` loads first: a
   // warning naming torch alone, resolved when the run holds torch and the wheel shipping it.
-  std::string cuda_user = needing("libcudart.so.13");
-  WheelBuilder y("ykern", "0.1", "cp312-cp312-manylinux_2_28_x86_64");
-  y.purelib(false).add("ykern/_C.cpython-312-x86_64-linux-gnu.so", cuda_user).requires_dist("torch");
-  std::string rt = lib("libcudart.so.13", "int rt(void){return 1;}", "-Wl,-soname,libcudart.so.13");
-  WheelBuilder runtime("nvidia-cuda-runtime", "13.0.96", "py3-none-manylinux_2_27_x86_64");
-  runtime.purelib(false).add("nvidia/cu13/lib/libcudart.so.13", rt);
+  WheelBuilder y = extension("ykern", "libcudart.so.13", "torch");
+  WheelBuilder runtime = provider("nvidia-cuda-runtime", "13.0.96", "py3-none-manylinux_2_27_x86_64",
+                                  "nvidia/cu13/lib/libcudart.so.13", "libcudart.so.13");
   torch.requires_dist("nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\"");
   auto y_alone = judge({&y});
   EXPECT_TRUE(says(y_alone, "come from the dependency torch")) << dump_of(y_alone);
