@@ -11,6 +11,7 @@
 
 #include "support/raw_zip.h"
 #include "support/test_support.h"
+#include "util/parse.h"
 #include "wheel_builder.h"
 
 namespace wc {
@@ -221,7 +222,9 @@ TEST(Gate, OneBatchTwoWorkers) {
   ASSERT_EQ(j["wheels"].size(), all.size());
   for (const auto& w : j["wheels"]) {
     std::string path = w["path"];
-    size_t i = std::stoul(std::filesystem::path(path).parent_path().filename().string());
+    auto folder = parse_decimal(std::filesystem::path(path).parent_path().filename().string(), all.size() - 1);
+    ASSERT_TRUE(folder) << path;
+    size_t i = static_cast<size_t>(*folder);
     bool found = false;
     for (const auto& f : w["findings"])
       found |= f["rule"] == all[i].rule && f["message"].get<std::string>().find(all[i].message) != std::string::npos;

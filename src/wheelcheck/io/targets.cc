@@ -15,7 +15,7 @@ namespace wc {
 
 namespace fs = std::filesystem;
 
-static bool is_url(const std::string& t) { return t.rfind("http://", 0) == 0 || t.rfind("https://", 0) == 0; }
+bool is_url(const std::string& t) { return t.rfind("http://", 0) == 0 || t.rfind("https://", 0) == 0; }
 
 // RFC 3986 section 5.2.4 on an absolute path: "." segments go, ".." removes the one before (never
 // above the root); a query is left as it is.

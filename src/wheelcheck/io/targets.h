@@ -48,6 +48,8 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
 std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match = "");
 // Parses an index page body fetched from `page_url`; throws std::runtime_error on malformed JSON.
 std::vector<IndexLink> parse_index_page(const std::string& body, const std::string& page_url);
+// An http:// or https:// target.
+bool is_url(const std::string& target);
 // The file name a target's wheel name is read from: the last path component, URL-decoded, with
 // any query or fragment removed.
 std::string target_basename(const std::string& target);

@@ -351,11 +351,8 @@ void add_overflow(std::vector<ZipProblem>& to, size_t n, const std::string& what
 // and its compressed data before the next entry's record (or the central directory) begins. An
 // entry whose data reaches into another's is the overlapping zip-bomb construction (many entries
 // inflating one shared compressed kernel): both are marked and never inflated.
-void check_overlaps(ZipIndex& idx) {
-  std::vector<ZipEntry*> order;
-  order.reserve(idx.entries.size());
-  for (auto& z : idx.entries) order.push_back(&z);
-  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+// `order`: every entry, by local header offset.
+void check_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
   size_t listed = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     ZipEntry& z = *order[i];
@@ -385,8 +382,8 @@ void check_overlaps(ZipIndex& idx) {
 // With every local record followed: each byte from the first local header to the central
 // directory belongs to exactly one record. Gaps (where a local record nothing lists can hide) and
 // overlaps make readers that walk local headers see another archive than readers of the directory.
-void check_layout(Source& src, ZipIndex& idx, std::vector<std::pair<uint64_t, uint64_t>> records) {
-  std::sort(records.begin(), records.end());
+// `records`: (start, end) of every local record, in file order.
+void check_layout(Source& src, ZipIndex& idx, const std::vector<std::pair<uint64_t, uint64_t>>& records) {
   size_t listed = 0;
   auto gap = [&](uint64_t from, uint64_t to, const std::string& before) {
     // Is there a local header signature in the gap? Read it in bounded pieces.
@@ -455,17 +452,22 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
     idx.central_directory_offset = e.cd_offset;
     read_central(src, idx, e);
     if (!idx.fatal.empty()) return idx;
-    std::vector<ZipEntry*> by_offset;  // file order: neighbouring headers share a window
-    for (auto& z : idx.entries)
-      if (!local_wanted || local_wanted(z)) by_offset.push_back(&z);
-    std::stable_sort(by_offset.begin(), by_offset.end(),
-                     [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
-    uint64_t first = idx.central_directory_offset;
-    for (const auto& z : idx.entries) first = std::min(first, z.local_offset);
+    // Every entry in file order, sorted once: the overlap and layout checks walk it, and the local
+    // headers are read along it (neighbouring headers share a window).
+    std::vector<ZipEntry*> order;
+    order.reserve(idx.entries.size());
+    for (auto& z : idx.entries) order.push_back(&z);
+    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+    uint64_t first = order.empty() ? idx.central_directory_offset
+                                   : std::min(order.front()->local_offset, idx.central_directory_offset);
     if (first > 0)
       idx.inconsistent.push_back(
           {std::to_string(first) + " bytes of data before the first entry (prepended data)", "", 0});
-    check_overlaps(idx);
+    check_overlaps(idx, order);
+    std::vector<ZipEntry*> by_offset;
+    by_offset.reserve(local_wanted ? 0 : order.size());
+    for (auto* z : order)
+      if (!local_wanted || local_wanted(*z)) by_offset.push_back(z);
     Window window(src);
     std::vector<std::pair<uint64_t, uint64_t>> records;
     records.reserve(by_offset.size());
@@ -489,7 +491,7 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
                                     z.name, z.local_offset});
     }
     if (followed && by_offset.size() == idx.entries.size() && idx.overlapping_entries == 0)
-      check_layout(src, idx, std::move(records));
+      check_layout(src, idx, records);
   } catch (const ParseError& pe) {
     idx.fatal.push_back({std::string("malformed zip structure: ") + pe.what(), "", pe.offset()});
   }

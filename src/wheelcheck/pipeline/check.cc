@@ -20,12 +20,14 @@ unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency(
 
 namespace {
 
-// The facts of a wheel whose analysis threw: its name, and what failed.
-WheelFacts failed_analysis(const std::string& path, const std::string& what) {
+// The facts of a target that could not be analysed: its name, and why. An index page has no wheel
+// file name to judge.
+WheelFacts unreadable_target(const TargetRef& t, const std::string& why) {
   WheelFacts f;
-  f.path = display_url(path);
-  f.filename = parse_wheel_filename(target_basename(path));
-  f.unreadable.push_back({"analysis stopped by an internal error: " + what, "", 0});
+  f.path = display_url(t.location);
+  f.index_page = !t.error.empty();
+  if (!f.index_page) f.filename = parse_wheel_filename(target_basename(t.location));
+  f.unreadable.push_back({why, "", 0});
   return f;
 }
 
@@ -50,19 +52,15 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
         started(display_url(t.location));
       }
       try {
-        if (!t.error.empty()) {
-          WheelFacts f;
-          f.path = display_url(t.location);
-          f.index_page = true;
-          f.unreadable.push_back({t.error, "", 0});
-          facts[i] = std::move(f);
-        } else
+        if (!t.error.empty())
+          facts[i] = unreadable_target(t, t.error);
+        else
           facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
                                                                              : analyze_target(t.location, per_wheel);
       } catch (const std::exception& e) {
-        facts[i] = failed_analysis(t.location, e.what());
+        facts[i] = unreadable_target(t, std::string("analysis stopped by an internal error: ") + e.what());
       } catch (...) {
-        facts[i] = failed_analysis(t.location, "unknown exception");
+        facts[i] = unreadable_target(t, "analysis stopped by an internal error: unknown exception");
       }
       size_t d = ++done;
       if (progress) {
@@ -203,8 +201,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     std::vector<TargetRef> unique;
     for (auto& t : targets) {
       std::error_code ec;
-      std::string key =
-          t.location.rfind("http", 0) == 0 ? t.location : std::filesystem::weakly_canonical(t.location, ec).string();
+      std::string key = is_url(t.location) ? t.location : std::filesystem::weakly_canonical(t.location, ec).string();
       if (key.empty()) key = t.location;
       if (seen.insert(key).second)
         unique.push_back(std::move(t));

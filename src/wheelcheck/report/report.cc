@@ -56,19 +56,6 @@ Counts count(const RunReport& r) {
   return c;
 }
 
-std::string human_bytes(uint64_t b) {
-  char buf[32];
-  if (b >= 1'000'000'000)
-    std::snprintf(buf, sizeof buf, "%.2f GB", double(b) / 1e9);
-  else if (b >= 1'000'000)
-    std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
-  else if (b >= 10'000)
-    std::snprintf(buf, sizeof buf, "%.0f kB", double(b) / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%llu byte%s", static_cast<unsigned long long>(b), b == 1 ? "" : "s");
-  return buf;
-}
-
 bool remote(const std::string& path) { return path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0; }
 
 json findings_json(const std::vector<Finding>& fs) {

@@ -165,9 +165,7 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     };
     auto ships = [&](const WheelFacts* w) {
       return w != &cx.f && std::any_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& lib) {
-               std::string_view base = lib.path;
-               base = base.substr(base.rfind('/') == std::string_view::npos ? 0 : base.rfind('/') + 1);
-               return lib.soname == need || base == need;
+               return lib.soname == need || last_component(lib.path) == need;
              });
     };
     bool loaded_by_import = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), is_import_loaded) &&

@@ -1,6 +1,7 @@
 #include "rules/install_set.h"
 
 #include <deque>
+#include <map>
 #include <set>
 
 #include "binary/binary_facts.h"
@@ -112,22 +113,27 @@ std::set<std::string> declared_projects(const WheelFacts& w, const MarkerEnviron
   return out;
 }
 
-// Install directories the binaries of `w` search (RPATH/RUNPATH resolved inside site-packages).
-std::vector<std::string> searched_dirs(const WheelFacts& w) {
-  std::vector<std::string> out;
+// Install directories the binaries of `w` search (RPATH/RUNPATH resolved inside site-packages),
+// each once (a torch wheel's hundreds of libraries search a handful of directories).
+std::set<std::string> searched_dirs(const WheelFacts& w) {
+  std::set<std::string> out;
   for (const auto& b : w.binaries)
     for (const auto& d : search_dirs(b))
-      if (d.resolved) out.push_back(*d.resolved);
+      if (d.resolved) out.insert(*d.resolved);
   return out;
 }
 
-bool installs_under(const WheelFacts& w, const std::string& dir) {
-  const std::string prefix = dir.empty() ? "" : dir + "/";
-  return std::any_of(w.entries.begin(), w.entries.end(), [&](const EntryFacts& e) {
-    if (e.kind != EntryKind::file) return false;
+// The directories `w` installs files into ("" for site-packages itself), each once.
+std::set<std::string> install_dirs(const WheelFacts& w) {
+  std::set<std::string> out;
+  for (const auto& e : w.entries) {
+    if (e.kind != EntryKind::file) continue;
     std::string p = install_path(e.name);
-    return !p.empty() && p.rfind(prefix, 0) == 0 && p.find('/', prefix.size()) == std::string::npos;
-  });
+    if (p.empty()) continue;
+    auto slash = p.rfind('/');
+    out.insert(slash == std::string::npos ? std::string() : p.substr(0, slash));
+  }
+  return out;
 }
 
 }  // namespace
@@ -144,6 +150,8 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
       queue.push_back(&u);
     }
   };
+  // Each candidate's install directories, computed once and only when a search path asks.
+  std::map<const WheelFacts*, std::set<std::string>> dirs_of;
   while (!queue.empty()) {
     const WheelFacts* w = queue.front();
     queue.pop_front();
@@ -151,9 +159,14 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
     auto dirs = searched_dirs(*w);
     for (const auto& u : all) {
       if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) continue;
-      if (wanted.count(u.filename.canonical_name) ||
-          std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return installs_under(u, d); }))
+      if (wanted.count(u.filename.canonical_name)) {
         take(u);
+        continue;
+      }
+      if (dirs.empty()) continue;
+      auto it = dirs_of.find(&u);
+      if (it == dirs_of.end()) it = dirs_of.emplace(&u, install_dirs(u)).first;
+      if (std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return it->second.count(d) > 0; })) take(u);
     }
   }
   return set;

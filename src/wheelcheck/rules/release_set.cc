@@ -266,18 +266,6 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
 
 // --- WC702: sizes against the baseline ------------------------------------------------------------
 
-// Sizes as people read them: bytes below 10 kB ("812 bytes", not "0.0 MB"), kB, then MB.
-std::string mb(uint64_t b) {
-  char buf[32];
-  if (b < 10000)
-    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
-  else if (b < 10000000)
-    std::snprintf(buf, sizeof buf, "%.1f kB", double(b) / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
-  return buf;
-}
-
 std::string growth(uint64_t from, uint64_t to) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.0f%%", from ? (double(to) / double(from) - 1) * 100 : 100.0);
@@ -307,10 +295,10 @@ size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMembe
     if (wheel_over) {
       std::vector<std::string> most;
       for (size_t i = 0; i < grew.size() && i < 3; ++i)
-        most.push_back(grew[i].second + " (" + mb(b.large_entries.at(grew[i].second)) + " -> " +
-                       mb(m->large_entries.at(grew[i].second)) + ")");
+        most.push_back(grew[i].second + " (" + human_bytes(b.large_entries.at(grew[i].second)) + " -> " +
+                       human_bytes(m->large_entries.at(grew[i].second)) + ")");
       s.add("WC702",
-            "grew from " + mb(b.size) + " to " + mb(m->size) + " (" + growth(b.size, m->size) +
+            "grew from " + human_bytes(b.size) + " to " + human_bytes(m->size) + " (" + growth(b.size, m->size) +
                 ") since the baseline (" + b.filename + "), over the allowed ratio " + ratio +
                 (most.empty() ? "" : "; grew most: " + join(most, ", ")),
             m->filename);
@@ -320,7 +308,7 @@ size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMembe
       uint64_t old = b.large_entries.at(name), now = m->large_entries.at(name);
       if (double(now) > double(old) * r.max_growth_ratio)
         s.add("WC702",
-              name + " grew from " + mb(old) + " to " + mb(now) + " (" + growth(old, now) +
+              name + " grew from " + human_bytes(old) + " to " + human_bytes(now) + " (" + growth(old, now) +
                   ") since the baseline, over the allowed ratio " + ratio,
               m->filename);
     }

@@ -87,11 +87,10 @@ bool is_extension_module(const std::string& entry) {
 
 std::optional<bool> exports_module_init(const BinaryFacts& b) {
   if (b.format != "elf" || !b.undefined_symbols_read) return std::nullopt;
-  std::string_view base = b.path;
-  base = base.substr(base.rfind('/') == std::string_view::npos ? 0 : base.rfind('/') + 1);
-  std::string stem(base.substr(0, base.find('.')));
+  std::string_view base = last_component(b.path);
+  const std::string stem(base.substr(0, base.find('.'))), init = "PyInit_" + stem, modexport = "PyModExport_" + stem;
   return std::any_of(b.module_inits.begin(), b.module_inits.end(),
-                     [&](const std::string& sym) { return sym == "PyInit_" + stem || sym == "PyModExport_" + stem; });
+                     [&](const std::string& sym) { return sym == init || sym == modexport; });
 }
 
 bool is_extension_module(const BinaryFacts& b) {
@@ -103,11 +102,7 @@ bool is_extension_module(const BinaryFacts& b) {
 
 // A shared object without the "lib" prefix that is not an extension module (nvshmem_transport_ibrc.so.6,
 // a CUDA plugin): a plugin something loads with dlopen, never a library linked against.
-bool is_plugin(const BinaryFacts& b) {
-  auto slash = b.path.rfind('/');
-  std::string base = slash == std::string::npos ? b.path : b.path.substr(slash + 1);
-  return base.rfind("lib", 0) != 0 && !is_extension_module(b);
-}
+bool is_plugin(const BinaryFacts& b) { return !last_component(b.path).starts_with("lib") && !is_extension_module(b); }
 
 LoadGraph::LoadGraph(const InstallSet& set) {
   std::map<std::pair<const WheelFacts*, std::string>, const BinaryFacts*> by_path;

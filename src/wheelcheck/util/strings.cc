@@ -234,3 +234,18 @@ std::vector<std::string> nearest_first(const std::string& word, std::vector<std:
   return candidates;
 }
 }  // namespace wc
+
+namespace wc {
+std::string human_bytes(uint64_t b) {
+  char buf[32];
+  if (b >= 1'000'000'000)
+    std::snprintf(buf, sizeof buf, "%.2f GB", double(b) / 1e9);
+  else if (b >= 1'000'000)
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
+  else if (b >= 10'000)
+    std::snprintf(buf, sizeof buf, "%.0f kB", double(b) / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%llu byte%s", static_cast<unsigned long long>(b), b == 1 ? "" : "s");
+  return buf;
+}
+}  // namespace wc

@@ -16,6 +16,8 @@ std::string escape_for_display(std::string_view s);
 // does not flood a report.
 std::string clip_for_display(std::string_view s, size_t max = 160);
 bool is_valid_utf8(std::string_view s);
+// Sizes as people read them: "812 bytes", "64 kB", "16.8 MB", "1.23 GB" (decimal units).
+std::string human_bytes(uint64_t b);
 // Levenshtein distance (typo suggestions: "did you mean ...").
 size_t edit_distance(std::string_view a, std::string_view b);
 // `candidates` ordered nearest to `word` first (ties keep their order).

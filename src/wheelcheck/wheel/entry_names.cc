@@ -22,12 +22,12 @@ std::optional<std::string> cpython_tag(std::string_view seg, bool windows) {
   return abi;
 }
 
+}  // namespace
+
 std::string_view last_component(std::string_view name) {
   auto slash = name.rfind('/');
   return slash == std::string_view::npos ? name : name.substr(slash + 1);
 }
-
-}  // namespace
 
 std::string install_path(std::string_view entry) {
   auto slash = entry.find('/');

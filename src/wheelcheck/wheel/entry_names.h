@@ -12,6 +12,8 @@ namespace wc {
 // Where an entry lands in site-packages: `{name}.data/{purelib,platlib}/x` -> `x`, other entries as
 // they are; "" for `.data/{scripts,headers,data}` (installed elsewhere, not on a library search path).
 std::string install_path(std::string_view entry);
+// The file name of an entry path: what follows the last '/'.
+std::string_view last_component(std::string_view name);
 
 // `.so`, `.so.N[.M...]`, `.pyd`, `.dylib`, `.dll` (any case).
 bool is_native_library_name(std::string_view name);
