@@ -98,6 +98,11 @@ json binary_to_json(const BinaryFacts& b) {
     if (b.x86_isa_level) j["x86_isa_level"] = *b.x86_isa_level;
     j["exec_stack"] = b.exec_stack;
     if (!b.libc.empty()) j["libc"] = b.libc;
+    if (!b.cxx_abi.empty()) {
+      json c = json::object();
+      for (const auto& [ns, n] : b.cxx_abi) c[ns] = {{"cxx11", n.cxx11}, {"pre_cxx11", n.pre_cxx11}};
+      j["cxx_abi"] = c;
+    }
   } else if (b.format == "macho") {
     json slices = json::array();
     for (const auto& s : b.slices)
@@ -107,7 +112,15 @@ json binary_to_json(const BinaryFacts& b) {
   } else if (b.format == "pe") {
     j["machine"] = b.machine;
     j["dlls"] = b.dlls;
+    if (!b.python_dll_imports.empty()) j["python_dll_imports"] = b.python_dll_imports;
   }
+  // The Python C-API the binary imports (what WC511 audits for abi3 wheels).
+  std::vector<std::string> py;
+  for (const auto& sym : b.undefined_symbols)
+    if (sym.starts_with("Py") || sym.starts_with("_Py")) py.push_back(sym);
+  std::sort(py.begin(), py.end());
+  py.erase(std::unique(py.begin(), py.end()), py.end());
+  if (!py.empty()) j["python_api_imports"] = py;
   if (!b.cuda_toolkit.empty()) j["cuda_toolkit"] = b.cuda_toolkit;
   if (!b.fatbin.empty()) {
     j["sass"] = b.fatbin.sass();

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binary/mangled.h"
+
 namespace wc {
 
 struct FatbinEntry {
@@ -63,11 +65,19 @@ struct BinaryFacts {
   std::vector<std::string> needed, rpath, runpath;
   std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
   std::vector<std::string> version_defs;
-  std::vector<std::string> undefined_symbols;  // undefined, non-weak, from .dynsym when it is at most 1 MiB
+  // Undefined, non-weak: ELF .dynsym (when at most 8 MiB), Mach-O undefined externals (without
+  // the leading underscore), PE imports by name from the Python DLLs.
+  std::vector<std::string> undefined_symbols;
   bool undefined_symbols_read = false;
   // Defined global symbols of .dynsym that make an importable module: PyInit_* (and PEP 793's
   // PyModExport_*); read with the undefined ones.
   std::vector<std::string> module_inits;
+  // Names in .dynstr by the libstdc++ string/list ABI they use, per outermost namespace (WC512).
+  CxxAbiCounts cxx_abi;
+  bool cxx_abi_read = false;
+  // Python C-API names imported from python3.dll / python3XY.dll (PE), by DLL as the import
+  // directory names it (WC511 on Windows); the same names are in undefined_symbols.
+  std::map<std::string, std::vector<std::string>> python_dll_imports;
   std::optional<unsigned> x86_isa_level;  // 1 = baseline, 2..4 = x86-64-vN
   bool exec_stack = false;
   std::string libc;  // glibc, musl or ""

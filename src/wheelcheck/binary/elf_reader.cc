@@ -1,6 +1,7 @@
 #include "binary/elf_reader.h"
 
 #include "binary/fatbin.h"
+#include "binary/mangled.h"
 
 #include <cctype>
 #include <set>
@@ -27,9 +28,10 @@ constexpr int64_t kTableTags[] = {DT_HASH,
                                   DT_VERDEF,
                                   DT_VERNEED};
 constexpr uint32_t SHT_DYNSYM = 11;
-// Undefined dynamic symbols are read when the table is at most this large (every extension module
-// and ordinary library; not libtorch-sized ones, whose names nothing checks).
-constexpr uint64_t kMaxDynsymBytes = 1u << 20;
+// Undefined dynamic symbols are read when the table is at most this large: every extension module
+// and ordinary library, and libtorch_cpu.so's 1.8 MB (about 76,000 symbols); beyond, the table
+// stays unread (a bound on what one binary may make the reader keep).
+constexpr uint64_t kMaxDynsymBytes = 8u << 20;
 constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
 constexpr uint64_t kMaxEntries = 1u << 20;
 constexpr uint16_t kEmCuda = 190;  // sanity cap on counts taken from the file
@@ -432,6 +434,21 @@ class ElfReader {
     if (verneed) read_verneed(*verneed, tags.count(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM].front() : 0, str);
     if (verdef) read_verdef(*verdef, tags.count(DT_VERDEFNUM) ? tags[DT_VERDEFNUM].front() : 0, str);
     if (dynsym) read_undefined(*dynsym, strtab);
+    cxx_abi(strtab);
+  }
+
+  // Every name in the dynamic string table (defined and imported symbols alike, as `nm -D` lists
+  // them), counted by the libstdc++ string/list ABI it uses (WC512); one linear pass over bytes
+  // already read.
+  void cxx_abi(const Cursor& strtab) {
+    std::string_view all(reinterpret_cast<const char*>(strtab.data().data()), strtab.size());
+    for (size_t at = 0; at < all.size();) {
+      size_t end = all.find('\0', at);
+      if (end == std::string_view::npos) end = all.size();
+      if (end - at > 2 && all[at] == '_' && all[at + 1] == 'Z') count_cxx_abi(all.substr(at, end - at), out_.cxx_abi);
+      at = end + 1;
+    }
+    out_.cxx_abi_read = true;
   }
 
   // Where .dynsym is and how long: its section header (sh_size), else DT_HASH's nchain. nullopt when

@@ -1,12 +1,16 @@
 #include "binary/macho_reader.h"
 
+#include <algorithm>
+
 namespace wc {
 namespace {
 
 constexpr uint32_t MH_MAGIC = 0xfeedface, MH_MAGIC_64 = 0xfeedfacf, FAT_MAGIC = 0xcafebabe, FAT_MAGIC_64 = 0xcafebabf;
 constexpr uint32_t LC_LOAD_DYLIB = 0xc, LC_LOAD_WEAK_DYLIB = 0x80000018, LC_REEXPORT_DYLIB = 0x8000001f,
                    LC_LAZY_LOAD_DYLIB = 0x20, LC_LOAD_UPWARD_DYLIB = 0x80000023, LC_RPATH = 0x8000001c,
-                   LC_VERSION_MIN_MACOSX = 0x24, LC_BUILD_VERSION = 0x32;
+                   LC_VERSION_MIN_MACOSX = 0x24, LC_BUILD_VERSION = 0x32, LC_SYMTAB = 0x2, LC_DYSYMTAB = 0xb;
+// Symbol tables larger than this are not read (a bound on what one binary may make the reader keep).
+constexpr uint64_t kMaxSymbolBytes = 8u << 20, kMaxStringBytes = 32u << 20;
 constexpr uint32_t kMaxSlices = 32, kMaxCommands = 1u << 16;
 
 std::string xyz_version(uint32_t v, int* major = nullptr, int* minor = nullptr) {
@@ -24,7 +28,54 @@ std::string lc_string(const Cursor& cmd, uint32_t off) {
   return std::string(s.substr(0, s.find('\0')));
 }
 
-MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size) {
+struct SymbolTables {
+  uint32_t symoff = 0, nsyms = 0, stroff = 0, strsize = 0;
+  bool dysym = false;
+  uint32_t iundef = 0, nundef = 0;
+};
+
+// Undefined external symbols (N_UNDF | N_EXT, not weak references), without the leading
+// underscore of C names: what the dynamic loader (or, with -undefined dynamic_lookup, the
+// interpreter loading the extension) must supply. LC_DYSYMTAB narrows the walk to the undefined
+// range. Offsets are relative to the slice. With `plan`, only the ranges to read are added there.
+// False when the tables are over the bounds (not read).
+bool read_undefined(const SparseFile& f, uint64_t base, uint64_t size, bool is64, Endian e, const SymbolTables& t,
+                    std::vector<std::string>& out, std::vector<ByteRange>* plan) {
+  uint64_t entsize = is64 ? 16 : 12;
+  uint64_t first = t.dysym ? t.iundef : 0, count = t.dysym ? t.nundef : t.nsyms;
+  if (first > t.nsyms || count > t.nsyms - first)
+    throw ParseError("LC_DYSYMTAB's undefined range runs past LC_SYMTAB", base);
+  uint64_t sym_at = checked_add(base, checked_add(t.symoff, checked_mul(first, entsize)));
+  uint64_t sym_len = checked_mul(count, entsize), str_at = checked_add(base, t.stroff);
+  if (checked_add(t.symoff, checked_mul(t.nsyms, entsize)) > size || uint64_t(t.stroff) + t.strsize > size)
+    throw ParseError("symbol table runs past the slice", base);
+  if (sym_len > kMaxSymbolBytes || t.strsize > kMaxStringBytes) return false;
+  if (count == 0) return true;
+  if (plan) {
+    plan->push_back({sym_at, sym_len});
+    plan->push_back({str_at, t.strsize});
+    return false;
+  }
+  f.require({{sym_at, sym_len}, {str_at, t.strsize}});
+  Cursor syms = f.view(sym_at, sym_len, e);
+  Cursor strs = f.view(str_at, t.strsize, e);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t strx = syms.u32();
+    uint8_t type = syms.u8();
+    syms.u8();
+    uint16_t desc = syms.u16();
+    syms.skip(is64 ? 8 : 4);
+    if ((type & 0xe0) || (type & 0x0e) != 0 || !(type & 0x01) || (desc & 0x40) || strx == 0 || strx >= t.strsize)
+      continue;  // a debugging entry, defined, local, or a weak reference
+    std::string_view name = strs.cstr_at(strx);
+    if (name.starts_with('_')) name.remove_prefix(1);
+    if (!name.empty()) out.emplace_back(name);
+  }
+  return true;
+}
+
+MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFacts& out,
+                     std::vector<ByteRange>* plan = nullptr) {
   Cursor m = f.view(base, std::min<uint64_t>(size, 32));
   uint32_t raw = m.u32();
   Endian e = (raw == MH_MAGIC || raw == MH_MAGIC_64) ? Endian::little : Endian::big;
@@ -43,6 +94,7 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size) {
   uint64_t hdr = is64 ? 32 : 28;
   if (sizeofcmds > size - std::min(size, hdr)) throw ParseError("load commands run past the slice", base + 20);
   Cursor cmds = f.view(checked_add(base, hdr), sizeofcmds, e);
+  std::optional<SymbolTables> tables;
   for (uint32_t i = 0; i < ncmds; ++i) {
     uint64_t at = cmds.pos();
     uint32_t cmd = cmds.u32(), cmdsize = cmds.u32();
@@ -67,8 +119,22 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size) {
         if (platform == 1) s.minos = xyz_version(c.u32(), &s.minos_major, &s.minos_minor), s.sdk = xyz_version(c.u32());
         break;
       }
+      case LC_SYMTAB:
+        if (!tables) tables.emplace();
+        tables->symoff = c.u32(), tables->nsyms = c.u32(), tables->stroff = c.u32(), tables->strsize = c.u32();
+        break;
+      case LC_DYSYMTAB:
+        if (!tables) tables.emplace();
+        c.skip(16);  // local and external defined ranges
+        tables->dysym = true, tables->iundef = c.u32(), tables->nundef = c.u32();
+        break;
       default: break;
     }
+  }
+  if (tables && tables->nsyms) {
+    bool read = read_undefined(f, base, size, is64, e, *tables, out.undefined_symbols, plan);
+    // A fat binary's symbols are known only when every slice's are.
+    out.undefined_symbols_read = read && (out.slices.empty() ? true : out.undefined_symbols_read);
   }
   return s;
 }
@@ -98,7 +164,16 @@ CapturePlan macho_capture_plan(const SparseFile& f) {
   CapturePlan p;
   Cursor h = f.view(0, 8, Endian::big);
   uint32_t magic = h.u32();
-  if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return p;  // thin: the head holds it
+  if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) {
+    // Thin: the head holds the load commands; the symbol and string tables (__LINKEDIT) come last.
+    BinaryFacts probe;
+    try {
+      read_thin(f, 0, f.size(), probe, &p.ranges);
+    } catch (const ParseError&) {
+      // read_macho reports it
+    }
+    return p;
+  }
   uint32_t n = h.u32();
   if (n == 0 || n > kMaxSlices) return p;
   bool is64 = magic == FAT_MAGIC_64;
@@ -119,7 +194,7 @@ void read_macho(const SparseFile& f, BinaryFacts& out) {
   Cursor h = f.view(0, 8, Endian::big);
   uint32_t magic = h.u32();
   if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) {
-    out.slices.push_back(read_thin(f, 0, f.size()));
+    out.slices.push_back(read_thin(f, 0, f.size(), out));
   } else {
     uint32_t n = h.u32();
     if (n == 0 || n > kMaxSlices)
@@ -138,9 +213,12 @@ void read_macho(const SparseFile& f, BinaryFacts& out) {
       if (is64) arches.u32();
       if (checked_add(off, size) > f.size())
         throw ParseError("fat slice " + std::to_string(i) + " runs past the file", 8 + i * entsize);
-      out.slices.push_back(read_thin(f, off, size));
+      out.slices.push_back(read_thin(f, off, size, out));
     }
   }
+  std::sort(out.undefined_symbols.begin(), out.undefined_symbols.end());  // slices share most names
+  out.undefined_symbols.erase(std::unique(out.undefined_symbols.begin(), out.undefined_symbols.end()),
+                              out.undefined_symbols.end());
   std::string arch;
   for (const auto& s : out.slices) arch += (arch.empty() ? "" : "+") + s.arch;
   out.arch =

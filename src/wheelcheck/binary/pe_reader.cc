@@ -1,5 +1,8 @@
 #include "binary/pe_reader.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace wc {
 namespace {
 
@@ -88,6 +91,34 @@ uint32_t import_rva(const SparseFile& f, const PeHeaders& h) {
   return rva && size ? rva : 0;
 }
 
+// python3.dll, python3t.dll, python312.dll, python314t.dll (any case): the interpreter's own DLL.
+bool is_python_dll(std::string_view dll) {
+  std::string l;
+  for (char c : dll) l += char(std::tolower(static_cast<unsigned char>(c)));
+  if (!l.starts_with("python3") || !l.ends_with(".dll")) return false;
+  std::string_view mid = std::string_view(l).substr(7, l.size() - 11);
+  if (mid.ends_with('t')) mid.remove_suffix(1);
+  return std::all_of(mid.begin(), mid.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The import lookup table of one DLL: by-name entries (hint, then the name); by-ordinal ones
+// (high bit set) have no name and are skipped.
+void read_import_names(const SparseFile& f, const std::vector<PeSection>& secs, uint32_t table_rva, bool pe64,
+                       std::vector<std::string>& out) {
+  uint64_t at = rva_to_offset(secs, table_rva), width = pe64 ? 8 : 4;
+  for (uint32_t i = 0; i < 65536; ++i) {
+    Cursor c = f.view(checked_add(at, uint64_t(i) * width), width);
+    uint64_t v = pe64 ? c.u64() : c.u32();
+    if (v == 0) return;
+    if (v >> (pe64 ? 63 : 31)) continue;  // by ordinal
+    uint64_t name_off = checked_add(rva_to_offset(secs, static_cast<uint32_t>(v & 0x7fffffff)), 2);
+    if (name_off >= f.size()) throw ParseError("import name past the end of the file", at);
+    Cursor n = f.view(name_off, std::min<uint64_t>(512, f.size() - name_off));
+    out.emplace_back(n.cstr_at(0));
+  }
+  throw ParseError("import lookup table has no terminator within 65536 entries", at);
+}
+
 }  // namespace
 
 CapturePlan pe_capture_plan(const SparseFile& f) {
@@ -115,7 +146,9 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
   for (size_t i = 0; i < secs.size(); ++i)
     if (h.names[i] == ".nv_fatb" && secs[i].raw_size) fatbin = ByteRange{secs[i].raw_off, secs[i].raw_size};
   uint32_t rva = import_rva(f, h);
+  out.undefined_symbols_read = true;  // nothing imported from a Python DLL unless the directory says so
   if (!rva) return fatbin;
+  bool pe64 = f.view(h.opt_off, 2).u16() == 0x20b;
   uint64_t off = rva_to_offset(secs, rva);
   for (int i = 0; i < 4096; ++i) {  // descriptors end with an all-zero one
     Cursor d = f.view(checked_add(off, uint64_t(i) * 20), 20);
@@ -126,6 +159,12 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
     uint64_t name_off = rva_to_offset(secs, name_rva);
     Cursor n = f.view(name_off, std::min<uint64_t>(256, f.size() - name_off));
     out.dlls.emplace_back(n.cstr_at(0));
+    if (is_python_dll(out.dlls.back())) {
+      auto& names = out.python_dll_imports[out.dlls.back()];
+      read_import_names(f, secs, ilt ? ilt : iat, pe64, names);
+      out.undefined_symbols.insert(out.undefined_symbols.end(), names.begin(), names.end());
+      out.undefined_symbols_read = true;
+    }
   }
   throw ParseError("import directory has no terminator within 4096 descriptors", off);
 }

@@ -40,6 +40,15 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC202", S::error, "METADATA malformed or missing required fields", "core"},
       {"WC203", S::error, "Requires-Python excludes the wheel's own python tag", "core"},
       {"WC204", S::error, "Requires-Dist CUDA pins disagree with the wheel's CUDA variant", "binaries"},
+      {"WC208", S::error,
+       "entry_points.txt not UTF-8 INI of 'name = module:object' lines, or a console/gui script name outside "
+       "[\\w.-]+ (PyPI rejects the upload)",
+       "core"},
+      {"WC209", S::warning,
+       ".pth file with 'import' lines: code run at every start-up, ignored from about Python 3.18 "
+       "(PEP 829)",
+       "core"},
+      {"WC210", S::warning, "RECORD.jws / RECORD.p7s wheel signature (PEP 815: deprecated)", "core"},
       {"WC301", S::error, "RECORD missing or malformed", "core"},
       {"WC302", S::error, "file hash differs from RECORD", "core"},
       {"WC303", S::error, "file size differs from RECORD", "core"},
@@ -67,6 +76,15 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "binaries"},
       {"WC509", S::warning, "executable stack requested (PT_GNU_STACK with execute)", "binaries"},
       {"WC510", S::warning, "x86-64 ISA level above what the platform tag's baseline guarantees", "binaries"},
+      {"WC511", S::error,
+       "abi3/abi3t wheel's binaries import Python C-API symbols outside the stable ABI of the tagged cpXY (or a "
+       "versioned python3XY.dll, or an abi3t module without PyModExport_)",
+       "binaries"},
+      {"WC512", S::off,
+       "pre-C++11 std::basic_string/std::list symbols in the policy's C++ namespaces, or too few C++11-ABI symbols "
+       "(PyTorch's check; on in the pytorch policy)",
+       "binaries"},
+      {"WC513", S::error, "symbol versions needed from a library that no DT_NEEDED entry names", "binaries"},
       {"WC601", S::error, "CUDA variant differs from the CUDA runtime the binaries link", "binaries"},
       {"WC602", S::error, "required SASS architecture missing from the fatbins", "binaries"},
       {"WC603", S::error, "required PTX (forward compatibility) missing", "binaries"},

@@ -115,7 +115,28 @@ std::string per_container(const FatbinFacts& fb) {
   return join(parts, ", ");
 }
 
-void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, std::ostream& out) {
+// Symbols using the libstdc++ string/list ABIs, per namespace: the policy's (WC512), else the
+// five namespaces with the most.
+std::string cxx_abi_line(const BinaryFacts& b, const Policy& policy) {
+  std::vector<std::pair<std::string, CxxAbiCount>> rows;
+  if (policy.abi.cxx11) {
+    for (const auto& ns : policy.abi.cxx11->namespaces)
+      if (auto it = b.cxx_abi.find(ns); it != b.cxx_abi.end()) rows.emplace_back(ns, it->second);
+  } else {
+    rows.assign(b.cxx_abi.begin(), b.cxx_abi.end());
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
+      return x.second.cxx11 + x.second.pre_cxx11 > y.second.cxx11 + y.second.pre_cxx11;
+    });
+    if (rows.size() > 5) rows.resize(5);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [ns, n] : rows)
+    parts.push_back(ns + ":: " + std::to_string(n.cxx11) + " C++11 / " + std::to_string(n.pre_cxx11) + " pre-C++11");
+  return parts.empty() ? "no std::string/std::list symbols in the policy's namespaces" : join(parts, ", ");
+}
+
+void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, const Policy& policy,
+                        std::ostream& out) {
   out << escape_for_display(f.path) << "  (" << f.file_size << " bytes, " << f.entries.size() << " entries"
       << (f.zip64 ? ", ZIP64" : "") << ")\n";
   const auto& n = f.filename;
@@ -168,6 +189,7 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
       if (!b.needed.empty()) out << "      needs   " << join(b.needed, " ") << "\n";
       if (!b.rpath.empty()) out << "      rpath   " << join(b.rpath, ":") << "\n";
       if (!b.runpath.empty()) out << "      runpath " << join(b.runpath, ":") << "\n";
+      if (!b.cxx_abi.empty()) out << "      C++ ABI " << cxx_abi_line(b, policy) << "\n";
     } else if (b.format == "macho") {
       out << "\n";
       for (const auto& s : b.slices)
@@ -212,7 +234,7 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
       if (justified.applies && !justified.tag) j["justified_platform_tag_reason"] = justified.why;
       all.push_back(j);
     } else {
-      print_inspect_text(f, cuda, justified, out);
+      print_inspect_text(f, cuda, justified, policy, out);
     }
   }
   if (format == "json")

@@ -76,6 +76,18 @@ bool read_at_metadata_depth(const ZipEntry& z, const AnalyzeOptions& opt) {
   return opt.binaries && binary_like(z);
 }
 
+// A .pth file site-packages reads at start-up: top level of the wheel, or of its purelib/platlib.
+bool is_site_pth(std::string_view name) {
+  if (!name.ends_with(".pth")) return false;
+  auto slash = name.rfind('/');
+  if (slash == std::string_view::npos) return true;
+  std::string_view dir = name.substr(0, slash);
+  auto first = dir.find('/');
+  if (first == std::string_view::npos || dir.find('/', first + 1) != std::string_view::npos) return false;
+  std::string_view top = dir.substr(0, first), sub = dir.substr(first + 1);
+  return top.ends_with(".data") && (sub == "purelib" || sub == "platlib");
+}
+
 double ratio(const ZipEntry& z) {
   return z.compressed_size ? double(z.uncompressed_size) / double(z.compressed_size) : double(z.uncompressed_size);
 }
@@ -92,9 +104,7 @@ class WheelReader {
   void run() {
     apply_total_limit();
     std::set<std::string> first;
-    if (!f_.dist_info.empty())
-      for (const char* name : {"WHEEL", "METADATA", "RECORD"}) first.insert(f_.dist_info + "/" + name);
-    for (const auto& p : opt_.capture_files) first.insert(p);
+    for (const auto& [name, text] : texts_) first.insert(name);
     std::vector<size_t> early, rest;
     for (const auto& z : idx_.entries) (first.count(z.name) ? early : rest).push_back(z.central_index);
     for (size_t i : early) read(i);
@@ -352,8 +362,9 @@ class WheelReader {
       if (read_ok(f_.dist_info + "/METADATA")) f_.metadata = parse_header_file(texts_[f_.dist_info + "/METADATA"]);
       if (read_ok(f_.dist_info + "/RECORD")) f_.record = parse_record(texts_[f_.dist_info + "/RECORD"]);
     }
-    for (const auto& p : opt_.capture_files)
-      if (read_ok(p)) f_.captured[p] = texts_[p];
+    for (const auto& [name, text] : texts_)
+      if (read_ok(name) && !name.ends_with("/WHEEL") && !name.ends_with("/METADATA") && !name.ends_with("/RECORD"))
+        f_.captured[name] = text;
     if (!f_.record) return;
     // The dist-info texts are parsed: their bytes are not needed any more (the keys stay, so a
     // duplicate entry of the same name is still recognised as one of them).
@@ -467,6 +478,11 @@ class WheelReader {
     if (!f_.dist_info.empty())
       for (const char* name : {"WHEEL", "METADATA", "RECORD"}) t[f_.dist_info + "/" + name];
     for (const auto& p : opt_.capture_files) t[p];
+    // What the upload rules read (WC208, WC209): the entry points, and .pth files at the top
+    // level of purelib/platlib (site-packages processes those at start-up).
+    if (!f_.dist_info.empty()) t[f_.dist_info + "/entry_points.txt"];
+    for (const auto& z : idx_.entries)
+      if (is_site_pth(z.name)) t[z.name];
     return t;
   }();
   std::map<std::string, std::string> other_algos_;

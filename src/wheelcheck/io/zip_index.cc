@@ -1,5 +1,7 @@
 #include "io/zip_index.h"
 
+#include <cctype>
+
 #include <algorithm>
 
 #include "util/cursor.h"
@@ -417,6 +419,40 @@ void check_layout(Source& src, ZipIndex& idx, const std::vector<std::pair<uint64
 
 }  // namespace
 
+// Python's tarfile.nti on one numeric header field: base-256 (first byte 0x80 or 0xff), or octal
+// text up to a NUL with blanks stripped (empty reads as 0). nullopt where tarfile raises.
+static std::optional<uint64_t> tar_number(std::span<const uint8_t> b, size_t off, size_t len) {
+  if (b[off] == 0x80 || b[off] == 0xff) return 0;  // base-256: any value parses
+  std::string_view field(reinterpret_cast<const char*>(b.data()) + off, len);
+  field = field.substr(0, field.find('\0'));
+  while (!field.empty() && std::isspace(static_cast<unsigned char>(field.front()))) field.remove_prefix(1);
+  while (!field.empty() && std::isspace(static_cast<unsigned char>(field.back()))) field.remove_suffix(1);
+  uint64_t v = 0;
+  for (char c : field) {
+    if (c < '0' || c > '7') return std::nullopt;
+    v = v * 8 + uint64_t(c - '0');
+  }
+  return v;
+}
+
+// What Python's tarfile.is_tarfile accepts as a first header: the checksum field equals the byte
+// sum with that field read as spaces (unsigned or signed), and the numeric fields it reads (mode,
+// uid, gid, size, mtime, device numbers) parse.
+static bool tar_header(std::span<const uint8_t> b) {
+  if (b.size() < 512 || b[148] == 0x80 || b[148] == 0xff) return false;
+  auto want = tar_number(b, 148, 8);
+  if (!want) return false;
+  for (auto [off, len] : {std::pair{100, 8}, {108, 8}, {116, 8}, {124, 12}, {136, 12}, {329, 8}, {337, 8}})
+    if (!tar_number(b, size_t(off), size_t(len))) return false;
+  int64_t unsigned_sum = 0, signed_sum = 0;
+  for (size_t i = 0; i < 512; ++i) {
+    uint8_t v = (i >= 148 && i < 156) ? ' ' : b[i];
+    unsigned_sum += v;
+    signed_sum += static_cast<int8_t>(v);
+  }
+  return int64_t(*want) == unsigned_sum || int64_t(*want) == signed_sum;
+}
+
 ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted) {
   ZipIndex idx;
   idx.archive_size = src.size();
@@ -469,6 +505,12 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
     for (auto* z : order)
       if (!local_wanted || local_wanted(*z)) by_offset.push_back(z);
     Window window(src);
+    if (src.size() >= 512 && tar_header(window.get(0, 512)))
+      idx.inconsistent.push_back(
+          {"the file is also a tar archive: its first 512 bytes are a tar header with a valid "
+           "checksum (offset 148), so tar readers see other contents (a zip polyglot; PyPI "
+           "rejects such uploads)",
+           "", 148});
     std::vector<std::pair<uint64_t, uint64_t>> records;
     records.reserve(by_offset.size());
     bool followed = true;

@@ -374,6 +374,26 @@ void parse_cuda(const json& c, CudaPolicy& out) {
   take(c, "gpus", out.gpus);
 }
 
+void parse_abi(const json& a, AbiPolicy& out) {
+  if (a.contains("stable_abi")) {
+    const auto& t = a["stable_abi"];
+    take(t, "source", out.stable_abi_source);
+    for (const auto& [name, added] : t["symbols"].items()) out.stable_abi.emplace(name, added.get<std::string>());
+    take(t, "conditional", out.conditional);
+  }
+  if (a.contains("waive_symbols"))
+    for (const auto& w : a["waive_symbols"])
+      out.waive_symbols.push_back({w["symbol"], w.value("path", ""), w["reason"]});
+  if (a.contains("cxx11")) {
+    const auto& c = a["cxx11"];
+    AbiPolicy::Cxx11 x;
+    x.namespaces = strings(c, "namespaces");
+    x.libraries = strings(c, "libraries");
+    take(c, "min_cxx11_symbols", x.min_cxx11_symbols);
+    out.cxx11 = std::move(x);
+  }
+}
+
 void parse_release(const json& r, ReleasePolicy& out) {
   take(r, "consistency", out.consistency);
   out.defined = r.is_object() && std::any_of(r.items().begin(), r.items().end(),
@@ -433,6 +453,7 @@ void parse_typed(const json& merged, Policy& p) {
     p.macos.system_prefixes = strings(merged["macos"], "system_prefixes");
     p.macos.ios_host_provided = strings(merged["macos"], "ios_host_provided");
   }
+  if (merged.contains("abi")) parse_abi(merged["abi"], p.abi);
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);
 }

@@ -161,6 +161,25 @@ class PolicyError : public std::runtime_error {
   std::vector<PolicyIssue> issues_;
 };
 
+// Symbol audits (WC511, WC512).
+struct AbiPolicy {
+  std::string stable_abi_source;
+  std::map<std::string, std::string, std::less<>> stable_abi;  // symbol -> "3.7": stable since
+  std::map<std::string, std::string> conditional;              // symbol -> feature macro (MS_WINDOWS)
+  struct SymbolWaiver {
+    std::string symbol;  // name or glob
+    std::string path;    // glob on the binary's entry; empty: every binary
+    std::string reason;
+  };
+  std::vector<SymbolWaiver> waive_symbols;
+  struct Cxx11 {
+    std::vector<std::string> namespaces;  // outermost: c10, at, torch, caffe2
+    std::vector<std::string> libraries;   // globs: must carry C++11-ABI symbols
+    uint64_t min_cxx11_symbols = 0;
+  };
+  std::optional<Cxx11> cxx11;
+};
+
 struct Policy {
   std::string name = "default";
   std::string spec;  // what it was loaded from: a shipped name, or the file's absolute path
@@ -172,6 +191,7 @@ struct Policy {
   std::vector<Waiver> waivers;
   LinuxPolicy linux;
   MacosPolicy macos;
+  AbiPolicy abi;
   CudaPolicy cuda;
   ReleasePolicy release;
 

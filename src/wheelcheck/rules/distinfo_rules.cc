@@ -1,5 +1,6 @@
 // WC102 dist-info layout, WC103/WC104 the WHEEL file, WC201-WC203 METADATA.
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "rules/rules.h"
@@ -154,7 +155,7 @@ void wheel_file(const WheelFacts& f, FindingSink& s) {
 }
 
 const std::set<std::string>& metadata_versions() {
-  static const std::set<std::string> v = {"1.0", "1.1", "1.2", "2.1", "2.2", "2.3", "2.4", "2.5"};
+  static const std::set<std::string> v = {"1.0", "1.1", "1.2", "2.1", "2.2", "2.3", "2.4", "2.5"};  // 2.6: warned
   return v;
 }
 
@@ -188,7 +189,12 @@ void metadata_version(const std::string& mv, const std::string& entry, FindingSi
   } else if (major == 2 && minor == 0) {
     s.add("WC202", "Metadata-Version 2.0 was never specified (PEP 426 was withdrawn); installers read it as 2.x", entry,
           std::nullopt, Severity::warning);
-  } else if (major == 2 && minor > 5) {
+  } else if (major == 2 && minor == 6) {
+    s.add("WC202",
+          "Metadata-Version 2.6 (PEP 808) is valid, but PyPI does not accept it yet: the upload would be rejected "
+          "(2.5 is the newest it takes)",
+          entry, std::nullopt, Severity::warning);
+  } else if (major == 2 && minor > 6) {
     s.add("WC202",
           "Metadata-Version " + mv + " is newer than " + newest +
               ", the newest this tool knows; installers warn and read it",
@@ -312,6 +318,132 @@ void requires_python(const WheelFacts& f, FindingSink& s) {
         f.dist_info + "/METADATA", std::nullopt, all ? Severity::error : Severity::warning);
 }
 
+// Lines of a text file, without their \n or \r\n.
+std::vector<std::string_view> text_lines(std::string_view text) {
+  std::vector<std::string_view> out = split(text, '\n');
+  for (auto& l : out)
+    if (l.ends_with('\r')) l.remove_suffix(1);
+  return out;
+}
+
+// A console_scripts/gui_scripts name PyPI accepts: [\w.-]+ (non-ASCII letters are \w too; their
+// UTF-8 bytes are all >= 0x80).
+bool script_name_ok(std::string_view n) {
+  return !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+    unsigned char u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || c == '_' || c == '.' || c == '-' || u >= 0x80;
+  });
+}
+
+// An object reference: importable.module or importable.module:object.attr, optionally [extras].
+bool object_reference_ok(std::string_view v) {
+  auto bracket = v.find('[');
+  if (bracket != std::string_view::npos) {
+    if (!v.ends_with(']')) return false;
+    v = trim(v.substr(0, bracket));
+  }
+  auto colon = v.find(':');
+  auto dotted = [](std::string_view part) {
+    part = trim(part);
+    if (part.empty() || part.front() == '.' || part.back() == '.' || part.find("..") != std::string_view::npos)
+      return false;
+    return std::all_of(part.begin(), part.end(), [](char c) {
+      unsigned char u = static_cast<unsigned char>(c);
+      return std::isalnum(u) || c == '_' || c == '.' || u >= 0x80;
+    });
+  };
+  return dotted(v.substr(0, colon)) && (colon == std::string_view::npos || dotted(v.substr(colon + 1)));
+}
+
+// WC208: entry_points.txt as the entry points specification (and PyPI's upload check) reads it.
+void entry_points(const WheelFacts& f, FindingSink& s) {
+  const std::string entry = f.dist_info + "/entry_points.txt";
+  auto it = f.captured.find(entry);
+  if (it == f.captured.end()) return;
+  const std::string& text = it->second;
+  if (!is_valid_utf8(text)) {
+    s.add("WC208", "entry_points.txt is not UTF-8", entry);
+    return;
+  }
+  std::string section;
+  std::set<std::string> sections, keys;
+  std::vector<std::string> problems;
+  size_t line_no = 0;
+  for (std::string_view line : text_lines(text)) {
+    ++line_no;
+    std::string_view t = trim(line);
+    if (t.empty() || t.front() == '#' || t.front() == ';') continue;
+    std::string where = "line " + std::to_string(line_no) + ": ";
+    if (t.front() == '[') {
+      if (t.back() != ']' || t.size() < 3) {
+        problems.push_back(where + "malformed section header '" + clip_for_display(t, 60) + "'");
+        continue;
+      }
+      section = std::string(trim(t.substr(1, t.size() - 2)));
+      if (!sections.insert(section).second)
+        problems.push_back(where + "section [" + clip_for_display(section, 60) + "] appears twice");
+      keys.clear();
+      continue;
+    }
+    auto eq = t.find('=');
+    if (section.empty()) {
+      problems.push_back(where + "entry before any [section]");
+      continue;
+    }
+    if (eq == std::string_view::npos) {
+      problems.push_back(where + "'" + clip_for_display(t, 60) + "' is not a 'name = object' line");
+      continue;
+    }
+    std::string name(trim(t.substr(0, eq)));
+    std::string_view value = trim(t.substr(eq + 1));
+    if (name.empty()) problems.push_back(where + "entry without a name");
+    if (!keys.insert(name).second)
+      problems.push_back(where + "'" + clip_for_display(name, 60) + "' is defined twice in [" + section + "]");
+    if ((section == "console_scripts" || section == "gui_scripts") && !name.empty() && !script_name_ok(name))
+      problems.push_back(where + "script name '" + clip_for_display(name, 60) + "' in [" + section +
+                         "] is outside [\\w.-]+ (PyPI rejects it; installers would write that file name)");
+    if (!object_reference_ok(value))
+      problems.push_back(where + "'" + clip_for_display(value, 60) + "' is not an object reference (module:attr)");
+  }
+  for (size_t i = 0; i < problems.size() && i < 5; ++i) s.add("WC208", problems[i], entry);
+  if (problems.size() > 5) s.add("WC208", std::to_string(problems.size() - 5) + " more problems like these", entry);
+}
+
+// WC209: .pth lines that execute code at every interpreter start (PEP 829 ends that).
+void pth_files(const WheelFacts& f, FindingSink& s) {
+  for (const auto& [name, text] : f.captured) {
+    if (!name.ends_with(".pth")) continue;
+    size_t line_no = 0, first = 0, count = 0;
+    for (std::string_view line : text_lines(text)) {
+      ++line_no;
+      if (line.starts_with("import ") || line.starts_with("import\t")) {
+        if (!count++) first = line_no;
+      }
+    }
+    if (count)
+      s.add("WC209",
+            std::to_string(count) + " 'import' line" + (count == 1 ? "" : "s") + " (first at line " +
+                std::to_string(first) +
+                ") run code at every interpreter start; PEP 829 stops executing them (from about Python 3.18): "
+                "use an entry point or a startup hook",
+            name);
+  }
+}
+
+// WC210: signature files PEP 815 deprecates (installers ignore them; PyPI will refuse them).
+void record_signatures(const WheelFacts& f, FindingSink& s) {
+  if (f.dist_info.empty()) return;
+  for (const char* sig : {"RECORD.jws", "RECORD.p7s"}) {
+    std::string entry = f.dist_info + "/" + sig;
+    if (f.find_entry(entry))
+      s.add("WC210",
+            std::string(sig) +
+                " is a wheel signature PEP 815 deprecates: no installer verifies it; sign the release with "
+                "index attestations (PEP 740) instead",
+            entry);
+  }
+}
+
 }  // namespace
 
 void distinfo_rules(const WheelFacts& f, FindingSink& s) {
@@ -320,6 +452,9 @@ void distinfo_rules(const WheelFacts& f, FindingSink& s) {
   wheel_file(f, s);
   metadata_file(f, s);
   requires_python(f, s);
+  entry_points(f, s);
+  pth_files(f, s);
+  record_signatures(f, s);
 }
 
 }  // namespace wc

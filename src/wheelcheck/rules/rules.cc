@@ -21,6 +21,13 @@ void FindingSink::add(const std::string& rule, std::string message, std::string 
   out_.push_back(std::move(f));
 }
 
+void FindingSink::add_waived(const std::string& rule, std::string message, std::string entry, std::string reason) {
+  const RuleInfo* info = find_rule(rule, catalogue_);
+  Severity sev = policy_.severity_of(rule, info ? info->default_severity : Severity::error);
+  if (sev == Severity::off) return;
+  waived_.push_back({Finding{rule, sev, std::move(message), std::move(entry), std::nullopt}, std::move(reason)});
+}
+
 WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& given) {
   InstallSet set = given;  // the wheel always belongs to its own install set
   if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
@@ -33,6 +40,7 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
     record_rules(f, s);
     content_rules(f, s);
     binary_rules(f, set, s);
+    symbol_rules(f, s);
     cuda_rules(f, s);
   }
   WheelVerdict v{s.take(), s.take_waived()};

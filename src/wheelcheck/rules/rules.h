@@ -28,6 +28,8 @@ class FindingSink {
       : policy_(p), catalogue_(catalogue) {}
   void add(const std::string& rule, std::string message, std::string entry = "",
            std::optional<uint64_t> offset = std::nullopt, std::optional<Severity> natural = std::nullopt);
+  // A finding a rule-specific waiver (with its reason) covers: reported, never failing.
+  void add_waived(const std::string& rule, std::string message, std::string entry, std::string reason);
   std::vector<Finding> take() { return std::move(out_); }
   std::vector<WaivedFinding> take_waived() { return std::move(waived_); }
   const Policy& policy() const { return policy_; }
@@ -48,6 +50,7 @@ void content_rules(const WheelFacts& f, FindingSink& s);   // WC105 (contents)
 
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC501-WC510
 void cuda_rules(const WheelFacts& f, FindingSink& s);                           // WC204, WC601-WC605
+void symbol_rules(const WheelFacts& f, FindingSink& s);                         // WC511-WC513
 
 struct WheelVerdict {
   std::vector<Finding> findings;

@@ -1,0 +1,36 @@
+// Itanium C++ mangled names, read without a demangler: which libstdc++ string/list ABI a symbol
+// uses and which namespaces it names (PyTorch's C++11-ABI release check, WC512).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wc {
+
+struct MangledAbi {
+  bool cxx11 = false;      // std::__cxx11::basic_string or std::__cxx11::list
+  bool pre_cxx11 = false;  // std::basic_string (Ss, Sb, St12basic_string) or std::list outside __cxx11
+  // Outermost component of each nested name in the symbol (c10 for c10::TensorImpl, at for
+  // at::native::add), each once; std and substitutions are not namespaces here.
+  std::vector<std::string_view> namespaces;
+};
+
+// The source names are walked as length-prefixed tokens, so an identifier that happens to
+// contain "Ss" or "4list" is never mistaken for a type. Names that are not _Z-mangled give {}.
+MangledAbi classify_mangled(std::string_view symbol);
+
+// Per outermost namespace: how many symbols use each string/list ABI, with a few pre-C++11 names.
+struct CxxAbiCount {
+  uint64_t cxx11 = 0, pre_cxx11 = 0;
+  std::vector<std::string> pre_examples;  // at most kMaxExamples
+  static constexpr size_t kMaxExamples = 5;
+};
+using CxxAbiCounts = std::map<std::string, CxxAbiCount, std::less<>>;
+
+// Adds one symbol to `counts` (only symbols that use either ABI and name a namespace count).
+void count_cxx_abi(std::string_view symbol, CxxAbiCounts& counts);
+
+}  // namespace wc
