@@ -13,6 +13,10 @@
 #   auditwheel show                 Linux platform wheels only
 #   wheelcheck check -j 1 / default / --depth metadata (and --no-binaries on the packed wheel: what
 #   the binary analysis adds)
+#   torch only: PyTorch's C++11-ABI check as release jobs run it (unzip libtorch_cpu.so, then
+#   nm | c++filt | grep) beside `wheelcheck check --policy pytorch` (every rule, WC512 included)
+# abi3: the wheels of bench/abi3_wheels.txt through abi3audit and wheelcheck (bench/abi3_parity.py):
+#   whether each flags each extension, how many symbols, and the time of each for the whole set
 # Writes bench/RESULTS.md (ratios against the Python verifier, the targets, the machine) and prints it.
 # Usage: bench/run.sh [BUILD_DIR]    env: BENCH_RUNS (default 3), BENCH_SKIP_AUDITWHEEL=1
 set -euo pipefail
@@ -30,6 +34,9 @@ venv="$cache/venv"
 if [ ! -x "$venv/bin/auditwheel" ] || [ ! -x "$venv/bin/wheel" ]; then
   python3 -m venv "$venv" >&2
   "$venv/bin/pip" install -q "wheel>=0.43" "auditwheel>=6" >&2 || echo "bench: cannot install wheel/auditwheel from PyPI; those rows are skipped" >&2
+fi
+if [ ! -x "$venv/bin/abi3audit" ]; then
+  "$venv/bin/pip" install -q "abi3audit>=0.0.26" >&2 || echo "bench: cannot install abi3audit from PyPI; the abi3 rows are skipped" >&2
 fi
 py="$venv/bin/python"
 
@@ -110,17 +117,33 @@ for name in torch cublas packed many; do
   measure "$name" "wheelcheck check -j 1" "$wc" check -q -j 1 "$f"
   measure "$name" "wheelcheck check" "$wc" check -q "$f"
   measure "$name" "wheelcheck check --depth metadata" "$wc" check -q --depth metadata "$f"
+  if [ "$name" = torch ]; then
+    lib="$cache/libtorch_cpu.so"
+    measure "$name" "PyTorch C++11-ABI check (unzip + nm | c++filt | grep)" sh -c \
+      "unzip -p '$f' torch/lib/libtorch_cpu.so > '$lib' && nm '$lib' | c++filt | grep -cE '(c10|at|torch|caffe2)::.*std::__cxx11::(basic_string|list)'; rm -f '$lib'"
+    measure "$name" "wheelcheck check --policy pytorch" "$wc" check -q --policy pytorch "$f"
+  fi
 done
+
+# --- abi3: WC511 beside abi3audit ----------------------------------------------------------------------
+abi3_table="$cache/abi3_parity.md"
+: > "$abi3_table"
+if [ -x "$venv/bin/abi3audit" ]; then
+  abi3_files=$(grep -v '^#' "$here/abi3_wheels.txt" | xargs python3 "$root/tools/fetch_wheels.py" "$cache/abi3") ||
+    { echo "bench: cannot download the abi3 wheels; the abi3 rows are skipped" >&2; abi3_files=""; }
+  # shellcheck disable=SC2086
+  [ -n "$abi3_files" ] && { python3 "$here/abi3_parity.py" "$wc" "$venv/bin/abi3audit" $abi3_files > "$abi3_table" || true; }
+fi
 
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
 python3 - "$results" "$here/RESULTS.md" "$(nproc)" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" \
   "$("$wc" --version)" "$(date -u +%Y-%m-%d)" "$runs" \
-  "torch=${file[torch]:-}" "cublas=${file[cublas]:-}" "packed=${file[packed]:-}" "many=${file[many]:-}" <<'PY'
+  "$abi3_table" "torch=${file[torch]:-}" "cublas=${file[cublas]:-}" "packed=${file[packed]:-}" "many=${file[many]:-}" <<'PY'
 import os, sys, collections
-results, out, cores, cpu, version, day, runs = sys.argv[1:8]
-files = dict(a.split("=", 1) for a in sys.argv[8:])
+results, out, cores, cpu, version, day, runs, abi3_table = sys.argv[1:9]
+files = dict(a.split("=", 1) for a in sys.argv[9:])
 rows = collections.OrderedDict()
 for line in open(results):
     name, label, t, rss = line.rstrip("\n").split("\t")
@@ -163,6 +186,19 @@ for name, rs in rows.items():
     if full:
         rss = t["wheelcheck check"][1] / 1024
         target("check peak RSS under 64 MiB", rss < 64, f"{rss:.1f} MiB")
+    nm = t.get("PyTorch C++11-ABI check (unzip + nm | c++filt | grep)", (0, 0))[0]
+    pt = t.get("wheelcheck check --policy pytorch", (0, 0))[0]
+    if nm and pt:
+        target("full check with every rule faster than PyTorch's C++11-ABI script alone", pt < nm, f"{nm / pt:.1f}x")
+abi3 = open(abi3_table).read().strip() if os.path.exists(abi3_table) else ""
+if abi3:
+    lines += ["## abi3: wheelcheck WC511 beside abi3audit", "",
+              "The wheels of bench/abi3_wheels.txt; each row an extension either tool flags (symbol counts).", "", abi3, ""]
+    m = __import__("re").search(r"abi3audit ([0-9.]+) s, wheelcheck ([0-9.]+) s .*?; (\d+) binaries judged differently", abi3)
+    if m:
+        a, w, d = float(m.group(1)), float(m.group(2)), int(m.group(3))
+        targets.append(f"| abi3 set | same extensions flagged as abi3audit | {d} differ | {'met' if d == 0 else 'MISSED'} |")
+        targets.append(f"| abi3 set | faster than abi3audit | {a / w:.1f}x | {'met' if w < a else 'MISSED'} |")
 lines += ["## Targets", "", "| file | target | measured | |", "|---|---|---|---|"] + targets + [""]
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))

@@ -11,6 +11,7 @@
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
 #include "pipeline/check.h"
+#include "support/fixtures.h"
 #include "support/test_support.h"
 #include "util/strings.h"
 #include "wheel_builder.h"
@@ -406,6 +407,56 @@ TEST(StableAbiTable, MatchesItsGenerator) {
   auto drift = run_command(gen + " --check " + shell_quote(dir.file("drifted.json")));
   EXPECT_EQ(drift.exit_code, 1);
   EXPECT_NE(drift.err.find("symbols PyBuffer_Release: the source says 3.11"), std::string::npos) << drift.err;
+}
+
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+// Mach-O and PE imports, read from builders that lay the tables out as ld64 and link.exe do.
+TEST(Abi3Imports, MachOUndefinedExternalsOfEverySlice) {
+  auto x86 = testing::macho_thin_with_symbols(0x01000007, {"PyLong_FromLong", "PyObject_GetBuffer"}, "PyInit__ext");
+  auto arm = testing::macho_thin_with_symbols(0x0100000c, {"PyLong_FromLong", "_Py_Dealloc"}, "PyInit__ext");
+  auto fat = testing::macho_fat({{0x01000007, x86}, {0x0100000c, arm}});
+  BinaryFacts b;
+  parse_binary_image(fat.data(), fat.size(), b);
+  ASSERT_TRUE(b.errors.empty()) << b.errors.front();
+  EXPECT_TRUE(b.undefined_symbols_read);
+  EXPECT_EQ(b.undefined_symbols, (std::vector<std::string>{"PyLong_FromLong", "PyObject_GetBuffer", "_Py_Dealloc"}));
+
+  WheelBuilder w("ext", "1.0", "cp38-abi3-macosx_11_0_universal2");
+  w.purelib(false).add("ext/_ext.abi3.so", std::string(fat.begin(), fat.end()));
+  auto fs = testing::findings_of(w.build(), w.filename());
+  EXPECT_TRUE(says(fs,
+                   "ext/_ext.abi3.so: imports 1 Python C-API symbol that the stable ABI of cp38 does not offer: "
+                   "PyObject_GetBuffer (stable from 3.11)"))
+      << testing::dump(fs);
+  // A thin binary: the capture plan keeps the symbol and string tables as they stream past.
+  WheelBuilder thin("ext", "1.0", "cp38-abi3-macosx_11_0_x86_64");
+  thin.purelib(false).add("ext/_ext.abi3.so", std::string(x86.begin(), x86.end()) + std::string(2u << 20, '\0'));
+  EXPECT_TRUE(says(testing::findings_of(thin.build(), thin.filename()), "PyObject_GetBuffer (stable from 3.11)"));
+}
+
+TEST(Abi3Imports, WindowsImportsComeFromPython3Dll) {
+  auto good = testing::pe_image_importing(
+      0x8664, {{"python3.dll", {"PyLong_FromLong", "PyModule_Create2"}}, {"KERNEL32.dll", {"GetLastError"}}}, true);
+  BinaryFacts b;
+  parse_binary_image(good.data(), good.size(), b);
+  ASSERT_TRUE(b.errors.empty()) << b.errors.front();
+  EXPECT_EQ(b.python_dll_imports.at("python3.dll"), (std::vector<std::string>{"PyLong_FromLong", "PyModule_Create2"}));
+  EXPECT_EQ(b.python_dll_imports.count("KERNEL32.dll"), 0u);  // only the interpreter's DLL is kept
+
+  WheelBuilder ok("ext", "1.0", "cp38-abi3-win_amd64");
+  ok.purelib(false).add("ext/_ext.pyd", std::string(good.begin(), good.end()));
+  EXPECT_FALSE(has_rule(testing::findings_of(ok.build(), ok.filename()), "WC511"));
+
+  auto versioned = testing::pe_image_importing(0x8664, {{"python312.dll", {"PyLong_FromLong", "_PyObject_GC_New"}}});
+  WheelBuilder bad("ext", "1.0", "cp38-abi3-win_amd64");
+  bad.purelib(false).add("ext/_ext.pyd", std::string(versioned.begin(), versioned.end()));
+  auto fs = testing::findings_of(bad.build(), bad.filename());
+  EXPECT_TRUE(says(fs, "imports 2 symbols from python312.dll, one CPython version's DLL")) << testing::dump(fs);
 }
 
 }  // namespace

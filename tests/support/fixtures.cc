@@ -57,6 +57,45 @@ std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vec
   return h.v;
 }
 
+// The same with a symbol table: LC_SYMTAB and LC_DYSYMTAB after the other commands, then nlist_64
+// entries (one defined external `_<defined>`, then each undefined external `_<name>`, the first
+// of them a weak reference that must not count) and the string table, as ld64 lays them out.
+std::vector<uint8_t> macho_thin_with_symbols(uint32_t cputype, const std::vector<std::string>& undefined,
+                                             const std::string& defined) {
+  std::vector<uint8_t> base = macho_thin(cputype, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path");
+  uint32_t ncmds, sizeofcmds;
+  std::memcpy(&ncmds, base.data() + 16, 4);
+  std::memcpy(&sizeofcmds, base.data() + 20, 4);
+  Bytes strtab;
+  strtab.zeros(1);
+  std::vector<uint32_t> strx;
+  std::vector<std::string> names{"_" + defined, "_weakly_bound"};
+  for (const auto& u : undefined) names.push_back("_" + u);
+  for (const auto& n : names) strx.push_back(static_cast<uint32_t>(strtab.v.size())), strtab.str(n, n.size() + 1);
+  const uint32_t nsyms = static_cast<uint32_t>(names.size());
+  const uint32_t cmds_end = 32 + sizeofcmds + 24 + 80;
+  const uint32_t symoff = (cmds_end + 7) & ~7u, stroff = symoff + nsyms * 16;
+  Bytes cmds;
+  cmds.u32(0x2).u32(24).u32(symoff).u32(nsyms).u32(stroff).u32(static_cast<uint32_t>(strtab.v.size()));
+  cmds.u32(0xb).u32(80).u32(0).u32(0).u32(0).u32(1).u32(1).u32(nsyms - 1).zeros(80 - 32);  // ilocal, iext, iundef
+  Bytes syms;
+  for (uint32_t i = 0; i < nsyms; ++i) {
+    bool undef = i > 0;
+    syms.u32(strx[i]).v.push_back(undef ? 0x01 : 0x0f);  // N_EXT (| N_SECT when defined)
+    syms.v.push_back(undef ? 0 : 1);
+    syms.u16(i == 1 ? 0x40 : 0).u64(undef ? 0 : 0x1000);  // N_WEAK_REF on the first undefined one
+  }
+  std::vector<uint8_t> out(base.begin(), base.end());
+  out.insert(out.end(), cmds.v.begin(), cmds.v.end());
+  out.resize(symoff, 0);
+  out.insert(out.end(), syms.v.begin(), syms.v.end());
+  out.insert(out.end(), strtab.v.begin(), strtab.v.end());
+  ncmds += 2, sizeofcmds += 24 + 80;
+  std::memcpy(out.data() + 16, &ncmds, 4);
+  std::memcpy(out.data() + 20, &sizeofcmds, 4);
+  return out;
+}
+
 // Fat (universal) header: big-endian fat_header + fat_arch {cputype, subtype, offset, size, align}.
 std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices) {
   Bytes f;
@@ -125,6 +164,49 @@ std::vector<uint8_t> pe_image_with_fatbin(uint16_t machine, const std::vector<st
   }
   p.v.insert(p.v.end(), idata.v.begin(), idata.v.end());
   p.v.resize(p.v.size() + rsrc_size, 0x5a);
+  return p.v;
+}
+
+// PE32+ whose one .idata section imports names: descriptors, then per DLL its name, its import
+// lookup table (8-byte entries; an ordinal entry first when `ordinal` is set, which has no name) and
+// hint/name entries.
+std::vector<uint8_t> pe_image_importing(uint16_t machine,
+                                        const std::vector<std::pair<std::string, std::vector<std::string>>>& imports,
+                                        bool ordinal) {
+  const uint32_t sect_rva = 0x1000, sect_raw = 0x200, size = 0x1000;
+  std::vector<uint8_t> idata(size, 0);
+  auto put32 = [&](uint32_t at, uint32_t v) { std::memcpy(idata.data() + at, &v, 4); };
+  auto put64 = [&](uint32_t at, uint64_t v) { std::memcpy(idata.data() + at, &v, 8); };
+  uint32_t cur = static_cast<uint32_t>(20 * (imports.size() + 1));
+  for (size_t i = 0; i < imports.size(); ++i) {
+    const auto& [dll, names] = imports[i];
+    uint32_t name_at = cur;
+    std::memcpy(idata.data() + cur, dll.c_str(), dll.size() + 1);
+    cur = (cur + static_cast<uint32_t>(dll.size()) + 1 + 7) & ~7u;
+    uint32_t ilt = cur, entries = static_cast<uint32_t>(names.size()) + (ordinal ? 1 : 0);
+    cur += 8 * (entries + 1);
+    uint32_t k = 0;
+    if (ordinal) put64(ilt + 8 * k++, (uint64_t(1) << 63) | 42);
+    for (const auto& n : names) {
+      put64(ilt + 8 * k++, sect_rva + cur);
+      idata[cur] = 0, idata[cur + 1] = 0;  // hint
+      std::memcpy(idata.data() + cur + 2, n.c_str(), n.size() + 1);
+      cur = (cur + 2 + static_cast<uint32_t>(n.size()) + 1 + 1) & ~1u;
+    }
+    uint32_t d = static_cast<uint32_t>(20 * i);
+    put32(d, sect_rva + ilt), put32(d + 12, sect_rva + name_at), put32(d + 16, sect_rva + ilt);
+  }
+  if (cur > size) throw std::runtime_error("pe_image_importing: too many imports for one page");
+  Bytes p;
+  p.str("MZ", 2).zeros(0x3c - 2).u32(0x80).zeros(0x80 - 0x40);
+  p.str("PE", 2).u16(0).u16(machine).u16(1).u32(0).u32(0).u32(0).u16(240).u16(0x2022);
+  size_t opt = p.v.size();
+  p.u16(0x20b).zeros(106).u32(16);
+  p.u32(0).u32(0).u32(sect_rva).u32(static_cast<uint32_t>(20 * (imports.size() + 1)));
+  p.zeros(240 - (p.v.size() - opt));
+  p.str(".idata", 8).u32(size).u32(sect_rva).u32(size).u32(sect_raw).zeros(16);
+  p.v.resize(sect_raw, 0);
+  p.v.insert(p.v.end(), idata.begin(), idata.end());
   return p.v;
 }
 

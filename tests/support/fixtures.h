@@ -12,6 +12,10 @@ namespace wc::testing {
 // Thin 64-bit Mach-O: LC_BUILD_VERSION (minos as xxxx.yy.zz nibbles), LC_LOAD_DYLIB per dylib, one LC_RPATH.
 std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vector<std::string>& dylibs,
                                 const std::string& rpath);
+// The same (macOS 11, libSystem) with a symbol table: `defined` exported, each of `undefined`
+// imported, plus one weak reference (`weakly_bound`) that is optional.
+std::vector<uint8_t> macho_thin_with_symbols(uint32_t cputype, const std::vector<std::string>& undefined,
+                                             const std::string& defined);
 // Fat (universal) file from (cputype, thin image) pairs.
 std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices);
 // PE32+ with one .idata section importing `dlls`.
@@ -21,6 +25,10 @@ std::vector<uint8_t> pe_image(uint16_t machine, const std::vector<std::string>& 
 // file, and the sections run exactly to its end.
 std::vector<uint8_t> pe_image_with_fatbin(uint16_t machine, const std::vector<std::string>& dlls,
                                           const std::vector<uint8_t>& fatbin, uint32_t pad);
+// PE32+ importing names from DLLs ({dll, {names}}); `ordinal` adds an import by ordinal to each.
+std::vector<uint8_t> pe_image_importing(uint16_t machine,
+                                        const std::vector<std::pair<std::string, std::vector<std::string>>>& imports,
+                                        bool ordinal = false);
 // A shared object needing libc.so.6 (GLIBC_2.0, GLIBC_2.4) and libfoo.so.1, soname libtiny.so.2,
 // RUNPATH $ORIGIN/../lib.
 std::vector<uint8_t> tiny_elf(bool is64, bool big, uint16_t machine);

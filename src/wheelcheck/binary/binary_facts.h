@@ -65,7 +65,7 @@ struct BinaryFacts {
   std::vector<std::string> needed, rpath, runpath;
   std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
   std::vector<std::string> version_defs;
-  // Undefined, non-weak: ELF .dynsym (when at most 8 MiB), Mach-O undefined externals (without
+  // Undefined, non-weak: ELF .dynsym (when at most 1 MiB), Mach-O undefined externals (without
   // the leading underscore), PE imports by name from the Python DLLs.
   std::vector<std::string> undefined_symbols;
   bool undefined_symbols_read = false;

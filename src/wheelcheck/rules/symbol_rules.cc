@@ -69,7 +69,15 @@ const AbiPolicy::SymbolWaiver* waiver_for(const AbiPolicy& abi, const std::strin
 
 void abi3_binary(const BinaryFacts& b, const PyVersion& floor, const std::string& tag, const AbiPolicy& abi,
                  FindingSink& s) {
-  if (!b.undefined_symbols_read || b.headers_only) return;
+  if (b.headers_only) return;
+  if (!b.undefined_symbols_read) {
+    if (b.format == "elf" && is_extension_module(b))
+      s.add("WC511",
+            "extension not audited: its dynamic symbol table is over the 1 MiB the reader keeps, so its imports "
+            "are unknown",
+            b.path, std::nullopt, Severity::warning);
+    return;
+  }
   // Windows: the import must come from the version-neutral DLL.
   for (const auto& [dll, names] : b.python_dll_imports)
     if (!version_neutral_dll(dll))
