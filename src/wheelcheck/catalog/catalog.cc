@@ -104,6 +104,26 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
       {"WC707", S::error, "CUDA variant (local version), Requires-Dist pins and GPU code disagree across the set",
        "release set"},
+      {"WC801", S::error,
+       "variant label and variant.json disagree (a label without variant.json or the reverse, 'variants' not exactly "
+       "the label, properties on 'null' or none on another label)",
+       "core"},
+      {"WC802", S::error,
+       "variant.json structure: unknown $schema, key or value patterns, empty or duplicate lists, namespaces outside "
+       "default-priorities, providers, keys a schema removed (0.x drafts: a warning)",
+       "core"},
+      {"WC803", S::error,
+       "variant property outside its provider's catalogue, or several values for a single-valued feature", "core"},
+      {"WC804", S::error,
+       "declared GPU or CPU property the binaries do not back (sm_arch without SASS/PTX, CUDA lower bound vs runtime, "
+       "pins and PTX ISA, x86-64 level, ROCm runtime)",
+       "binaries"},
+      {"WC805", S::warning,
+       "GPU code no declared variant property selects (SASS for a compute capability nobody picks)", "binaries"},
+      {"WC806", S::error,
+       "variants across a release: one label with two property sets, inconsistent default-priorities, an index "
+       "-variants.json that is not the union of the wheels' declarations",
+       "release set"},
   };
   return rules;
 }

@@ -22,6 +22,7 @@
 #include "policy/policy.h"
 #include "report/report.h"
 #include "rules/platform_tag.h"
+#include "rules/variant_rules.h"
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -161,6 +162,18 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
     out << "  CUDA      " << escape_for_display(l.binary) << " links " << l.soname << " (CUDA " << l.major << ")\n";
   for (const auto& p : cuda.pins)
     out << "  CUDA      pin " << escape_for_display(p.requirement) << " (CUDA " << p.major << ")\n";
+  if (f.filename.variant_label || wheel_variant_document(f)) {
+    auto doc = wheel_variant_document(f);
+    std::string label = f.filename.variant_label.value_or("(none in the file name)");
+    out << "  variant   label " << escape_for_display(label);
+    if (doc) out << ", variant.json schema " << variant_schema_name(doc->schema);
+    out << "\n";
+    if (doc)
+      for (const auto& [l, props] : doc->variants) {
+        out << "            " << escape_for_display(l) << ": " << escape_for_display(describe_variant_properties(props))
+            << "\n            selects " << escape_for_display(describe_variant_selection(props)) << "\n";
+      }
+  }
   if (f.binaries.empty()) return;
   std::string ceiling, by;
   for (const auto& b : f.binaries) {

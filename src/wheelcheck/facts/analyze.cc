@@ -480,7 +480,7 @@ class WheelReader {
     for (const auto& p : opt_.capture_files) t[p];
     // What the upload rules read (WC208, WC209): the entry points, and .pth files at the top
     // level of purelib/platlib (site-packages processes those at start-up).
-    if (!f_.dist_info.empty()) t[f_.dist_info + "/entry_points.txt"];
+    if (!f_.dist_info.empty()) t[f_.dist_info + "/entry_points.txt"], t[f_.dist_info + "/variant.json"];
     for (const auto& z : idx_.entries)
       if (is_site_pth(z.name)) t[z.name];
     return t;

@@ -71,6 +71,16 @@ CudaFacts derive_cuda_facts(const WheelFacts& f, const CudaPolicy& cuda) {
         c.variant = v;
         c.variant->source = "local version +" + seg;
       }
+  // A PEP 825 variant label names the variant the way PyTorch labels them: "cu128" or "cuda12.8".
+  if (!c.variant && f.filename.variant_label) {
+    const std::string& l = *f.filename.variant_label;
+    auto v = parse_cuda_variant(l);
+    if (!v && l.starts_with("cuda")) v = from_version_string(l.substr(4));
+    if (v) {
+      c.variant = v;
+      c.variant->source = "variant label " + l;
+    }
+  }
   if (cuda.version_file && cuda.version_file->regex) {
     auto it = f.captured.find(cuda.version_file->path);
     std::string value;

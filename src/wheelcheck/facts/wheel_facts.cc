@@ -1,5 +1,7 @@
 #include "facts/wheel_facts.h"
 
+#include "wheel/variant.h"
+
 #include "binary/binary_facts.h"
 
 namespace wc {
@@ -42,6 +44,7 @@ json facts_to_json(const WheelFacts& f) {
     name["canonical_name"] = fn.canonical_name;
     name["version"] = fn.version ? fn.version->normalized() : fn.version_text;
     if (fn.build) name["build"] = fn.build->number + fn.build->suffix;
+    if (fn.variant_label) name["variant_label"] = *fn.variant_label;
     json tags = json::array();
     for (const auto& t : fn.tags) tags.push_back(t.str());
     name["tags"] = tags;
@@ -73,6 +76,14 @@ json facts_to_json(const WheelFacts& f) {
     j["metadata"] = m;
   }
   if (f.record) j["record_rows"] = f.record->rows.size();
+  if (auto it = f.captured.find(f.dist_info + "/variant.json"); !f.dist_info.empty() && it != f.captured.end()) {
+    VariantDocument d = parse_variant_document(it->second);
+    json variants = json::object();
+    for (const auto& [label, props] : d.variants)
+      variants[label] = {{"properties", variant_property_strings(props)},
+                         {"selects", describe_variant_selection(props)}};
+    j["variant"] = {{"schema", d.schema_url}, {"namespace_priority", d.namespace_priority}, {"variants", variants}};
+  }
   json bins = json::array();
   for (const auto& b : f.binaries) bins.push_back(binary_to_json(b));
   j["binaries"] = bins;

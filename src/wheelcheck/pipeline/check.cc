@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -15,6 +16,8 @@
 #include "wheel/version.h"
 
 namespace wc {
+
+namespace fs = std::filesystem;
 
 unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
 
@@ -95,14 +98,14 @@ std::vector<SetMember> read_baseline(const std::string& path) {
 }
 
 void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy,
-               const std::string& baseline) {
-  if (!release_rules_apply(policy) && baseline.empty()) return;
+               const std::string& baseline, const std::vector<VariantIndexFile>& indexes) {
+  if (!release_rules_apply(policy) && baseline.empty() && indexes.empty()) return;
   std::vector<SetMember> before;
   if (!baseline.empty()) before = read_baseline(baseline);
-  SetVerdict v = check_release_set(members, policy, baseline.empty() ? nullptr : &before);
+  SetVerdict v = check_release_set(members, policy, baseline.empty() ? nullptr : &before, indexes);
   // Without a declared release or a baseline, the set section appears only when the run held a
-  // group of wheels of one project and version to compare.
-  if (!policy.release.defined && baseline.empty() && v.members == 0) return;
+  // group of wheels of one project and version to compare, or a variants index file.
+  if (!policy.release.defined && baseline.empty() && v.members == 0 && indexes.empty()) return;
   SetSection s;
   s.findings = std::move(v.findings);
   s.waived = std::move(v.waived);
@@ -192,9 +195,47 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
   }
 }
 
+// PEP 825 index files ({name}-{version}-variants.json): given as targets, or beside the wheels in
+// a folder target. The rest of the targets are wheels.
+std::vector<VariantIndexFile> variant_index_files(std::vector<std::string>& targets, const Limits& limits,
+                                                  std::vector<std::string>& notes) {
+  std::vector<std::string> paths, rest;
+  for (const auto& t : targets) {
+    std::error_code ec;
+    if (!is_url(t) && t.ends_with("-variants.json") && fs::is_regular_file(t, ec)) {
+      paths.push_back(t);
+      continue;
+    }
+    rest.push_back(t);
+    if (!is_url(t) && fs::is_directory(t, ec))
+      for (auto it = fs::recursive_directory_iterator(t, fs::directory_options::skip_permission_denied, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().filename().string().ends_with("-variants.json"))
+          paths.push_back(it->path().string());
+  }
+  targets = std::move(rest);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  std::vector<VariantIndexFile> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    auto size = fs::file_size(p, ec);
+    if (ec || size > limits.max_metadata_bytes) {
+      notes.push_back(p + ": " + (ec ? ec.message() : "over the metadata size limit") + "; not read");
+      continue;
+    }
+    std::ifstream in(p, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    out.push_back({p, std::move(text)});
+  }
+  return out;
+}
+
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
-  auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
+  std::vector<std::string> wheel_targets = req.targets;
+  auto indexes = variant_index_files(wheel_targets, policy.limits, report.target_notes);
+  auto targets = expand_target_refs(wheel_targets, req.match, &report.target_notes);
   // The same wheel named twice (a file and the folder holding it, a URL repeated) is checked once.
   {
     std::set<std::string> seen;
@@ -287,7 +328,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     report.set_note = "shard " + std::to_string(req.shard_index) + "/" + std::to_string(req.shard_count) +
                       ": the release-set rules run when `wheelcheck merge` combines the shards";
   else
-    judge_set(report, members, policy, req.baseline);
+    judge_set(report, members, policy, req.baseline, indexes);
   return report;
 }
 

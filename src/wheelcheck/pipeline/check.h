@@ -51,7 +51,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
 std::vector<SetMember> read_baseline(const std::string& path);
 // Set rules over `members` into `report.set` (with the baseline, when given).
 void judge_set(RunReport& report, const std::vector<SetMember>& members, const Policy& policy,
-               const std::string& baseline);
+               const std::string& baseline, const std::vector<VariantIndexFile>& indexes = {});
 
 // One wheel's verdict against the others checked with it; an exception while judging becomes a
 // WC404 finding naming what failed.

@@ -137,6 +137,19 @@ std::optional<json> parse_checked(const std::string& text, std::vector<PolicyIss
       issues.push_back({ptr, line(ptr), "not a regular expression RE2 accepts: " + err});
     }
   }
+  if (doc.is_object() && doc.contains("variant") && doc["variant"].is_object() &&
+      doc["variant"].contains("catalogue") && doc["variant"]["catalogue"].is_object())
+    for (const auto& [ns, features] : doc["variant"]["catalogue"].items())
+      if (features.is_object())
+        for (const auto& [name, f] : features.items())
+          for (const char* key : {"pattern", "offered"})
+            if (f.is_object() && f.contains(key) && f[key].is_string()) {
+              std::string err;
+              if (!Pattern::compile(f[key].get<std::string>(), false, &err)) {
+                std::string ptr = "/variant/catalogue/" + ns + "/" + name + "/" + key;
+                issues.push_back({ptr, line(ptr), "not a regular expression RE2 accepts: " + err});
+              }
+            }
   if (!issues.empty()) return std::nullopt;
   return doc;
 }
@@ -394,6 +407,28 @@ void parse_abi(const json& a, AbiPolicy& out) {
   }
 }
 
+void parse_variant(const json& v, VariantPolicy& out) {
+  if (v.contains("coverage")) out.coverage_every = v["coverage"] == "every";
+  if (!v.contains("catalogue")) return;
+  for (const auto& [ns, features] : v["catalogue"].items())
+    for (const auto& [name, f] : features.items()) {
+      VariantFeatureRule r;
+      take(f, "pattern", r.pattern_text);
+      take(f, "offered", r.offered_text);
+      take(f, "offered_reason", r.offered_reason);
+      take(f, "multi_value", r.multi_value);
+      take(f, "min", r.min);
+      take(f, "max", r.max);
+      if (!r.pattern_text.empty())
+        if (auto re = Pattern::compile(r.pattern_text, false, nullptr))
+          r.pattern = std::make_shared<const Pattern>(std::move(*re));
+      if (!r.offered_text.empty())
+        if (auto re = Pattern::compile(r.offered_text, false, nullptr))
+          r.offered = std::make_shared<const Pattern>(std::move(*re));
+      out.catalogue[ns][name] = std::move(r);
+    }
+}
+
 void parse_release(const json& r, ReleasePolicy& out) {
   take(r, "consistency", out.consistency);
   out.defined = r.is_object() && std::any_of(r.items().begin(), r.items().end(),
@@ -454,6 +489,7 @@ void parse_typed(const json& merged, Policy& p) {
     p.macos.ios_host_provided = strings(merged["macos"], "ios_host_provided");
   }
   if (merged.contains("abi")) parse_abi(merged["abi"], p.abi);
+  if (merged.contains("variant")) parse_variant(merged["variant"], p.variant);
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);
 }

@@ -180,6 +180,18 @@ struct AbiPolicy {
   std::optional<Cxx11> cxx11;
 };
 
+// Wheel variants (WC803, WC804): what each provider offers, and how GPU coverage counts.
+struct VariantFeatureRule {
+  std::string pattern_text, offered_text, offered_reason;
+  std::shared_ptr<const Pattern> pattern, offered;
+  bool multi_value = true;
+  std::string min, max;  // dotted-version range, "" when none
+};
+struct VariantPolicy {
+  bool coverage_every = true;
+  std::map<std::string, std::map<std::string, VariantFeatureRule>> catalogue;  // namespace -> feature
+};
+
 struct Policy {
   std::string name = "default";
   std::string spec;  // what it was loaded from: a shipped name, or the file's absolute path
@@ -192,6 +204,7 @@ struct Policy {
   LinuxPolicy linux;
   MacosPolicy macos;
   AbiPolicy abi;
+  VariantPolicy variant;
   CudaPolicy cuda;
   ReleasePolicy release;
 

@@ -1,5 +1,7 @@
 #include "rules/release_set.h"
 
+#include "rules/variant_rules.h"
+
 #include <algorithm>
 #include <set>
 
@@ -8,6 +10,7 @@
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 #include "wheel/requirement.h"
 #include "wheel/version.h"
 
@@ -327,6 +330,7 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
   if (f.filename.version) {
     m.public_version = f.filename.version->public_version();
     m.variant = join(f.filename.version->local, ".");
+    if (f.filename.variant_label) m.variant = *f.filename.variant_label;  // PEP 825: the label is the variant
   } else {
     m.public_version = f.filename.version_text;
   }
@@ -346,6 +350,12 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
   }
   m.cuda_pins = cuda_pins_of(f, p.cuda);
   m.gpu_known = !f.metadata_depth;
+  if (f.filename.variant_label) m.variant_label = *f.filename.variant_label;
+  if (auto doc = wheel_variant_document(f); doc && f.filename.variant_label && doc->variants.count(m.variant_label)) {
+    m.variant_declared = true;
+    m.variant_properties = variant_property_strings(doc->variants.at(m.variant_label));
+    m.variant_priorities = doc->namespace_priority;
+  }
   if (m.gpu_known) {
     CudaFacts c = derive_cuda_facts(f, p.cuda);
     std::set<int> links;
@@ -372,6 +382,11 @@ json member_to_json(const SetMember& m) {
                      {"requires_dist", m.requires_dist}};
   json cuda = {{"pins", m.cuda_pins}, {"toolkits", m.cuda_toolkits}, {"links", m.cuda_links}};
   j["cuda"] = cuda;
+  if (!m.variant_label.empty()) {
+    j["variant_label"] = m.variant_label;
+    if (m.variant_declared)
+      j["variant_declaration"] = {{"properties", m.variant_properties}, {"namespace_priority", m.variant_priorities}};
+  }
   return j;
 }
 
@@ -390,6 +405,12 @@ std::optional<SetMember> member_from_json(const json& j) {
     m.size = j.value("size", uint64_t{0});
     m.large_entries = j.value("large_entries", std::map<std::string, uint64_t>{});
     m.gpu_known = j.value("gpu_known", true);
+    m.variant_label = j.value("variant_label", "");
+    if (j.contains("variant_declaration") && j["variant_declaration"].is_object()) {
+      m.variant_declared = true;
+      m.variant_properties = j["variant_declaration"].value("properties", std::vector<std::string>{});
+      m.variant_priorities = j["variant_declaration"].value("namespace_priority", std::vector<std::string>{});
+    }
     if (j.contains("metadata")) {
       const json& md = j.at("metadata");
       m.have_metadata = true;
@@ -413,6 +434,88 @@ std::optional<SetMember> member_from_json(const json& j) {
 bool release_rules_apply(const Policy& p) { return p.release.defined || p.release.consistency; }
 
 namespace {
+
+// --- WC806: PEP 825 variants across a release -----------------------------------------------------
+
+bool prefix_consistent(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  size_t n = std::min(a.size(), b.size());
+  return std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n), b.begin());
+}
+
+std::string shown_list(const std::vector<std::string>& v) { return "[" + join(v, ", ") + "]"; }
+
+// Within one release: a label means one property set, and the namespace priorities of every
+// wheel are one list or prefixes of it (installers merge them so).
+void variant_declarations(const std::vector<const SetMember*>& ms, FindingSink& s) {
+  std::map<std::string, const SetMember*> first_of_label;
+  const SetMember* longest = nullptr;
+  for (const auto* m : ms) {
+    if (!m->variant_declared) continue;
+    auto [it, fresh] = first_of_label.emplace(m->variant_label, m);
+    if (!fresh && it->second->variant_properties != m->variant_properties)
+      s.add("WC806",
+            "variant label '" + m->variant_label + "' declares {" + join(m->variant_properties, ", ") +
+                "} here, but {" + join(it->second->variant_properties, ", ") + "} in " + it->second->filename +
+                ": one label must mean one property set in a release",
+            m->filename);
+    if (longest && !prefix_consistent(longest->variant_priorities, m->variant_priorities))
+      s.add("WC806",
+            "default-priorities.namespace " + shown_list(m->variant_priorities) + " and " + longest->filename + "'s " +
+                shown_list(longest->variant_priorities) +
+                " are not one list or a prefix of it: installers cannot merge them",
+            m->filename);
+    else if (!longest || m->variant_priorities.size() > longest->variant_priorities.size())
+      longest = m;
+  }
+}
+
+// An index file {name}-{version}-variants.json beside the wheels: the labels they use, with their
+// properties, and priorities consistent with theirs.
+void variant_index(const VariantIndexFile& file, const std::vector<SetMember>& all, FindingSink& s) {
+  std::string name = std::string(last_component(file.path));
+  VariantDocument doc = parse_variant_document(file.text);
+  for (const auto& e : doc.errors) s.add("WC806", name + ": " + e, name);
+  std::vector<const SetMember*> ms;
+  for (const auto& m : all) {
+    if (m.variant_label.empty()) continue;
+    std::string stem = escape_name(m.project) + "-" + m.version + "-variants.json";
+    if (to_lower(name) == to_lower(stem)) ms.push_back(&m);
+  }
+  if (ms.empty()) {
+    s.add("WC806", name + ": no variant wheel of this project and version is in the run", name, std::nullopt,
+          Severity::warning);
+    return;
+  }
+  std::set<std::string> used;
+  for (const auto* m : ms) {
+    used.insert(m->variant_label);
+    auto it = doc.variants.find(m->variant_label);
+    if (it == doc.variants.end()) {
+      s.add("WC806",
+            name + " lacks the label '" + m->variant_label + "' that " + m->filename +
+                " uses: installers that read the index treat that wheel as incompatible",
+            m->filename);
+      continue;
+    }
+    auto props = variant_property_strings(it->second);
+    if (m->variant_declared && props != m->variant_properties)
+      s.add("WC806",
+            name + " gives '" + m->variant_label + "' {" + join(props, ", ") + "}, but " + m->filename + " declares {" +
+                join(m->variant_properties, ", ") + "}: installers choose by the index",
+            m->filename);
+    if (m->variant_declared && !prefix_consistent(doc.namespace_priority, m->variant_priorities))
+      s.add("WC806",
+            name + "'s default-priorities.namespace " + shown_list(doc.namespace_priority) + " and " + m->filename +
+                "'s " + shown_list(m->variant_priorities) + " are not one list or a prefix of it",
+            m->filename);
+  }
+  for (const auto& label : doc.labels_in_order)
+    if (!used.count(label))
+      s.add("WC806",
+            name + " lists the label '" + label +
+                "' that no wheel in the run uses (another platform's, or a wheel missing from the release)",
+            name, std::nullopt, Severity::warning);
+}
 
 // The agreement rules over one group of wheels.
 void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, FindingSink& s) {
@@ -443,14 +546,17 @@ void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r
         s);
   if (wants("Requires-Dist")) requirements(ms, s);
   variants(ms, s);
+  variant_declarations(ms, s);
 }
 
 }  // namespace
 
 SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p,
-                             const std::vector<SetMember>* baseline) {
+                             const std::vector<SetMember>* baseline,
+                             const std::vector<VariantIndexFile>& variant_indexes) {
   SetVerdict v;
   FindingSink s(p);
+  for (const auto& file : variant_indexes) variant_index(file, wheels, s);
   const ReleasePolicy& r = p.release;
   std::vector<const SetMember*> ms;  // in file name order: the findings do not depend on input or shard order
   for (const auto& m : wheels)

@@ -40,6 +40,16 @@ struct SetMember {
   std::vector<std::string> cuda_pins, cuda_toolkits;
   std::vector<int> cuda_links;
   bool gpu_known = true;
+  // PEP 825: the file name's variant label and what variant.json declares (sorted property
+  // strings, the namespace priorities), for WC806.
+  std::string variant_label;
+  bool variant_declared = false;
+  std::vector<std::string> variant_properties, variant_priorities;
+};
+
+// An index-level `{name}-{version}-variants.json` found beside the wheels (WC806).
+struct VariantIndexFile {
+  std::string path, text;
 };
 
 SetMember summarize(const WheelFacts& f, const Policy& p);
@@ -56,7 +66,8 @@ struct SetVerdict {
 
 // The set rules. `baseline`: the members of a previous report (WC702), or null.
 SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy& p,
-                             const std::vector<SetMember>* baseline);
+                             const std::vector<SetMember>* baseline,
+                             const std::vector<VariantIndexFile>& variant_indexes = {});
 // Whether the policy asks for set rules at all (a release section or a baseline).
 bool release_rules_apply(const Policy& p);
 

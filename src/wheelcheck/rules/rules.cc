@@ -1,5 +1,7 @@
 #include "rules/rules.h"
 
+#include "rules/variant_rules.h"
+
 #include <algorithm>
 
 #include "util/strings.h"
@@ -41,6 +43,7 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
     content_rules(f, s);
     binary_rules(f, set, s);
     symbol_rules(f, s);
+    variant_rules(f, s);
     cuda_rules(f, s);
   }
   WheelVerdict v{s.take(), s.take_waived()};

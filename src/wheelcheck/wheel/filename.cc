@@ -76,9 +76,11 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
   if (!filename.ends_with(".whl")) return fail("file name does not end in .whl");
   std::string_view stem = filename.substr(0, filename.size() - 4);
   size_t dashes = std::count(stem.begin(), stem.end(), '-');
-  if (dashes != 4 && dashes != 5)
-    return fail("expected 5 or 6 dash-separated parts {name}-{version}(-{build})?-{python}-{abi}-{platform}, found " +
-                std::to_string(dashes + 1));
+  if (dashes < 4 || dashes > 6)
+    return fail(
+        "expected 5 to 7 dash-separated parts {name}-{version}(-{build})?-{python}-{abi}-{platform}(-{variant "
+        "label})?, found " +
+        std::to_string(dashes + 1));
   auto parts = split(stem, '-');
   w.name = std::string(parts[0]);
   if (w.name.empty()) return fail("empty distribution name");
@@ -92,8 +94,21 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
     return fail("version '" + escape_for_display(w.version_text) + "' is not a PEP 440 version");
   w.version = parse_version(w.version_text);
   if (!w.version) return fail("version '" + escape_for_display(w.version_text) + "' is not a PEP 440 version");
+  // PEP 825: an optional last part, the variant label. Seven parts: build tag and label; six: a
+  // label when the third part starts with a letter (a python tag), else a build tag.
+  bool third_is_tag = !parts[2].empty() && std::isalpha(static_cast<unsigned char>(parts[2][0]));
+  bool has_label = dashes == 6 || (dashes == 5 && third_is_tag);
+  bool has_build = dashes == 6 || (dashes == 5 && !third_is_tag);
+  if (has_label) {
+    std::string_view label = parts.back();
+    if (label.empty() || !std::all_of(label.begin(), label.end(), [](char c) {
+          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '_' || c == '.';
+        }))
+      return fail("variant label '" + escape_for_display(label) + "' does not match ^[0-9a-z_.]+$ (PEP 825)");
+    w.variant_label = std::string(label);
+  }
   size_t ti = 2;
-  if (dashes == 5) {
+  if (has_build) {
     std::string_view b = parts[2];
     size_t nd = 0;
     while (nd < b.size() && b[nd] >= '0' && b[nd] <= '9') ++nd;

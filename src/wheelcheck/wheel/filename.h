@@ -32,6 +32,7 @@ struct WheelFilename {
   std::string version_text;
   std::optional<Version> version;
   std::optional<BuildTag> build;
+  std::optional<std::string> variant_label;  // PEP 825: the optional last part ("cu128")
   std::vector<std::string> python_tags, abi_tags, platform_tags;
   std::vector<Tag> tags;  // expanded (cartesian product), in file order
   // Spelling problems that installers tolerate but the spec and PyPI do not (WC107).
