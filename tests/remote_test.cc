@@ -215,3 +215,43 @@ TEST(Remote, PyPIIndexPage) {
 
 }  // namespace
 }  // namespace wc
+
+namespace wc {
+namespace {
+
+// PEP 825: the index page links {name}-{version}-variants.json beside the variant wheels; it is read
+// whole, its hash fragment checked, and compared with the wheels' declarations (WC806).
+TEST(Remote, VariantIndexFileFromTheIndexPage) {
+  testing::TempDir d;
+  std::filesystem::create_directories(d.file("simple/gpukit"));
+  const std::string doc = R"({"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    "default-priorities": {"namespace": ["x86_64"]}, "providers": {"x86_64": {"requires": ["provider-variant-x86-64"]}},
+    "variants": {"v3": {"x86_64": {"level": ["v3"]}}}})";
+  testing::WheelBuilder w("gpukit", "1.0", "py3-none-any");
+  w.filename("gpukit-1.0-py3-none-any-v3.whl");
+  w.add("gpukit/__init__.py", "").add(w.dist_info() + "/variant.json", doc);
+  w.write(d.file("files"));
+  std::string index = doc;
+  index.replace(index.find("[\"v3\"]"), 6, "[\"v2\"]");
+  testing::write_file(d.file("files/gpukit-1.0-variants.json"), std::vector<uint8_t>(index.begin(), index.end()));
+  std::string html =
+      "<a href=\"../../files/gpukit-1.0-py3-none-any-v3.whl\">gpukit-1.0-py3-none-any-v3.whl</a>\n"
+      "<a href=\"../../files/gpukit-1.0-variants.json#sha256=nothex\">gpukit-1.0-variants.json</a>\n";
+  testing::write_file(d.file("simple/gpukit/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
+  LoopbackServer server(d.path());
+  if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
+  auto r = run_wheelcheck({"check", server.url("simple/gpukit/"), "--format", "json"});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["wheels"].size(), 1u);  // the index file is not a wheel
+  std::string set = j["set"].dump();
+  EXPECT_NE(set.find("malformed hash fragment '#sha256=nothex'"), std::string::npos) << set;
+  EXPECT_NE(
+      set.find(
+          "gives 'v3' {x86_64 :: level :: v2}, but gpukit-1.0-py3-none-any-v3.whl declares {x86_64 :: level :: v3}"),
+      std::string::npos)
+      << set;
+}
+
+}  // namespace
+}  // namespace wc

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/check.h"
+#include "smoke/compat.h"
 #include "support/test_support.h"
 #include "wheel/filename.h"
+#include "wheel/requirement.h"
 #include "wheel/variant.h"
 #include "wheel_builder.h"
 
@@ -270,6 +272,127 @@ TEST_F(VariantWheels, ReleaseConsistencyAndTheIndexFile) {
   EXPECT_NE(set.find("gives 'gpu'"), std::string::npos) << set;                   // index vs the cp313 wheel
   EXPECT_NE(set.find("lists the label 'null' that no wheel in the run uses"), std::string::npos) << set;
   EXPECT_NE(set.find("WC806"), std::string::npos) << set;
+}
+
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+// The installer's choice (wheelsmoke compat): PyTorch 2.10's variants, as its index file declares
+// them (CUDA lower bound, sm_arch, and the static "priority" namespace that ranks them).
+std::string torch_like(const std::string& label, const std::string& lower, const std::string& sm,
+                       const std::string& order) {
+  std::string t = R"({"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    "default-priorities": {"namespace": ["nvidia", "priority"]},
+    "providers": {"nvidia": {"requires": ["nvidia-variant-provider"]}, "priority": {"install-time": false, "requires": []}},
+    "static-properties": {"priority": {"order": ["1", "2", "3"]}},
+    "variants": {"L": {"nvidia": {"cuda_version_lower_bound": ["LB"], "sm_arch": [SM]}, "priority": {"order": ["O"]}}}})";
+  t.replace(t.find("\"L\""), 3, "\"" + label + "\"");
+  t.replace(t.find("LB"), 2, lower);
+  t.replace(t.find("SM"), 2, sm);
+  t.replace(t.find("\"O\""), 3, "\"" + order + "\"");
+  return t;
+}
+
+std::vector<smoke::VariantCandidate> torch_release() {
+  std::vector<smoke::VariantCandidate> out;
+  auto add = [&](const std::string& label, std::optional<std::string> doc) {
+    std::string file = "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64" + (label.empty() ? "" : "-" + label) + ".whl";
+    out.push_back({file, parse_wheel_filename(file), doc ? std::optional(parse_variant_document(*doc)) : std::nullopt});
+  };
+  add("cuda12.6",
+      torch_like("cuda12.6", "12.0", R"("50_real","60_real","70_real","75_real","80_real","86_real","90_real")", "3"));
+  add("cuda12.8", torch_like("cuda12.8", "12.0",
+                             R"("70_real","75_real","80_real","86_real","90_real","100_real","120_real")", "2"));
+  add("cuda13.0", torch_like("cuda13.0", "13.0",
+                             R"("75_real","80_real","86_real","90_real","100_real","120_real","120_virtual")", "1"));
+  add("null",
+      R"({"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json", "default-priorities": {"namespace": ["nvidia", "priority"]},
+    "providers": {"nvidia": {"requires": ["nvidia-variant-provider"]}, "priority": {"install-time": false, "requires": []}},
+    "static-properties": {"priority": {"order": ["1", "2", "3"]}}, "variants": {"null": {}}})");
+  add("", std::nullopt);
+  return out;
+}
+
+TEST(VariantSelection, TheInstallersChoice) {
+  auto release = torch_release();
+  auto pick = [&](int major, int minor, std::optional<std::string> driver) {
+    auto s = smoke::select_variants(release, smoke::Target{"gpu", major, minor, driver});
+    EXPECT_EQ(s.size(), 1u);
+    return s.empty() ? smoke::VariantSelection{} : s.front();
+  };
+  // CC 8.6, a CUDA 12.8 driver: 12.6 and 12.8 tie on nvidia; the priority namespace prefers 12.8.
+  auto a = pick(8, 6, "570.26");
+  EXPECT_EQ(a.selected, "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl");
+  ASSERT_EQ(a.order.size(), 4u);
+  EXPECT_EQ(a.order[1], "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.6.whl");
+  EXPECT_EQ(a.order[2], "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl");
+  EXPECT_EQ(a.order[3], "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64.whl");  // no label: after every variant
+  ASSERT_EQ(a.incompatible.size(), 1u);                                         // cuda13.0 needs a CUDA 13 driver
+  // A CUDA 13 driver and a Blackwell GPU: 13.0's bound is the nearest, and only it and 12.8 run 12.0.
+  EXPECT_EQ(pick(12, 0, "580.65.06").selected, "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda13.0.whl");
+  // A Pascal GPU (6.1): only cuda12.6 carries 60_real.
+  EXPECT_EQ(pick(6, 1, "580.65.06").selected, "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.6.whl");
+  // No driver: the NVIDIA provider reports nothing, so the null variant (CPU) wins.
+  EXPECT_EQ(pick(9, 0, std::nullopt).selected, "torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl");
+}
+
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+TEST(VariantMarkers, EvaluateAgainstTheWheelsDeclaration) {
+  auto cuda = parse_wheel_filename("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl");
+  auto null = parse_wheel_filename("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-null.whl");
+  auto plain = parse_wheel_filename("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64.whl");
+  MarkerEnvironment c = environment_for(cuda), n = environment_for(null), p = environment_for(plain);
+  add_variant_environment(c, {"nvidia :: cuda_version_lower_bound :: 12.0", "nvidia :: sm_arch :: 90_real"});
+  add_variant_environment(n, {});
+  auto req = [](const std::string& line) { return *parse_requirement(line); };
+  auto triton = req("triton==3.6.0; platform_system == 'Linux' and 'nvidia' in variant_namespaces");
+  EXPECT_EQ(evaluate(triton, c), Truth::yes);
+  EXPECT_EQ(evaluate(triton, n), Truth::no);
+  EXPECT_EQ(evaluate(triton, p), Truth::no);  // no label: no properties at all
+  EXPECT_EQ(evaluate(req("x; variant_label == 'cuda13.0'"), c), Truth::no);
+  EXPECT_EQ(evaluate(req("x; variant_label == ''"), p), Truth::yes);
+  EXPECT_EQ(evaluate(req("x; 'nvidia::sm_arch ::90_real' in variant_properties"), c), Truth::yes);  // whitespace
+  EXPECT_EQ(evaluate(req("x; 'nvidia :: sm_arch' not in variant_features"), c), Truth::no);
+  // A variant wheel whose declaration is not known: its sets are unknown, its label is not.
+  MarkerEnvironment bare = environment_for(cuda);
+  EXPECT_EQ(evaluate(triton, bare), Truth::unknown);
+  EXPECT_EQ(evaluate(req("x; variant_label == 'cuda12.8'"), bare), Truth::yes);
+  auto lits = variant_marker_literals(req("x; variant_label == 'cuda13.0' or 'amd::gfx_arch' in variant_features"));
+  EXPECT_EQ(lits.size(), 2u);
+}
+
+TEST(VariantSelection, WheelsmokeCompatNamesTheWheel) {
+  testing::TempDir d;
+  for (const auto& [label, lower, sm] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"cuda12.8", "12.0", "\"80_real\",\"86_real\""}, {"cuda13.0", "13.0", "\"80_real\",\"86_real\""}}) {
+    WheelBuilder w("kit", "1.0", "py3-none-manylinux_2_28_x86_64");
+    w.filename("kit-1.0-py3-none-manylinux_2_28_x86_64-" + label + ".whl");
+    w.purelib(false)
+        .add("kit/__init__.py", "")
+        .add(w.dist_info() + "/variant.json", torch_like(label, lower, sm, label == "cuda13.0" ? "1" : "2"));
+    w.write(d.path());
+  }
+  auto r = run_command(std::string(WS_BINARY) + " compat " + shell_quote(d.path()) +
+                       " --target sm_86 --driver 570.26 --format json");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["variant_selection"].size(), 1u) << r.out;
+  EXPECT_EQ(j["variant_selection"][0]["selected_wheel"], "kit-1.0-py3-none-manylinux_2_28_x86_64-cuda12.8.whl");
+  EXPECT_EQ(j["variant_selection"][0]["incompatible"][0], "kit-1.0-py3-none-manylinux_2_28_x86_64-cuda13.0.whl");
+  auto t =
+      run_command(std::string(WS_BINARY) + " compat " + shell_quote(d.path()) + " --target sm_86 --driver 580.65.06");
+  EXPECT_NE(t.out.find("installer picks for kit 1.0 (py3-none-manylinux_2_28_x86_64): "
+                       "kit-1.0-py3-none-manylinux_2_28_x86_64-cuda13.0.whl"),
+            std::string::npos)
+      << t.out;
 }
 
 }  // namespace

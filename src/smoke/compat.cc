@@ -186,4 +186,122 @@ void load_containers(const std::string& wheel, const WheelFacts& f, Driver& drv,
     s.add("WS104", "cannot re-read the binary to load its GPU code: " + err, idx.entries[ci].name);
 }
 
+namespace {
+
+using Supported = std::map<std::string, std::map<std::string, std::vector<std::string>>>;  // ns -> feature -> values
+
+bool compatible(const VariantProperties& props, const Supported& sup) {
+  for (const auto& [ns, features] : props)
+    for (const auto& [f, values] : features) {
+      auto n = sup.find(ns);
+      if (n == sup.end()) return false;
+      auto it = n->second.find(f);
+      if (it == n->second.end()) return false;
+      if (std::none_of(values.begin(), values.end(), [&](const std::string& v) {
+            return std::find(it->second.begin(), it->second.end(), v) != it->second.end();
+          }))
+        return false;
+    }
+  return true;
+}
+
+template <typename T>
+size_t index_of(const std::vector<T>& v, const T& x) {
+  return static_cast<size_t>(std::find(v.begin(), v.end(), x) - v.begin());
+}
+
+}  // namespace
+
+std::vector<VariantSelection> select_variants(const std::vector<VariantCandidate>& wheels, const Target& t) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const VariantCandidate*>> groups;
+  for (const auto& w : wheels) {
+    if (!w.name.valid) continue;
+    std::string tags =
+        join(w.name.python_tags, ".") + "-" + join(w.name.abi_tags, ".") + "-" + join(w.name.platform_tags, ".");
+    groups[{w.name.canonical_name, w.name.version_text, tags}].push_back(&w);
+  }
+  std::optional<std::string> driver_cuda;
+  if (t.driver) driver_cuda = driver_cuda_version(*t.driver);
+  std::vector<VariantSelection> out;
+  for (const auto& [key, members] : groups) {
+    if (std::none_of(members.begin(), members.end(), [](const auto* m) { return m->name.variant_label.has_value(); }))
+      continue;
+    VariantSelection sel{std::get<0>(key), std::get<1>(key), std::get<2>(key), "", {}, {}};
+    // What the machine supports: the NVIDIA provider's values, and the static properties the
+    // files declare (a namespace like PyTorch's "priority" has no plugin).
+    Supported sup;
+    std::vector<std::string> ns_order;
+    std::map<std::string, std::vector<std::string>> feature_prio;
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> value_prio;
+    if (driver_cuda)
+      sup["nvidia"] =
+          nvidia_supported_values(std::to_string(t.cc_major) + "." + std::to_string(t.cc_minor), *driver_cuda);
+    for (const auto* m : members) {
+      if (!m->doc) continue;
+      for (const auto& [ns, fs] : m->doc->static_properties)
+        for (const auto& [f, vs] : fs) sup[ns][f] = vs;
+      if (m->doc->namespace_priority.size() > ns_order.size()) ns_order = m->doc->namespace_priority;
+      for (const auto& [ns, fs] : m->doc->feature_priority) feature_prio[ns] = fs;
+      for (const auto& [ns, fs] : m->doc->property_priority)
+        for (const auto& [f, vs] : fs) value_prio[ns][f] = vs;
+    }
+    // Orders: declared priorities first, then the provider's order.
+    auto feature_order = [&](const std::string& ns) {
+      std::vector<std::string> o = feature_prio[ns];
+      for (const auto& [f, vs] : sup[ns])
+        if (std::find(o.begin(), o.end(), f) == o.end()) o.push_back(f);
+      return o;
+    };
+    auto value_order = [&](const std::string& ns, const std::string& f) {
+      std::vector<std::string> o = value_prio[ns][f];
+      for (const auto& v : sup[ns][f])
+        if (std::find(o.begin(), o.end(), v) == o.end()) o.push_back(v);
+      return o;
+    };
+    struct Ranked {
+      const VariantCandidate* w;
+      std::vector<std::tuple<size_t, size_t, size_t>> keys;
+    };
+    std::vector<Ranked> variants, null_variant, plain;
+    for (const auto* m : members) {
+      if (!m->name.variant_label) {
+        plain.push_back({m, {}});
+        continue;
+      }
+      const std::string& label = *m->name.variant_label;
+      const VariantProperties* props = m->doc && m->doc->variants.count(label) ? &m->doc->variants.at(label) : nullptr;
+      if (!props) {  // no declaration: installers cannot tell what it needs
+        sel.incompatible.push_back(m->filename + " (no variant.json for its label)");
+        continue;
+      }
+      if (!compatible(*props, sup)) {
+        sel.incompatible.push_back(m->filename);
+        continue;
+      }
+      Ranked r{m, {}};
+      for (const auto& [ns, fs] : *props)
+        for (const auto& [f, vs] : fs) {
+          auto vo = value_order(ns, f);
+          size_t best = vo.size();
+          for (const auto& v : vs) best = std::min(best, index_of(vo, v));
+          r.keys.emplace_back(index_of(ns_order, ns), index_of(feature_order(ns), f), best);
+        }
+      std::sort(r.keys.begin(), r.keys.end());
+      (r.keys.empty() ? null_variant : variants).push_back(std::move(r));
+    }
+    std::stable_sort(variants.begin(), variants.end(), [](const Ranked& a, const Ranked& b) {
+      size_t n = std::min(a.keys.size(), b.keys.size());
+      for (size_t i = 0; i < n; ++i)
+        if (a.keys[i] != b.keys[i]) return a.keys[i] < b.keys[i];
+      if (a.keys.size() != b.keys.size()) return a.keys.size() > b.keys.size();  // a prefix: the longer wins
+      return *a.w->name.variant_label < *b.w->name.variant_label;
+    });
+    for (const auto* list : {&variants, &null_variant, &plain})
+      for (const auto& r : *list) sel.order.push_back(r.w->filename);
+    if (!sel.order.empty()) sel.selected = sel.order.front();
+    out.push_back(std::move(sel));
+  }
+  return out;
+}
+
 }  // namespace wc::smoke

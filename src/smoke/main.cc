@@ -17,6 +17,7 @@
 #include "policy/policy.h"
 #include "report/report.h"
 #include "rng_graph/backend.h"
+#include "rules/variant_rules.h"
 #include "smoke/compat.h"
 #include "smoke/driver.h"
 #include "smoke/gpu_catalog.h"
@@ -24,6 +25,7 @@
 #include "smoke/suite.h"
 #include "util/json_text.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 #include "wheelcheck_version.h"
 
 namespace wc::smoke {
@@ -149,8 +151,11 @@ int run_compat(const CompatArgs& a) {
   }
   Policy policy = load_policy("default");
   AnalyzeOptions opt = analyze_options_for(policy);
+  std::vector<VariantCandidate> candidates;
+  std::map<std::string, bool> runs;  // file name -> no error finding
   for (const auto& path : paths) {
     WheelFacts f = std::move(analyze_all({path}, opt, 1).front());  // the pipeline's per-wheel error boundary
+    candidates.push_back({std::string(last_component(path)), f.filename, wheel_variant_document(f)});
     ItemResult item;
     item.path = path;
     FindingSink sink(empty_policy(), smoke_rules());
@@ -168,6 +173,7 @@ int run_compat(const CompatArgs& a) {
       }
     }
     item.findings = sink.take();
+    runs[std::string(last_component(path))] = !item.skipped && !has_errors(item.findings);
     nlohmann::json bins = nlohmann::json::array();
     for (const auto& b : f.binaries)
       if (!b.fatbin.empty()) bins.push_back({{"path", b.path}, {"sass", b.fatbin.sass()}, {"ptx", b.fatbin.ptx()}});
@@ -180,6 +186,12 @@ int run_compat(const CompatArgs& a) {
     report.items.push_back(std::move(item));
   }
   if (a.require_gpu && !declared && !device_target) report.items.push_back(gpu_required_item(no_device));
+  if (const Target* t = declared ? &*declared : device_target ? &*device_target : nullptr)
+    for (auto& sel : select_variants(candidates, *t)) {
+      VariantChoice c{sel.project, sel.version, sel.tags, sel.selected, sel.order, sel.incompatible, std::nullopt};
+      if (!sel.selected.empty()) c.selected_runs = runs[sel.selected];
+      report.variant_choices.push_back(std::move(c));
+    }
   return cli::emit_reports(report, a.out);
 }
 

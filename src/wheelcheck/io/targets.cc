@@ -162,6 +162,7 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
       l.filename = f["filename"];
       l.url = url.substr(0, url.find('#'));
       l.sha256 = fragment_sha256(url);
+      if (auto h = url.find('#'); h != std::string::npos) l.fragment = url.substr(h + 1);
       if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") &&
           f["hashes"]["sha256"].is_string())
         l.sha256 = to_lower(f["hashes"]["sha256"].get<std::string>());
@@ -211,6 +212,7 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
     if (href == attrs.end()) continue;
     IndexLink l;
     l.sha256 = fragment_sha256(href->second);
+    if (auto h = href->second.find('#'); h != std::string::npos) l.fragment = href->second.substr(h + 1);
     l.url = resolve_url(href->second.substr(0, href->second.find('#')), page_url);
     l.filename = text.empty() ? target_basename(l.url) : text;
     for (const char* key : {"data-core-metadata", "data-dist-info-metadata"}) {
@@ -249,7 +251,11 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
   const uint64_t cap = http_options().index_max_links;
   IndexPage links = parse_index_page(
       body, display_url(page),
-      [&](std::string_view name) { return name.ends_with(".whl") && (match.empty() || glob_match(match, name)); }, cap);
+      [&](std::string_view name) {
+        return (name.ends_with(".whl") && (match.empty() || glob_match(match, name))) ||
+               name.ends_with("-variants.json");
+      },
+      cap);
   body.clear();
   body.shrink_to_fit();
   if (links.left_out && notes)
@@ -259,11 +265,15 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
                      std::to_string(cap) + " are read from one page; WHEELCHECK_INDEX_MAX_LINKS sets it)");
   std::vector<TargetRef> out;
   out.reserve(links.links.size());
+  size_t wheels = 0;
   for (auto& l : links.links) {
     std::string md = l.metadata ? l.url + ".metadata" : "";
-    out.push_back({std::move(l.url), std::move(md), std::move(l.metadata_sha256), std::move(l.sha256), ""});
+    bool index_file = l.filename.ends_with("-variants.json");
+    wheels += !index_file;
+    out.push_back({std::move(l.url), std::move(md), std::move(l.metadata_sha256), std::move(l.sha256), "", index_file,
+                   std::move(l.fragment)});
   }
-  if (out.empty())
+  if (wheels == 0)
     throw NoWheels(display_url(page) + ": the index page lists no wheels" +
                    (match.empty() ? "" : " matching '" + match + "'") + " (" + std::to_string(links.seen) + " links)");
   return out;

@@ -12,6 +12,7 @@ struct IndexLink {
   std::string sha256;         // from the #sha256= fragment or PEP 691 "hashes" (lower-case hex), or ""
   bool metadata = false;      // PEP 658/714: the core metadata is served at url + ".metadata"
   std::string metadata_sha256;
+  std::string fragment;  // as written after '#' ("sha256=..."), "" when none
 };
 
 // A wheel to check, and what the index said of it (PEP 658/714 metadata served beside it).
@@ -21,6 +22,10 @@ struct TargetRef {
   std::string metadata_sha256;  // hex, when the index gives it
   std::string sha256;           // of the wheel, when the index gives it
   std::string error;            // an index page that could not be read: a finding on that target
+  // A PEP 825 index file ({name}-{version}-variants.json) the page links, not a wheel: read whole
+  // and checked against the wheels (its hash fragment too).
+  bool variants_index = false;
+  std::string fragment{};
 };
 
 // What one index page gave: the links kept (filtered and capped while parsing) and how many more.

@@ -9,10 +9,13 @@
 #include <set>
 #include <thread>
 
+#include "io/source.h"
 #include "io/targets.h"
 #include "rules/install_set.h"
 #include "rules/rules.h"
+#include "util/digest.h"
 #include "util/json_text.h"
+#include "util/strings.h"
 #include "wheel/version.h"
 
 namespace wc {
@@ -231,11 +234,48 @@ std::vector<VariantIndexFile> variant_index_files(std::vector<std::string>& targ
   return out;
 }
 
+// One index file linked from an index page: its text, and what is wrong with its link's hash.
+VariantIndexFile fetch_variant_index(const TargetRef& t, const Limits& limits) {
+  VariantIndexFile f{t.location, "", {}};
+  if (!t.fragment.empty()) {
+    auto eq = t.fragment.find('=');
+    std::string algo = eq == std::string::npos ? "" : to_lower(t.fragment.substr(0, eq));
+    std::string hex = eq == std::string::npos ? "" : t.fragment.substr(eq + 1);
+    size_t want = algo == "sha256" ? 64 : algo == "sha384" ? 96 : algo == "sha512" ? 128 : 0;
+    if (!want || hex.size() != want ||
+        !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+      f.problems.push_back("the index page links it with a malformed hash fragment '#" +
+                           clip_for_display(t.fragment, 80) + "' (expected sha256= and 64 hex digits)");
+  }
+  try {
+    f.text = http_get(t.location, "application/json, */*;q=0.5", limits.max_metadata_bytes);
+  } catch (const std::exception& e) {
+    f.problems.push_back(std::string("could not be read: ") + e.what());
+    return f;
+  }
+  if (t.sha256.size() == 64) {
+    Digest d("sha256");
+    d.update(f.text.data(), f.text.size());
+    std::string got = d.digest_hex();
+    if (got != t.sha256) f.problems.push_back("its sha256 is " + got + ", but the index page says " + t.sha256);
+  }
+  return f;
+}
+
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
   std::vector<std::string> wheel_targets = req.targets;
   auto indexes = variant_index_files(wheel_targets, policy.limits, report.target_notes);
   auto targets = expand_target_refs(wheel_targets, req.match, &report.target_notes);
+  // Index files an index page links beside the wheels: fetched whole, their hash fragment checked.
+  for (auto it = targets.begin(); it != targets.end();) {
+    if (!it->variants_index) {
+      ++it;
+      continue;
+    }
+    indexes.push_back(fetch_variant_index(*it, policy.limits));
+    it = targets.erase(it);
+  }
   // The same wheel named twice (a file and the folder holding it, a URL repeated) is checked once.
   {
     std::set<std::string> seen;

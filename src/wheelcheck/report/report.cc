@@ -153,6 +153,15 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     for (const auto& n : r.dependency_notes) out << dim << "  " << clip_for_display(n, 300) << reset << "\n";
   }
   for (const auto& t : r.target_notes) out << yellow << "note: " << reset << clip_for_display(t, 400) << "\n";
+  for (const auto& c : r.variant_choices) {
+    out << "installer picks for " << c.project << " " << c.version << " (" << c.tags
+        << "): " << (c.selected_wheel.empty() ? "no compatible wheel" : escape_for_display(c.selected_wheel));
+    if (c.selected_runs)
+      out << (*c.selected_runs ? " - its GPU code runs there" : " - but its GPU code does NOT run there");
+    out << "\n";
+    if (c.order.size() > 1) out << "  order: " << escape_for_display(join(c.order, " > ")) << "\n";
+    if (!c.incompatible.empty()) out << "  incompatible: " << escape_for_display(join(c.incompatible, ", ")) << "\n";
+  }
   Counts n = count(r);
   out << "\n"
       << count_of(r) << ": " << green << n.passed << " passed" << reset << ", " << (n.failed ? red : "") << n.failed
@@ -214,6 +223,18 @@ json report_to_json(const RunReport& r) {
     j["dependency_notes"] = r.dependency_notes;
   }
   if (!r.target_notes.empty()) j["target_notes"] = r.target_notes;
+  if (!r.variant_choices.empty()) {
+    json cs = json::array();
+    for (const auto& c : r.variant_choices) {
+      json x = {
+          {"project", c.project}, {"version", c.version},
+          {"tags", c.tags},       {"selected_wheel", c.selected_wheel.empty() ? json(nullptr) : json(c.selected_wheel)},
+          {"order", c.order},     {"incompatible", c.incompatible}};
+      if (c.selected_runs) x["selected_runs"] = *c.selected_runs;
+      cs.push_back(x);
+    }
+    j["variant_selection"] = cs;
+  }
   j["summary"] = {{"total", r.items.size()},
                   {"passed", n.passed},
                   {"failed", n.failed},

@@ -43,6 +43,14 @@ struct ShardInfo {
   std::string digest;             // of the whole target list
 };
 
+// wheelsmoke compat: the wheel an installer picks among a release's variant wheels (PEP 825).
+struct VariantChoice {
+  std::string project, version, tags;
+  std::string selected_wheel;  // "" when no wheel of the group is compatible
+  std::vector<std::string> order, incompatible;
+  std::optional<bool> selected_runs;  // whether the selected wheel's GPU code runs on the target
+};
+
 struct RunReport {
   std::string tool = "wheelcheck";
   std::string version;
@@ -58,6 +66,7 @@ struct RunReport {
   std::vector<std::string> dependencies, dependency_notes;
   // What expanding the targets left out (index pages read only up to the link cap).
   std::vector<std::string> target_notes;
+  std::vector<VariantChoice> variant_choices;
   std::vector<ItemResult> items;
   std::span<const RuleInfo> rules = wheelcheck_rules();  // the catalogue the findings come from (SARIF)
   bool all_pass() const;

@@ -172,15 +172,20 @@ void requirements(const std::vector<const SetMember*>& ms, FindingSink& s) {
     for (const auto& line : m->requires_dist)
       if (auto r = parse_requirement(line)) p.reqs.push_back(*r);
     MarkerEnvironment env = environment_for(p.name);
+    if (m->variant_declared) add_variant_environment(env, m->variant_properties);
     for (const auto& r : p.reqs)
       if (evaluate(r, env) != Truth::no) p.here.insert(identity(r));
     ps.push_back(std::move(p));
   }
   for (const auto& b : ps) {
     MarkerEnvironment env = environment_for(b.name);
+    if (b.m->variant_declared) add_variant_environment(env, b.m->variant_properties);
     std::map<std::string, std::pair<std::string, std::vector<std::string>>> missing;  // identity -> (line, declared by)
     for (const auto& a : ps) {
-      if (&a == &b || a.m->variant != b.m->variant) continue;
+      // PEP 825 variants share their Requires-Dist (markers select per variant); local-version
+      // variants (+cu128) pin their own.
+      bool pep825 = !a.m->variant_label.empty() && !b.m->variant_label.empty();
+      if (&a == &b || (a.m->variant != b.m->variant && !pep825)) continue;
       for (const auto& r : a.reqs) {
         if (evaluate(r, env) != Truth::yes) continue;  // does not apply here (or cannot tell)
         std::string id = identity(r);
@@ -469,10 +474,47 @@ void variant_declarations(const std::vector<const SetMember*>& ms, FindingSink& 
   }
 }
 
+// Requires-Dist markers that name a variant label or property no wheel of the release declares
+// select nothing (a typo, or a variant that was dropped).
+void variant_markers(const std::vector<const SetMember*>& ms, FindingSink& s) {
+  std::set<std::string> labels, namespaces, features, properties;
+  bool any = false;
+  for (const auto* m : ms) {
+    if (m->variant_label.empty()) continue;
+    any = true;
+    labels.insert(m->variant_label);
+    for (const auto& p : m->variant_properties) {
+      properties.insert(p);
+      features.insert(p.substr(0, p.rfind(" :: ")));
+      namespaces.insert(p.substr(0, p.find(" :: ")));
+    }
+  }
+  if (!any) return;
+  std::set<std::pair<std::string, std::string>> said;
+  for (const auto* m : ms)
+    for (const auto& line : m->requires_dist) {
+      auto r = parse_requirement(line);
+      if (!r) continue;
+      for (const auto& [var, lit] : variant_marker_literals(*r)) {
+        const std::set<std::string>& known = var == "variant_label"        ? labels
+                                             : var == "variant_namespaces" ? namespaces
+                                             : var == "variant_features"   ? features
+                                                                           : properties;
+        if (known.count(lit) || (var == "variant_label" && lit.empty()) || !said.insert({var, lit}).second) continue;
+        s.add("WC806",
+              "Requires-Dist '" + clip_for_display(line, 160) + "' tests " + var + " for '" + lit +
+                  "', which no wheel of the release declares: the requirement never applies",
+              m->filename, std::nullopt, Severity::warning);
+      }
+    }
+}
+
 // An index file {name}-{version}-variants.json beside the wheels: the labels they use, with their
 // properties, and priorities consistent with theirs.
 void variant_index(const VariantIndexFile& file, const std::vector<SetMember>& all, FindingSink& s) {
   std::string name = std::string(last_component(file.path));
+  for (const auto& p : file.problems) s.add("WC806", name + ": " + p, name);
+  if (file.text.empty() && !file.problems.empty()) return;
   VariantDocument doc = parse_variant_document(file.text);
   for (const auto& e : doc.errors) s.add("WC806", name + ": " + e, name);
   std::vector<const SetMember*> ms;
@@ -547,6 +589,7 @@ void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r
   if (wants("Requires-Dist")) requirements(ms, s);
   variants(ms, s);
   variant_declarations(ms, s);
+  variant_markers(ms, s);
 }
 
 }  // namespace

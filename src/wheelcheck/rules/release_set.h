@@ -50,6 +50,7 @@ struct SetMember {
 // An index-level `{name}-{version}-variants.json` found beside the wheels (WC806).
 struct VariantIndexFile {
   std::string path, text;
+  std::vector<std::string> problems{};  // reading it, or its hash against the index page (WC806)
 };
 
 SetMember summarize(const WheelFacts& f, const Policy& p);

@@ -1,6 +1,7 @@
 #include "wheel/requirement.h"
 
 #include <algorithm>
+#include <set>
 
 #include "util/parse.h"
 #include "util/strings.h"
@@ -172,7 +173,31 @@ Truth compare(const std::string& l, const std::string& op, const std::string& r)
   return res ? Truth::yes : Truth::no;
 }
 
+bool variant_set_variable(const std::string& v) {
+  return v == "variant_namespaces" || v == "variant_features" || v == "variant_properties";
+}
+
+// "nvidia::sm_arch :: 90_real" -> "nvidia :: sm_arch :: 90_real" (PEP 825: whitespace is not
+// significant when matching features and properties).
+std::string variant_normal(std::string_view s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t p; (p = s.find("::", start)) != std::string_view::npos; start = p + 2)
+    parts.emplace_back(trim(s.substr(start, p - start)));
+  parts.emplace_back(trim(s.substr(start)));
+  return join(parts, " :: ");
+}
+
 Truth eval(const MarkerNode& n, const MarkerEnvironment& env) {
+  if (n.kind == MarkerNode::compare && n.rhs_var && variant_set_variable(n.rhs) && !n.lhs_var &&
+      (n.op == "in" || n.op == "not in")) {
+    auto it = env.find(n.rhs);
+    if (it == env.end()) return Truth::unknown;
+    bool member = false;
+    for (auto e : split(it->second, '\x1f'))
+      if (!e.empty() && variant_normal(e) == variant_normal(n.lhs)) member = true;
+    return member == (n.op == "in") ? Truth::yes : Truth::no;
+  }
   if (n.kind != MarkerNode::compare) {
     Truth t = n.kind == MarkerNode::all_of ? Truth::yes : Truth::no;
     for (const auto& c : n.children) t = both(t, eval(c, env), n.kind == MarkerNode::all_of);
@@ -241,8 +266,44 @@ Truth evaluate(const Requirement& r, const MarkerEnvironment& env) {
   return r.marker ? eval(*r.marker, env) : Truth::yes;
 }
 
+void add_variant_environment(MarkerEnvironment& env, const std::vector<std::string>& properties) {
+  std::set<std::string> ns, features, props;
+  for (const auto& p : properties) {
+    std::string n = variant_normal(p);
+    auto last = n.rfind(" :: ");
+    if (last == std::string::npos) continue;
+    props.insert(n);
+    features.insert(n.substr(0, last));
+    ns.insert(n.substr(0, n.find(" :: ")));
+  }
+  auto enc = [](const std::set<std::string>& s) { return "\x1f" + join({s.begin(), s.end()}, "\x1f") + "\x1f"; };
+  env["variant_namespaces"] = enc(ns);
+  env["variant_features"] = enc(features);
+  env["variant_properties"] = enc(props);
+}
+
+std::vector<std::pair<std::string, std::string>> variant_marker_literals(const Requirement& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<const MarkerNode*> stack;
+  if (r.marker) stack.push_back(r.marker.get());
+  while (!stack.empty()) {
+    const MarkerNode* n = stack.back();
+    stack.pop_back();
+    for (const auto& c : n->children) stack.push_back(&c);
+    if (n->kind != MarkerNode::compare) continue;
+    if (n->lhs_var && !n->rhs_var && n->lhs == "variant_label") out.emplace_back(n->lhs, n->rhs);
+    if (n->rhs_var && !n->lhs_var && (n->rhs == "variant_label" || variant_set_variable(n->rhs)))
+      out.emplace_back(n->rhs, variant_set_variable(n->rhs) ? variant_normal(n->lhs) : n->lhs);
+  }
+  return out;
+}
+
 MarkerEnvironment environment_for(const WheelFilename& w) {
   MarkerEnvironment env{{"extra", ""}};
+  // PEP 825: the label is the file name's; a wheel without one has no variant properties at all
+  // (a variant wheel's come from its variant.json: add_variant_environment).
+  env["variant_label"] = w.variant_label.value_or("");
+  if (!w.variant_label) add_variant_environment(env, {});
   // What every platform tag of the wheel agrees on (a compressed tag set may span several).
   auto agree = [&](const std::string& key, const std::vector<std::string>& values) {
     if (values.empty()) return;

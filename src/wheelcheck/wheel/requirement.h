@@ -44,4 +44,11 @@ MarkerEnvironment environment_for(const WheelFilename& w);
 
 Truth evaluate(const Requirement& r, const MarkerEnvironment& env);
 
+// PEP 825's set-valued markers (variant_namespaces, variant_features, variant_properties, used
+// only with `in` / `not in`) from a variant's property strings ("nvidia :: sm_arch :: 90_real").
+void add_variant_environment(MarkerEnvironment& env, const std::vector<std::string>& properties);
+// The (variable, literal) pairs a marker compares variant variables with: ("variant_label",
+// "cuda13.0"), ("variant_namespaces", "nvidia"), ...
+std::vector<std::pair<std::string, std::string>> variant_marker_literals(const Requirement& r);
+
 }  // namespace wc
