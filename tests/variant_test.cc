@@ -397,3 +397,110 @@ TEST(VariantSelection, WheelsmokeCompatNamesTheWheel) {
 
 }  // namespace
 }  // namespace wc
+
+#include <zlib.h>
+#include <zstd.h>
+
+namespace wc {
+namespace {
+
+// An offload bundle as clang-offload-bundler writes it: magic, count, then per entry offset, size,
+// ID length and ID; the code objects after the table.
+std::vector<uint8_t> offload_bundle(const std::vector<std::string>& ids) {
+  std::vector<uint8_t> b;
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  const std::string magic = "__CLANG_OFFLOAD_BUNDLE__";
+  b.insert(b.end(), magic.begin(), magic.end());
+  u64(ids.size());
+  size_t table = b.size();
+  for (const auto& id : ids) table += 24 + id.size();
+  uint64_t at = table;
+  for (const auto& id : ids) {
+    u64(at), u64(id.rfind("host", 0) == 0 ? 0 : 64), u64(id.size());
+    b.insert(b.end(), id.begin(), id.end());
+    at += id.rfind("host", 0) == 0 ? 0 : 64;
+  }
+  b.resize(at, 0x7f);
+  return b;
+}
+
+// CCOB version 3 around `bundle`, compressed with zlib (method 0) or zstd (method 1).
+std::vector<uint8_t> compressed_bundle(const std::vector<uint8_t>& bundle, int method) {
+  std::vector<uint8_t> c;
+  if (method == 0) {
+    uLongf n = compressBound(bundle.size());
+    c.resize(n);
+    compress(c.data(), &n, bundle.data(), bundle.size());
+    c.resize(n);
+  } else {
+    c.resize(ZSTD_compressBound(bundle.size()));
+    c.resize(ZSTD_compress(c.data(), c.size(), bundle.data(), bundle.size(), 3));
+  }
+  std::vector<uint8_t> out = {'C', 'C', 'O', 'B', 3, 0, static_cast<uint8_t>(method), 0};
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  u64(32 + c.size()), u64(bundle.size()), u64(0x1234);
+  out.insert(out.end(), c.begin(), c.end());
+  return out;
+}
+
+class HipWheels : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  // A shared object (gcc) whose .hip_fatbin section holds `section`.
+  std::string so(const std::vector<uint8_t>& section) {
+    std::string src = "__attribute__((section(\".hip_fatbin\"), used, aligned(4096))) const unsigned char fatbin[] = {";
+    for (uint8_t b : section) src += std::to_string(b) + ",";
+    src += "};\nint f(void) { return 1; }\n";
+    testing::write_file(dir.file("h.c"), std::vector<uint8_t>(src.begin(), src.end()));
+    auto r =
+        run_command("gcc -shared -fPIC " + shell_quote(dir.file("h.c")) + " -o " + shell_quote(dir.file("libh.so")));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto b = testing::read_file(dir.file("libh.so"));
+    return std::string(b.begin(), b.end());
+  }
+  std::vector<Finding> check(const std::string& lib, const std::string& gfx) {
+    std::string doc = R"({"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+      "default-priorities": {"namespace": ["amd"]}, "providers": {"amd": {"requires": ["amd-variant-provider"]}},
+      "variants": {"rocm": {"amd": {"gfx_arch": [GFX]}}}})";
+    doc.replace(doc.find("GFX"), 3, gfx);
+    WheelBuilder w("hipkit", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+    w.filename("hipkit-1.0-cp312-cp312-manylinux_2_28_x86_64-rocm.whl");
+    w.purelib(false).add("hipkit/libh.so", lib).add(w.dist_info() + "/variant.json", doc);
+    return testing::findings_of(w.build(), w.filename());
+  }
+};
+
+TEST_F(HipWheels, GfxArchIsBackedByTheOffloadBundle) {
+  auto bundle = offload_bundle(
+      {"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", "hipv4-amdgcn-amd-amdhsa--gfx942"});
+  for (int kind : {-1, 0, 1}) {  // plain, zlib, zstd
+    SCOPED_TRACE(kind);
+    std::string lib = so(kind < 0 ? bundle : compressed_bundle(bundle, kind));
+    BinaryFacts b;
+    parse_binary_image(reinterpret_cast<const uint8_t*>(lib.data()), lib.size(), b);
+    EXPECT_EQ(b.hip.targets, (std::vector<std::string>{"gfx90a:xnack-", "gfx942"})) << b.hip.error;
+    EXPECT_EQ(b.hip.compression, kind < 0 ? "" : kind == 0 ? "zlib" : "zstd");
+    auto ok = check(lib, R"("gfx90a", "gfx942")");
+    EXPECT_FALSE(has_rule(ok, "WC804")) << testing::dump(ok);
+    EXPECT_FALSE(has_rule(ok, "WC805")) << testing::dump(ok);
+    auto lie = check(lib, R"("gfx1100", "gfx90a")");
+    EXPECT_TRUE(
+        says(lie, "'amd :: gfx_arch :: gfx1100' is declared but 1 of 1 HIP binaries carry no gfx1100 code object"))
+        << testing::dump(lie);
+    EXPECT_TRUE(says(lie, "code objects for gfx942 but no declared gfx_arch value names them")) << testing::dump(lie);
+  }
+  // A damaged bundle is reported, not a crash.
+  auto bad = bundle;
+  bad[31] = 0x7f;  // an absurd entry count (the high byte of the 64-bit count)
+  std::string lib = so(bad);
+  BinaryFacts b;
+  parse_binary_image(reinterpret_cast<const uint8_t*>(lib.data()), lib.size(), b);
+  EXPECT_NE(b.hip.error.find("claims"), std::string::npos) << b.hip.error;
+}
+
+}  // namespace
+}  // namespace wc

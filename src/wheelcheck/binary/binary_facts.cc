@@ -122,6 +122,12 @@ json binary_to_json(const BinaryFacts& b) {
   py.erase(std::unique(py.begin(), py.end()), py.end());
   if (!py.empty()) j["python_api_imports"] = py;
   if (!b.cuda_toolkit.empty()) j["cuda_toolkit"] = b.cuda_toolkit;
+  if (!b.hip.empty()) {
+    json h = {{"targets", b.hip.targets}, {"processors", b.hip.processors()}};
+    if (!b.hip.compression.empty()) h["compression"] = b.hip.compression;
+    if (!b.hip.error.empty()) h["error"] = b.hip.error;
+    j["hip"] = h;
+  }
   if (!b.fatbin.empty()) {
     j["sass"] = b.fatbin.sass();
     j["ptx"] = b.fatbin.ptx();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binary/hip_bundle.h"
 #include "binary/mangled.h"
 
 namespace wc {
@@ -87,6 +88,7 @@ struct BinaryFacts {
   std::vector<std::string> dlls;
   // GPU code
   FatbinFacts fatbin;
+  HipFacts hip;                       // AMD: the targets of the first offload bundle in .hip_fatbin
   std::string cuda_toolkit;           // "13.0": newest CUDA release named in its uncompressed cubins/PTX
   std::vector<std::string> errors;    // WC508 error: a structure the loader (or the CUDA driver) uses is broken
   std::vector<std::string> warnings;  // WC508 warning: a structure the loader ignores (notes, section headers)

@@ -1,6 +1,7 @@
 #include "binary/elf_reader.h"
 
 #include "binary/fatbin.h"
+#include "binary/hip_bundle.h"
 #include "binary/mangled.h"
 
 #include <cctype>
@@ -137,6 +138,7 @@ class ElfReader {
       layout.nv_fatbin = ByteRange{off, f_.size() - off};
     }
     if (h_.machine == kEmCuda) cubin_entry();
+    hip_code();
     loader_ignored("note segment", 0, [&] { isa_level(); });
     out_.libc = libc_flavour();
     return layout;
@@ -144,6 +146,18 @@ class ElfReader {
 
  private:
   Cursor view(uint64_t off, uint64_t len) const { return f_.view(off, len, h_.endian); }
+
+  // AMD GPU code: the head of .hip_fatbin (its first offload bundle names the library's targets).
+  void hip_code() {
+    std::optional<ByteRange> hip;
+    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff,
+                   [&] { hip = find_section(".hip_fatbin"); });
+    if (!hip || !hip->len || hip->off >= f_.size()) return;
+    uint64_t len = std::min<uint64_t>({hip->len, kHipBundleHead, f_.size() - hip->off});
+    f_.require({{hip->off, len}});
+    Cursor c = view(hip->off, len);
+    out_.hip = parse_hip_bundle(c.data().data(), static_cast<size_t>(len));
+  }
 
   // Runs a parse step over a structure the dynamic loader never reads for a shared object or
   // executable (section headers, notes): a fault there is reported as a warning that says so, and

@@ -218,6 +218,9 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
           << "\n      containers per arch: " << per_container(b.fatbin) << "\n      runs on compute capability "
           << runs_on(b.fatbin) << "\n";
     }
+    if (!b.hip.empty())
+      out << "      AMD GPU: " << (b.hip.error.empty() ? join(b.hip.targets, " ") : escape_for_display(b.hip.error))
+          << (b.hip.compression.empty() ? "" : " (" + b.hip.compression + "-compressed bundle)") << "\n";
     for (const auto& e : b.errors) out << "      error: " << escape_for_display(e) << "\n";
   }
 }

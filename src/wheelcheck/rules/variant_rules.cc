@@ -264,6 +264,49 @@ void x86_rules(const WheelFacts& f, const std::vector<std::string>& level, const
             entry);
 }
 
+// gfx_arch: each declared processor needs a code object in the .hip_fatbin offload bundle of every
+// binary with AMD GPU code (or of one, with coverage "any").
+void gfx_rules(const WheelFacts& f, const std::vector<std::string>& gfx, bool every, const std::string& entry,
+               FindingSink& s) {
+  std::vector<const BinaryFacts*> hip;
+  for (const auto& b : f.binaries)
+    if (!b.hip.empty()) hip.push_back(&b);
+  if (hip.empty()) {
+    if (!f.metadata_depth)
+      s.add("WC804",
+            "declares amd :: gfx_arch (" + join(gfx, ", ") + ") but no binary carries AMD GPU code (.hip_fatbin)",
+            entry);
+    return;
+  }
+  for (const auto& g : gfx) {
+    std::vector<std::string> missing;
+    size_t backed = 0;
+    for (const auto* b : hip) {
+      auto procs = b->hip.processors();
+      if (std::find(procs.begin(), procs.end(), g) != procs.end())
+        ++backed;
+      else
+        missing.push_back(b->path + (b->hip.error.empty() ? "" : " (" + b->hip.error + ")"));
+    }
+    if (every ? missing.empty() : backed > 0) continue;
+    s.add("WC804",
+          "'amd :: gfx_arch :: " + g + "' is declared but " + std::to_string(missing.size()) + " of " +
+              std::to_string(hip.size()) + " HIP binaries carry no " + g + " code object (" + names(missing) +
+              "): on that GPU, their kernels do not load",
+          entry);
+  }
+  // Code for a processor nothing declares: nobody who has it selects this variant.
+  std::set<std::string> unselected;
+  for (const auto* b : hip)
+    for (const auto& p : b->hip.processors())
+      if (std::find(gfx.begin(), gfx.end(), p) == gfx.end()) unselected.insert(p);
+  if (!unselected.empty())
+    s.add("WC805",
+          "code objects for " + join(std::vector<std::string>(unselected.begin(), unselected.end()), ", ") +
+              " but no declared gfx_arch value names them: no GPU that runs them selects this variant",
+          entry, std::nullopt, Severity::warning);
+}
+
 void amd_rules(const WheelFacts& f, const std::vector<std::string>& rocm, const std::string& entry, FindingSink& s) {
   if (rocm.size() != 1) return;
   auto r = dotted2(rocm.front());
@@ -310,8 +353,10 @@ void variant_rules(const WheelFacts& f, FindingSink& s) {
     if (auto nv = props.find("nvidia"); nv != props.end()) nvidia_rules(f, nv->second, p, entry, s);
     if (auto x = props.find("x86_64"); x != props.end() && x->second.count("level"))
       x86_rules(f, x->second.at("level"), entry, s);
-    if (auto a = props.find("amd"); a != props.end() && a->second.count("rocm_version"))
-      amd_rules(f, a->second.at("rocm_version"), entry, s);
+    if (auto a = props.find("amd"); a != props.end()) {
+      if (a->second.count("rocm_version")) amd_rules(f, a->second.at("rocm_version"), entry, s);
+      if (a->second.count("gfx_arch")) gfx_rules(f, a->second.at("gfx_arch"), p.variant.coverage_every, entry, s);
+    }
   }
 }
 
