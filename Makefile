@@ -7,7 +7,7 @@ CMAKE_ARGS   ?=
 FUZZ_SECONDS ?= 60
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo test test-large test-sanitize bench fuzz install clean
+.PHONY: all deps build demo test test-large test-torch test-sanitize bench fuzz install clean
 
 all: build
 
@@ -29,7 +29,7 @@ demo: deps
 
 test: deps
 	@$(MAKE) --no-print-directory build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE large
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE "large|torch"
 
 # The opt-in real wheels over ~50 MB (torch, NVIDIA's CUDA wheels; downloaded into a cache once).
 test-large: deps
@@ -50,6 +50,11 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS)
 	WHEELCHECK_FUZZ_SEEDS=$(CURDIR)/build-fuzz/seeds build-fuzz/tests/wheelcheck_tests --gtest_filter=FuzzCorpus.Seeds
 	bash fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+# The dtensor_view model against real PyTorch (the pinned torch in a cached venv; CPU is enough).
+test-torch: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && WHEELCHECK_TORCH_PYTHON=$$(bash $(CURDIR)/tools/torch_venv.sh) ctest --output-on-failure -L torch
 
 bench: deps
 	@$(MAKE) --no-print-directory build

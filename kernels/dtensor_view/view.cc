@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 
 namespace wc::dtv {
 
@@ -209,8 +212,7 @@ std::vector<DimSpec> view_groups(const Shape& from, const Shape& to_raw, Shape* 
     }
     if (!to_group.empty()) {
       std::vector<DimSpec> dims;
-      for (int64_t d : from_group)
-        if (from[size_t(d)] != 1) dims.push_back(in_dim(d));
+      for (int64_t d : from_group) dims.push_back(in_dim(d));  // size-1 dims too, as PyTorch 2.15 keeps them
       DimSpec flat = flatten_of(dims);
       for (size_t k = 0; k < to_group.size(); ++k) result.push_back(split_of(flat, to_group, int(k)));
     }
@@ -372,73 +374,348 @@ std::vector<DimSpec> dim_map(const Op& op, const Shape& shape, Shape* out) {
 namespace {
 
 // Where input dim d went: the output dim, and how.
-struct Found {
-  enum Role { none, direct, flatten_pos, split_plain, split_flat, broadcast, repeat } role = none;
-  int out = -1;
-  size_t pos = 0;                  // position inside the flatten
-  std::vector<int64_t> flat_dims;  // the flatten's input dims
-  std::vector<int> split_outs;     // the output dims of the split group, in split_id order
-  Shape group;
-};
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-Found locate(const std::vector<DimSpec>& specs, int64_t d) {
-  Found f;
-  for (size_t o = 0; o < specs.size(); ++o) {
-    const DimSpec& s = specs[o];
-    auto flat_pos = [&](const DimSpec& fl, size_t* pos, std::vector<int64_t>* dims) {
-      for (size_t k = 0; k < fl.inner.size(); ++k) {
-        dims->push_back(fl.inner[k].input_dim);
-        if (fl.inner[k].input_dim == d) *pos = k;
-      }
-      return std::find(dims->begin(), dims->end(), d) != dims->end();
-    };
-    if (s.kind == DimSpec::input && s.input_dim == d) {
-      f.role = Found::direct;
-      f.out = int(o);
-      return f;
+}  // namespace
+
+namespace {
+
+// PyTorch 2.15's _ViewShardingPropagator (torch/distributed/tensor/_ops/_view_ops.py), step for
+// step: an analysis pass over the output dims' rule that decides which input dims may stay sharded
+// on which mesh dim (and raises where a strict view would need a redistribution), then a rewrite
+// pass over the mesh dims that maps each surviving Shard/_StridedShard to its output dim.
+class ViewPropagator {
+ public:
+  ViewPropagator(const std::vector<DimSpec>& rule, const Shape& shape, const Shape& mesh,
+                 const std::vector<Placement>& in, bool strict)
+      : rule_(rule), shape_(shape), mesh_(mesh), in_(in), strict_(strict) {}
+
+  Propagation run() {
+    Propagation r;
+    std::vector<Placement> tgt = analyze();
+    r.in_effective = tgt;
+    for (size_t m = 0; m < in_.size(); ++m)
+      if ((in_[m].kind == Placement::shard || in_[m].kind == Placement::strided) && tgt[m].kind == Placement::replicate)
+        ++r.gathered;
+    Shape local = shape_;
+    for (size_t m = 0; m < tgt.size(); ++m) {
+      const Placement& p = tgt[m];
+      if (p.kind == Placement::shard)
+        r.out.push_back(rewrite_plain(p, m, tgt, local));
+      else if (p.kind == Placement::strided)
+        r.out.push_back(rewrite_strided(p, m, tgt, local));
+      else
+        r.out.push_back(p);
     }
-    if (s.kind == DimSpec::flatten) {
-      std::vector<int64_t> dims;
-      size_t pos = 0;
-      if (flat_pos(s, &pos, &dims)) {
-        f.role = Found::flatten_pos, f.out = int(o), f.pos = pos, f.flat_dims = dims;
-        return f;
+    return r;
+  }
+
+ private:
+  const std::vector<DimSpec>& rule_;
+  const Shape& shape_;
+  const Shape& mesh_;
+  const std::vector<Placement>& in_;
+  bool strict_;
+  std::map<int64_t, std::vector<bool>> allowed_;  // input dim -> per mesh dim: may stay sharded
+  std::set<size_t> matched_strided_;              // mesh dims whose _StridedShard found its split
+  std::set<std::pair<int64_t, size_t>> replicate_fallback_;
+  std::map<int64_t, std::vector<int>> in_to_out_;  // input dim -> output dims
+  std::set<std::pair<int64_t, int>> claimed_;      // (input dim, output dim) taken by a _StridedShard
+
+  static bool sharded(const Placement& p) { return p.kind == Placement::shard || p.kind == Placement::strided; }
+
+  static void walk(const DimSpec& s, std::set<int64_t>& seen) {
+    if (s.kind == DimSpec::input) seen.insert(s.input_dim);
+    for (const auto& i : s.inner) walk(i, seen);
+  }
+
+  std::vector<Placement> analyze() {
+    std::set<int64_t> in_rule;
+    for (const auto& c : rule_) walk(c, in_rule);
+    for (int64_t d = 0; d < int64_t(shape_.size()); ++d)
+      allowed_[d] = std::vector<bool>(mesh_.size(), in_rule.count(d) > 0);
+    for (size_t o = 0; o < rule_.size(); ++o) {
+      const DimSpec& c = rule_[o];
+      std::vector<int64_t> dims = analyze_dim(c);
+      if (c.kind == DimSpec::flatten) {
+        for (int64_t d : dims) in_to_out_[d] = {int(o)};
+      } else if (!dims.empty()) {
+        in_to_out_[dims[0]].push_back(int(o));
+      } else if (c.kind == DimSpec::split) {
+        const DimSpec* root = &c.inner[0];
+        while (root->kind == DimSpec::flatten || root->kind == DimSpec::split) root = &root->inner[0];
+        if (root->kind == DimSpec::input && in_to_out_.count(root->input_dim))
+          in_to_out_[root->input_dim].push_back(int(o));
       }
     }
-    if ((s.kind == DimSpec::broadcast || s.kind == DimSpec::repeat) && s.inner[0].kind == DimSpec::input &&
-        s.inner[0].input_dim == d) {
-      f.role = s.kind == DimSpec::broadcast ? Found::broadcast : Found::repeat;
-      f.out = int(o);
-      return f;
+    std::vector<Placement> tgt;
+    for (size_t m = 0; m < in_.size(); ++m) {
+      const Placement& p = in_[m];
+      if (sharded(p) && !allowed_[p.dim][m]) {
+        if (strict_ && !replicate_fallback_.count({p.dim, m}))
+          throw ViewError("This operation would remove or reshape sharded dimension " + std::to_string(p.dim) +
+                          ", which requires redistribution. Please redistribute the input first.");
+        tgt.push_back(Placement{});
+      } else {
+        tgt.push_back(p);
+      }
     }
-    if (s.kind == DimSpec::split) {
-      const DimSpec& in = s.inner[0];
-      bool hit = false;
-      std::vector<int64_t> dims;
-      size_t pos = 0;
-      if (in.kind == DimSpec::input && in.input_dim == d) {
-        hit = true;
-        f.role = Found::split_plain;
-      } else if (in.kind == DimSpec::flatten && flat_pos(in, &pos, &dims)) {
-        hit = true;
-        f.role = Found::split_flat, f.pos = pos, f.flat_dims = dims;
+    return tgt;
+  }
+
+  std::vector<int64_t> analyze_dim(const DimSpec& c) {
+    switch (c.kind) {
+      case DimSpec::input: return {c.input_dim};
+      case DimSpec::flatten: return analyze_flatten(c);
+      case DimSpec::split: return analyze_split(c);
+      case DimSpec::repeat: {
+        for (int64_t d : analyze_dim(c.inner[0])) allowed_[d] = std::vector<bool>(mesh_.size(), false);
+        return {};
       }
-      if (hit) {
-        f.group = s.group;
-        f.split_outs.assign(s.group.size(), -1);
-        for (size_t o2 = o; o2 < specs.size(); ++o2)  // the group's members follow one another
-          if (specs[o2].kind == DimSpec::split && to_string(specs[o2].inner[0]) == to_string(in) &&
-              specs[o2].group == s.group)
-            f.split_outs[size_t(specs[o2].split_id)] = int(o2);
-        f.out = f.split_outs[0];
-        return f;
-      }
+      default: return {};
     }
   }
-  return f;
+
+  // The first mesh dim holding a plain Shard of `d`.
+  std::optional<size_t> plain_shard(int64_t d) const {
+    for (size_t m = 0; m < in_.size(); ++m)
+      if (in_[m].kind == Placement::shard && in_[m].dim == d) return m;
+    return std::nullopt;
+  }
+
+  std::vector<int64_t> analyze_flatten(const DimSpec& c) {
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < c.inner.size(); ++i) {
+      int64_t d = c.inner[i].input_dim;
+      auto m = plain_shard(d);
+      if (!m) continue;
+      int64_t size = shape_[size_t(d)], msize = mesh_[*m];
+      bool can = true;
+      if (strict_) {
+        if (i + 1 != c.inner.size() && size % msize != 0)
+          throw ViewError("Cannot flatten unevenly sharded tensor: dimension " + std::to_string(d) + " (size " +
+                          std::to_string(size) + ") is not evenly divisible by mesh dimension " + std::to_string(*m) +
+                          " (size " + std::to_string(msize) +
+                          "). Please redistribute the tensor before this operation.");
+        out.push_back(d);
+      } else if (i == 0) {
+        out.push_back(d);
+        if (size % msize != 0) can = false;
+      } else {
+        can = false;
+      }
+      allowed_[d] = std::vector<bool>(mesh_.size(), can);
+    }
+    if (!out.empty()) return out;
+    return {c.inner[0].input_dim};
+  }
+
+  // prod(group[:split_id]) divided by the earlier mesh dims that shard the same input dim.
+  std::optional<int64_t> expected_split_factor(const DimSpec& c, int64_t d, size_t mesh_dim,
+                                               const std::vector<Placement>& pl) const {
+    int64_t sf = prod(c.group, 0, size_t(c.split_id));
+    for (size_t m = 0; m < mesh_dim; ++m)
+      if (sharded(pl[m]) && pl[m].dim == d) {
+        if (sf % mesh_[m] != 0) return std::nullopt;
+        sf /= mesh_[m];
+      }
+    return sf;
+  }
+
+  std::optional<size_t> shard_for_split(int64_t d, const DimSpec& c) const {
+    for (size_t m = 0; m < in_.size(); ++m) {
+      const Placement& p = in_[m];
+      if (!sharded(p) || p.dim != d || matched_strided_.count(m)) continue;
+      if (p.kind == Placement::strided) {
+        auto sf = expected_split_factor(c, d, m, in_);
+        if (sf && *sf == p.split_factor) return m;
+      } else {
+        return m;
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::vector<int64_t> analyze_split(const DimSpec& c) {
+    std::vector<int64_t> dims = analyze_dim(c.inner[0]);
+    if (dims.empty()) return {};
+    int64_t d = dims[0];
+    if (c.inner[0].kind == DimSpec::flatten)
+      for (size_t k = 1; k < c.inner[0].inner.size(); ++k) {
+        int64_t fd = c.inner[0].inner[k].input_dim;
+        for (size_t m = 0; m < in_.size(); ++m)
+          if (in_[m].kind == Placement::shard && in_[m].dim == fd) {
+            allowed_[fd][m] = false;
+            replicate_fallback_.insert({fd, m});
+          }
+      }
+    int64_t out_size = c.group[size_t(c.split_id)];
+    auto sm = shard_for_split(d, c);
+    if (c.split_id == 0) {
+      std::vector<bool> a;
+      for (int64_t msize : mesh_) a.push_back(out_size % msize == 0);
+      allowed_[d] = a;
+      auto pm = plain_shard(d);
+      if (strict_ && pm && !allowed_[d][*pm])
+        throw ViewError("Cannot unflatten unevenly sharded tensor: output dimension " + std::to_string(c.split_id) +
+                        " (size " + std::to_string(out_size) + ") is not evenly divisible by mesh dimension " +
+                        std::to_string(*pm) + " (size " + std::to_string(mesh_[*pm]) +
+                        "). Please redistribute the tensor before this operation.");
+    }
+    if (sm && in_[*sm].kind == Placement::strided) {
+      bool last = size_t(c.split_id) + 1 == c.group.size();
+      if (strict_ && !last && out_size % mesh_[*sm] != 0)
+        throw ViewError("Cannot unflatten unevenly sharded tensor: output dimension " + std::to_string(c.split_id) +
+                        " (size " + std::to_string(out_size) + ") is not evenly divisible by mesh dimension " +
+                        std::to_string(*sm) + " (size " + std::to_string(mesh_[*sm]) +
+                        "). Please redistribute the tensor before this operation.");
+      matched_strided_.insert(*sm);
+      if (allowed_.count(d)) allowed_[d][*sm] = out_size % mesh_[*sm] == 0 || last;
+    }
+    return c.split_id == 0 ? std::vector<int64_t>{d} : std::vector<int64_t>{};
+  }
+
+  std::vector<int> unclaimed(int64_t d) const {
+    std::vector<int> out;
+    auto it = in_to_out_.find(d);
+    if (it == in_to_out_.end()) return out;
+    for (int o : it->second)
+      if (!claimed_.count({d, o})) out.push_back(o);
+    return out;
+  }
+
+  bool last_shard_in_flatten_range(size_t mesh_dim, const std::vector<Placement>& pl, int64_t start,
+                                   int64_t end) const {
+    int64_t d = pl[mesh_dim].dim;
+    for (size_t m = mesh_dim + 1; m < pl.size(); ++m)
+      if (sharded(pl[m]) && pl[m].dim >= start && pl[m].dim < end && pl[m].dim >= d) return false;
+    return true;
+  }
+
+  Placement rewrite_plain(const Placement& p, size_t mesh_dim, const std::vector<Placement>& pl, Shape& local) {
+    std::vector<int> dims = unclaimed(p.dim);
+    if (dims.empty())
+      throw ViewError("no output dim is left for " + to_string(p) + " on mesh dim " + std::to_string(mesh_dim));
+    int tgt = dims[0];
+    if (dims.size() > 1) {
+      tgt = -1;
+      for (int o : dims)
+        if (rule_[size_t(o)].kind == DimSpec::split && rule_[size_t(o)].split_id == 0) {
+          tgt = o;
+          break;
+        }
+      if (tgt < 0) throw ViewError("no split_id 0 output among the dims of " + to_string(p));
+    }
+    const DimSpec& c = rule_[size_t(tgt)];
+    int64_t m = mesh_[mesh_dim];
+    if (c.kind == DimSpec::split || c.kind == DimSpec::input) {
+      local[size_t(p.dim)] /= m;
+      Placement o;
+      o.kind = Placement::shard;
+      o.dim = tgt;
+      return o;
+    }
+    if (c.kind != DimSpec::flatten) throw ViewError("unexpected rule for " + to_string(p) + ": " + to_string(c));
+    int64_t start = c.inner.front().input_dim, end = c.inner.back().input_dim + 1;
+    Placement o;
+    o.dim = tgt;
+    if (p.dim == start) {
+      o.kind = Placement::shard;
+    } else {
+      o.kind = Placement::strided;
+      o.split_factor = prod(local, size_t(start), size_t(p.dim));
+    }
+    if (local[size_t(p.dim)] % m != 0 && !last_shard_in_flatten_range(mesh_dim, pl, start, end))
+      throw ViewError("Cannot shard unevenly distributed tensor: dimension " + std::to_string(p.dim) + " (size " +
+                      std::to_string(local[size_t(p.dim)]) + ") is not evenly divisible by mesh dimension " +
+                      std::to_string(mesh_dim) + " (size " + std::to_string(m) +
+                      "). Please redistribute the tensor before this operation.");
+    local[size_t(p.dim)] /= m;
+    return o;
+  }
+
+  std::optional<int> keep_strided_dim(const std::vector<int>& dims, const Placement& p, size_t mesh_dim) const {
+    int64_t total = mesh_[mesh_dim] * p.split_factor, size = shape_[size_t(p.dim)];
+    if (total == 0 || size % total != 0) return std::nullopt;
+    int64_t shard_size = size / total;
+    for (int o : dims) {
+      const DimSpec& c = rule_[size_t(o)];
+      if (c.kind != DimSpec::split) continue;
+      int64_t inner = prod(c.group, size_t(c.split_id) + 1);
+      int64_t trailing = 1;
+      if (c.inner[0].kind == DimSpec::flatten) {
+        bool found = false;
+        for (const auto& fd : c.inner[0].inner) {
+          if (fd.input_dim == p.dim)
+            found = true;
+          else if (found)
+            trailing *= shape_[size_t(fd.input_dim)];
+        }
+      }
+      int64_t flat = shard_size * trailing;
+      if (flat >= inner && inner > 0 && flat % inner == 0) return o;
+    }
+    return std::nullopt;
+  }
+
+  Placement rewrite_strided(const Placement& p, size_t mesh_dim, const std::vector<Placement>& pl, Shape& local) {
+    std::vector<int> dims = unclaimed(p.dim);
+    for (int o : dims) {
+      const DimSpec& c = rule_[size_t(o)];
+      if (c.kind != DimSpec::split) continue;
+      auto sf = expected_split_factor(c, p.dim, mesh_dim, pl);
+      if (!sf || *sf != p.split_factor) continue;
+      claimed_.insert({p.dim, o});
+      local[size_t(p.dim)] /= mesh_[mesh_dim];
+      Placement out;
+      out.kind = Placement::shard;
+      out.dim = o;
+      return out;
+    }
+    auto keep = keep_strided_dim(dims, p, mesh_dim);
+    int tgt;
+    if (keep) {
+      tgt = *keep;
+    } else {
+      if (strict_ &&
+          std::any_of(dims.begin(), dims.end(), [&](int o) { return rule_[size_t(o)].kind == DimSpec::split; }))
+        throw ViewError("Cannot unflatten tensor with _StridedShard placement: split_factor=" +
+                        std::to_string(p.split_factor) + " does not match any output dimension.");
+      if (dims.empty())
+        throw ViewError("no output dim is left for " + to_string(p) + " on mesh dim " + std::to_string(mesh_dim));
+      tgt = dims[0];
+    }
+    local[size_t(p.dim)] /= mesh_[mesh_dim];
+    Placement out = p;
+    out.dim = tgt;
+    return out;
+  }
+};
+
+// The local shape on the rank at mesh coordinate 0 (torch.chunk sizes; a _StridedShard chunks each
+// of its split_factor groups).
+Shape rank0_local_shape(Shape cur, const Shape& mesh, const std::vector<Placement>& pl) {
+  for (size_t i = 0; i < mesh.size() && i < pl.size(); ++i) {
+    const Placement& p = pl[i];
+    if (p.kind != Placement::shard && p.kind != Placement::strided) continue;
+    int64_t& n = cur[size_t(p.dim)];
+    int64_t m = mesh[i];
+    if (p.kind == Placement::shard) {
+      n = std::min(n, (n + m - 1) / m);
+    } else {
+      int64_t sf = std::max<int64_t>(1, p.split_factor), g = n / sf;
+      n = sf * std::min(g, (g + m - 1) / m);
+    }
+  }
+  return cur;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// PyTorch registers view, squeeze (and flatten/unflatten, which decompose to view) as strict: a
+// view that would need a redistribution raises; reshape, transpose, permute, unsqueeze, expand and
+// repeat redistribute silently.
+bool strict_op(const std::string& name) {
+  return name == "view" || name == "flatten" || name == "unflatten" || name == "squeeze";
+}
 
 }  // namespace
 
@@ -453,95 +730,17 @@ Propagation propagate(const Op& op, const Shape& shape, const Shape& mesh, const
     if ((p.kind == Placement::shard || p.kind == Placement::strided) && (p.dim < 0 || size_t(p.dim) >= shape.size()))
       throw ViewError("placement " + to_string(p) + " names a dim the " + std::to_string(shape.size()) +
                       "-d input lacks");
-  Propagation r;
-  std::vector<DimSpec> specs = dim_map(op, shape, &r.out_shape);
-  Shape cur = shape;  // rank 0's local sizes after the mesh dims handled so far
-  for (size_t i = 0; i < mesh.size(); ++i) {
-    const Placement& p = in[i];
-    const int64_t m = mesh[i];
-    Placement o = p, eff = p;
-    if (p.kind == Placement::shard || p.kind == Placement::strided) {
-      const int64_t d = p.dim;
-      Found f = locate(specs, d);
-      const bool strided = p.kind == Placement::strided;
-      const int64_t local = cur[size_t(d)];
-      bool keep = false;
-      switch (f.role) {
-        case Found::none:
-          throw ViewError("Cannot squeeze or drop dim " + std::to_string(d) + ": it is sharded (" + to_string(p) + ")");
-        case Found::direct:
-          keep = true;
-          o.dim = f.out;
-          break;
-        case Found::flatten_pos: {
-          int64_t before = 1;
-          for (size_t k = 0; k < f.pos; ++k) before *= cur[size_t(f.flat_dims[k])];
-          int64_t sf = strided ? p.split_factor * before : before;
-          bool even = strided ? local % p.split_factor == 0 && (local / p.split_factor) % m == 0 : local % m == 0;
-          int64_t after = 1;
-          for (size_t k = f.pos + 1; k < f.flat_dims.size(); ++k) after *= cur[size_t(f.flat_dims[k])];
-          if (even || (sf == 1 && after == 1)) {
-            keep = true;
-            o.dim = f.out;
-            o.kind = sf == 1 ? Placement::shard : Placement::strided;
-            o.split_factor = sf;
-          }
-          break;
-        }
-        case Found::split_plain: {
-          if (!strided) {
-            if (local % m)
-              throw ViewError("Cannot unflatten unevenly sharded tensor: dim " + std::to_string(d) + " of local size " +
-                              std::to_string(local) + " over a mesh dim of " + std::to_string(m));
-            int64_t first_local = local / std::max<int64_t>(1, prod(f.group, 1));
-            if (first_local % m == 0) {
-              keep = true;
-              o.dim = f.split_outs[0];
-            }
-          } else {
-            int64_t acc = 1;
-            bool matched = false;
-            for (size_t j = 0; j < f.group.size(); ++j) {
-              if (acc == p.split_factor && f.group[j] % m == 0 && f.split_outs[j] >= 0) {
-                keep = matched = true;
-                o.kind = Placement::shard;
-                o.dim = f.split_outs[j];
-                break;
-              }
-              acc *= f.group[j];
-            }
-            if (!matched)
-              throw ViewError("_StridedShard split factor " + std::to_string(p.split_factor) +
-                              " does not match the unflattened sizes " + shape_str(f.group));
-          }
-          break;
-        }
-        case Found::split_flat: {
-          if (!strided && f.pos == 0 && local % m == 0) {
-            int64_t first = f.group[0];
-            // the first output dim's rank-0 size after earlier mesh dims: the group's share of `local`
-            int64_t rest = prod(f.group, 1), flat_local = local;
-            for (size_t k = 1; k < f.flat_dims.size(); ++k) flat_local *= cur[size_t(f.flat_dims[k])];
-            if (flat_local % rest == 0 && (flat_local / rest) % m == 0 && first > 0) {
-              keep = true;
-              o.dim = f.split_outs[0];
-            }
-          }
-          break;
-        }
-        case Found::broadcast:
-        case Found::repeat: break;
-      }
-      if (keep) {
-        cur[size_t(d)] = strided ? p.split_factor * ceil_div(local / p.split_factor, m) : ceil_div(local, m);
-      } else {
-        o = Placement{};
-        eff = Placement{};
-        ++r.gathered;
-      }
-    }
-    r.out.push_back(o);
-    r.in_effective.push_back(eff);
+  Shape out_shape;
+  std::vector<DimSpec> specs = dim_map(op, shape, &out_shape);
+  Propagation r = ViewPropagator(specs, shape, mesh, in, strict_op(op.name)).run();
+  r.out_shape = out_shape;
+  // The local op views each rank's shard to the local shape of the global output; where the two
+  // hold different element counts (uneven shards of one dim on two mesh dims), PyTorch's local view
+  // raises. Rank 0 shows it (the rank a fake process group runs).
+  if (op.name == "view" || op.name == "reshape" || op.name == "flatten" || op.name == "unflatten") {
+    Shape li = rank0_local_shape(shape, mesh, r.in_effective), lo = rank0_local_shape(out_shape, mesh, r.out);
+    if (prod(li) != prod(lo))
+      throw ViewError("shape '" + shape_str(lo) + "' is invalid for input of size " + std::to_string(prod(li)));
   }
   return r;
 }

@@ -1,0 +1,137 @@
+// The dtensor_view model against real PyTorch (issue 17): every case of a sweep (ops x shapes,
+// uneven ones included, x 1-D and 2-D meshes x placements, _StridedShard and Partial among them)
+// propagated by the model and by torch's DTensor over a fake process group
+// (tools/dtensor_oracle.py); any disagreement fails. Opt-in: label `torch` (`make test-torch`
+// installs the pinned torch into a cached venv and sets WHEELCHECK_TORCH_PYTHON); skipped otherwise.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "dtensor_view/view.h"
+#include "support/test_support.h"
+#include "util/strings.h"
+
+namespace wc {
+namespace {
+
+using namespace wc::dtv;
+using nlohmann::json;
+
+struct OracleCase {
+  Shape shape, mesh;
+  std::vector<std::string> in;
+  Op op;
+};
+
+std::string shape_text(const Shape& s) {
+  std::string o;
+  for (auto v : s) o += (o.empty() ? "" : ",") + std::to_string(v);
+  return "[" + o + "]";
+}
+
+std::vector<OracleCase> sweep() {
+  const std::vector<Shape> shapes = {{8, 4}, {4, 6},    {2, 3, 4}, {24},   {4, 1, 6},
+                                     {5, 3}, {6, 4, 2}, {3, 5},    {6, 5}, {10}};
+  const std::vector<Shape> meshes = {{2}, {3}, {4}, {2, 2}, {2, 3}};
+  std::vector<OracleCase> out;
+  for (const Shape& s : shapes) {
+    const int64_t nd = int64_t(s.size());
+    int64_t numel = 1;
+    for (int64_t v : s) numel *= v;
+    std::vector<Op> ops = {{"view", {numel}},   {"flatten", {}}, {"transpose", {0, nd - 1}},
+                           {"unsqueeze", {nd}}, {"squeeze", {}}, {"repeat", Shape(size_t(nd), 2)}};
+    if (numel % 2 == 0) ops.push_back({"view", {2, -1}}), ops.push_back({"view", {-1, 2}});
+    if (s[0] % 2 == 0) ops.push_back({"unflatten", {0, 2, s[0] / 2}});
+    if (nd >= 2) {
+      Shape perm;
+      for (int64_t k = nd; k-- > 0;) perm.push_back(k);
+      ops.push_back({"permute", perm});
+      ops.push_back({"flatten", {0, 1}});
+      ops.push_back({"view", {s[0], -1}});
+    }
+    for (const Shape& mesh : meshes) {
+      std::vector<std::string> options = {"R", "P"};
+      for (int64_t d = 0; d < nd; ++d) options.push_back("S(" + std::to_string(d) + ")");
+      if (nd == 1 && s[0] % 2 == 0) options.push_back("SS(0,2)");
+      std::vector<std::vector<std::string>> combos;
+      if (mesh.size() == 1)
+        for (const auto& a : options) combos.push_back({a});
+      else
+        for (const auto& a : options)
+          for (const auto& b : options) combos.push_back({a, b});
+      for (const auto& in : combos)
+        for (const Op& op : ops) out.push_back({s, mesh, in, op});
+    }
+  }
+  return out;
+}
+
+TEST(DtensorOracle, ModelEqualsPyTorch) {
+  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
+  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
+  auto cases = sweep();
+  testing::TempDir dir;
+  {
+    std::ofstream in(dir.file("cases.jsonl"));
+    for (const auto& c : cases)
+      in << json{{"shape", c.shape}, {"mesh", c.mesh}, {"in", c.in}, {"op", c.op.name}, {"args", c.op.args}}.dump()
+         << "\n";
+  }
+  auto r = testing::run_command(std::string(py) + " " +
+                                testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tools/dtensor_oracle.py") + " < " +
+                                testing::shell_quote(dir.file("cases.jsonl")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = split(r.out, '\n');
+  ASSERT_GT(lines.size(), cases.size()) << r.out.substr(0, 500);
+  std::string version = json::parse(lines[0]).value("torch", "?");
+  size_t agree = 0, raised = 0, torch_internal = 0;
+  std::vector<std::string> differ;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    json want = json::parse(lines[i + 1]);
+    std::vector<Placement> in;
+    for (const auto& p : c.in) in.push_back(*parse_placement(p));
+    std::string got;
+    try {
+      got = to_string(propagate(c.op, c.shape, c.mesh, in).out);
+    } catch (const ViewError& e) {
+      got = std::string("raises: ") + e.what();
+    }
+    std::string theirs;
+    if (want.contains("error")) {
+      theirs = "raises: " + want["error"].get<std::string>();
+      ++raised;
+    } else {
+      std::vector<Placement> o;
+      for (const auto& p : want["out"]) o.push_back(*parse_placement(p.get<std::string>()));
+      theirs = to_string(o);
+    }
+    bool same = got.starts_with("raises") ? theirs.starts_with("raises") : got == theirs;
+    // PyTorch's own redistribution (not the view rule) fails an internal torch._check on a few
+    // _StridedShard inputs the model gathers: a PyTorch defect, counted and shown, not a model error.
+    if (!same && theirs.find("Expected cond to be True") != std::string::npos && !got.starts_with("raises")) {
+      ++torch_internal;
+      continue;
+    }
+    if (same) {
+      ++agree;
+      continue;
+    }
+    std::string args;
+    for (auto a : c.op.args) args += (args.empty() ? "" : ",") + std::to_string(a);
+    differ.push_back(shape_text(c.shape) + " " + join(c.in, ",") + " on mesh " + shape_text(c.mesh) + " " + c.op.name +
+                     "(" + args + "): model " + got + ", torch " + version + " " + theirs);
+  }
+  std::string shown;
+  for (size_t i = 0; i < differ.size() && i < 40; ++i) shown += differ[i] + "\n";
+  EXPECT_TRUE(differ.empty()) << differ.size() << " of " << cases.size() << " cases differ from torch " << version
+                              << ":\n"
+                              << shown;
+  std::cout << "[ oracle ] torch " << version << ": " << agree << " of " << cases.size() << " cases agree (" << raised
+            << " raise in both); " << torch_internal << " fail inside PyTorch's redistribution\n";
+}
+
+}  // namespace
+}  // namespace wc
