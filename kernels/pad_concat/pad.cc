@@ -82,6 +82,14 @@ std::vector<int64_t> padded_shape(const std::vector<int64_t>& shape, const std::
                      " of your input. (narrow(): length must be non-negative)");
     out[d] = n;
   }
+  // Then PyTorch crops the input by the negative pads (narrow) before padding: a crop of more than
+  // the dim holds fails there even when the positive pad on the other side keeps the output size
+  // non-negative ([0] padded by [-1, 2]); found by running the suite through torch 2.15.
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    size_t d = shape.size() - 1 - i;
+    if (shape[d] + std::min<int64_t>(pad[2 * i], 0) + std::min<int64_t>(pad[2 * i + 1], 0) < 0)
+      throw PadError("narrow(): length must be non-negative.");
+  }
   numel_of(out);
   return out;
 }

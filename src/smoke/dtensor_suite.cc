@@ -303,6 +303,12 @@ class DTensorViewSuite : public Suite {
   std::vector<CaseOutcome> run(const RunContext& ctx) override {
     std::vector<CaseOutcome> out;
     const std::string s = name();
+    if (ctx.probe) {
+      out.push_back(skipped_case(s, "artifact", "artifact",
+                                 "artifact mode runs pad_concat through the artifact so far; dtensor_view through real "
+                                 "DTensors (one process per rank) is not built yet"));
+      return out;
+    }
     auto all = builtin_cases();
     all.insert(all.end(), cases_.begin(), cases_.end());
     const size_t builtin = all.size() - cases_.size();

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -18,6 +20,7 @@
 #include "report/report.h"
 #include "rng_graph/backend.h"
 #include "rules/variant_rules.h"
+#include "smoke/artifact.h"
 #include "smoke/compat.h"
 #include "smoke/driver.h"
 #include "smoke/gpu_catalog.h"
@@ -200,8 +203,65 @@ int run_compat(const CompatArgs& a) {
 struct RunArgs {
   std::vector<std::string> suites, cases;
   std::string backend = "auto";
+  std::string python;  // artifact mode: the interpreter whose torch runs the suites
+  std::string wheel;   // artifact mode: a wheel installed with its dependencies into a fresh venv
+  std::string index, find_links, keep_venv;
+  double case_seconds = 600;  // artifact mode: bound on each probe answer
+  bool no_compile = false;    // artifact mode: skip torch.compile
   bool require_gpu = false, list = false;
   Output out;
+};
+
+// A venv for --wheel: created with the python3 on PATH (or reused from --keep-venv), removed at the
+// end unless kept.
+class TempVenv {
+ public:
+  explicit TempVenv(const std::string& keep) : keep_(!keep.empty()) {
+    if (keep_) {
+      dir_ = std::filesystem::absolute(keep).string();
+    } else {
+      char tmpl[] = "/tmp/wheelsmoke-venv-XXXXXX";
+      if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a folder for the venv");
+      dir_ = tmpl;
+    }
+    log_ = dir_ + ".log";
+    if (!std::filesystem::exists(python()) && sh("python3 -m venv " + quote(dir_)) != 0)
+      throw std::runtime_error("python3 -m venv " + dir_ + " failed" + tail());
+  }
+  ~TempVenv() {
+    std::error_code ec;
+    if (!keep_) std::filesystem::remove_all(dir_, ec);
+    std::filesystem::remove(log_, ec);
+  }
+  std::string python() const { return dir_ + "/bin/python"; }
+  const std::string& dir() const { return dir_; }
+  void install(const std::string& wheel, const std::string& index, const std::string& find_links) {
+    if (!std::filesystem::is_regular_file(wheel)) throw std::runtime_error(wheel + ": no such wheel file");
+    std::string cmd = quote(python()) + " -m pip install --disable-pip-version-check -q";
+    if (!index.empty()) cmd += " --index-url " + quote(index);
+    if (!find_links.empty()) cmd += " --find-links " + quote(find_links);
+    cmd += " " + quote(std::filesystem::absolute(wheel).string());
+    if (sh(cmd) != 0) throw std::runtime_error("pip could not install " + wheel + " into " + dir_ + tail());
+  }
+
+ private:
+  std::string dir_, log_;
+  bool keep_;
+  static std::string quote(const std::string& s) {
+    std::string o = "'";
+    for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return o + "'";
+  }
+  int sh(const std::string& cmd) const { return std::system((cmd + " >>" + quote(log_) + " 2>&1").c_str()); }
+  std::string tail() const {
+    std::ifstream in(log_);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto lines = split(text, '\n');
+    std::vector<std::string> keep;
+    for (auto it = lines.rbegin(); it != lines.rend() && keep.size() < 3; ++it)
+      if (!trim(*it).empty()) keep.insert(keep.begin(), std::string(trim(*it)));
+    return keep.empty() ? "" : ": " + clip_for_display(join(keep, " | "), 500);
+  }
 };
 
 int run_suites(const RunArgs& a) {
@@ -245,6 +305,50 @@ int run_suites(const RunArgs& a) {
   report.items_key = "suites";
   report.rules = smoke_rules();
   report.item_label = "cases";
+  std::unique_ptr<Probe> probe;
+  nlohmann::json artifact;
+  std::string python = a.python;
+  std::unique_ptr<TempVenv> venv;
+  if (!a.wheel.empty()) {
+    // As a release validation job does: a fresh venv, the wheel and its dependencies from pip.
+    ItemResult item;
+    item.path = "install [" + a.wheel + "]";
+    FindingSink sink(empty_policy(), smoke_rules());
+    try {
+      venv = std::make_unique<TempVenv>(a.keep_venv);
+      venv->install(a.wheel, a.index, a.find_links);
+      python = venv->python();
+      item.facts = {{"venv", venv->dir()}, {"wheel", a.wheel}};
+    } catch (const std::exception& e) {
+      sink.add("WS203", e.what());
+    }
+    item.findings = sink.take();
+    report.items.push_back(std::move(item));
+    if (python.empty()) return cli::emit_reports(report, a.out);
+  }
+  if (!python.empty()) {
+    // Artifact mode: the artifact's PyTorch, named in the report; a probe that cannot start is one
+    // WS203 finding naming the interpreter, and no suite runs.
+    ItemResult item;
+    item.path = "artifact [" + python + "]";
+    FindingSink sink(empty_policy(), smoke_rules());
+    try {
+      probe = std::make_unique<Probe>(python, a.case_seconds);
+      artifact = probe->artifact();
+      item.facts = {{"artifact",
+                     {{"python", artifact.value("python", python)},
+                      {"torch", artifact.value("torch", "")},
+                      {"torch_cuda", artifact.value("cuda", nlohmann::json())},
+                      {"device", artifact.value("device", "")}}}};
+      ctx.probe = probe.get();
+      ctx.compiled = !a.no_compile;
+    } catch (const ProbeError& e) {
+      sink.add("WS203", e.what());
+    }
+    item.findings = sink.take();
+    report.items.push_back(std::move(item));
+    if (!ctx.probe) return cli::emit_reports(report, a.out);
+  }
   bool gpu_missing = false;
   std::string gpu_why;
   for (Suite* s : chosen) {
@@ -252,6 +356,14 @@ int run_suites(const RunArgs& a) {
       ItemResult item;
       item.path = o.suite + "/" + o.name + " [" + o.backend + "]";
       item.facts = {{"suite", o.suite}, {"case", o.name}, {"backend", o.backend}, {"ms", o.ms}};
+      if (ctx.probe) item.facts["artifact"] = {{"torch", artifact.value("torch", "")}, {"python", python}};
+      if (!o.skipped && !o.passed && o.message.rfind("the probe under ", 0) == 0) {
+        FindingSink sink(empty_policy(), smoke_rules());
+        sink.add("WS203", o.message);
+        item.findings = sink.take();
+        report.items.push_back(std::move(item));
+        continue;
+      }
       if (o.skipped) {
         item.skipped = true;
         item.skip_reason = o.message;
@@ -419,6 +531,21 @@ int main(int argc, char** argv) {
   r->add_option("--backend", ra.backend, "cpu, cuda or auto")->capture_default_str();
   r->add_option("--cases", ra.cases, "Extra cases: FILE.json (repeatable)");
   r->add_flag("--require-gpu", ra.require_gpu, "A missing GPU fails the run instead of skipping the GPU cases");
+  r->add_option("--python", ra.python,
+                "Artifact mode: run the suites through the PyTorch this interpreter imports (a venv's python)");
+  r->add_option("--case-timeout", ra.case_seconds, "Artifact mode: seconds one probe answer may take (default 600)")
+      ->check(CLI::Range(1.0, 86400.0));
+  r->add_flag("--no-compile", ra.no_compile, "Artifact mode: leave out the torch.compile (Inductor) cases");
+  auto* wheel_opt = r->add_option("--wheel", ra.wheel,
+                                  "Artifact mode: install this wheel and its dependencies into a fresh venv (pip) "
+                                  "and run the suites through it");
+  wheel_opt->excludes(r->get_option("--python"));
+  r->add_option("--index", ra.index, "With --wheel: the package index pip installs the dependencies from")
+      ->needs(wheel_opt);
+  r->add_option("--find-links", ra.find_links, "With --wheel: a folder of wheels pip may install from")
+      ->needs(wheel_opt);
+  r->add_option("--keep-venv", ra.keep_venv, "With --wheel: the venv folder to create or reuse (kept afterwards)")
+      ->needs(wheel_opt);
   r->add_flag("--list", ra.list, "List the suites");
   wc::cli::add_report_options(r, ra.out);
 

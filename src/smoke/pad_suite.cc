@@ -6,12 +6,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "pad_concat/pad.h"
+#include "smoke/artifact.h"
 #include "smoke/suite.h"
+#include "util/digest.h"
 #include "util/parse.h"
+#include "util/strings.h"
 
 namespace wc::smoke {
 namespace {
@@ -260,6 +264,10 @@ class PadConcatSuite : public Suite {
   std::vector<CaseOutcome> run(const RunContext& ctx) override {
     std::vector<CaseOutcome> out;
     const std::string s = name();
+    if (ctx.probe) {
+      artifact_cases(*ctx.probe, ctx.compiled, out);
+      return out;
+    }
     if (ctx.want_cpu) {
       out.push_back(run_case(s, "eligibility_predicate", "cpu", check_eligibility));
       out.push_back(run_case(s, "refusals_with_pytorch_reasons", "cpu", check_refusals));
@@ -288,6 +296,128 @@ class PadConcatSuite : public Suite {
   }
 
  private:
+  // --- artifact mode: the artifact's torch.nn.functional.pad (eager, and compiled by Inductor) ---
+
+  static nlohmann::json fill_json(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+  }
+
+  static nlohmann::json pad_request(const Tensor& x, Producer p, const std::vector<int64_t>& pad, double value,
+                                    bool compiled) {
+    std::string bytes(x.data.begin(), x.data.end());
+    return {{"op", "pad"},
+            {"dtype", dtype_name(x.dtype)},
+            {"shape", x.shape},
+            {"data", base64_encode(bytes)},
+            {"producer", p == Producer::twice ? "twice" : "copy"},
+            {"pad", pad},
+            {"fill", fill_json(value)},
+            {"compile", compiled}};
+  }
+
+  // The tensor an answer carries, in `d` (its dtype must be d's, contiguous).
+  static std::optional<Tensor> answer_tensor(const nlohmann::json& t, DType d, std::string* why) {
+    if (!t.is_object() || !t.contains("data") || !t.contains("shape") || !t["data"].is_string() ||
+        !t["shape"].is_array())
+      return *why = "answer without a tensor", std::nullopt;
+    if (t.value("dtype", std::string()) != dtype_name(d))  // wheelsmoke's dtype names are torch's
+      return *why = "dtype " + t.value("dtype", std::string("?")) + ", expected " + dtype_name(d), std::nullopt;
+    Tensor out;
+    out.dtype = d;
+    out.shape = t["shape"].get<std::vector<int64_t>>();
+    std::string raw;
+    if (!base64_decode(t["data"].get<std::string>(), &raw)) return *why = "tensor bytes are not base64", std::nullopt;
+    out.data.assign(raw.begin(), raw.end());
+    if (int64_t(out.data.size()) != out.numel() * int64_t(dtype_size(d)))
+      return *why = std::to_string(out.data.size()) + " bytes for shape " + shape_str(out.shape), std::nullopt;
+    return out;
+  }
+
+  // One pad through the artifact, judged against `want` (and, compiled, the producer's output).
+  static std::string artifact_pad(Probe& probe, const Tensor& x, Producer p, const std::vector<int64_t>& pad,
+                                  double value, const Tensor& want, bool compiled) {
+    const std::string where = " (" + std::string(dtype_name(x.dtype)) + " " + shape_str(x.shape) + " pad " +
+                              shape_str(pad) + (compiled ? ", torch.compile" : ", eager") + ")";
+    nlohmann::json a = probe.ask(pad_request(x, p, pad, value, compiled));
+    if (!a.value("ok", false))
+      return "torch raised " + a.value("error_type", std::string("?")) + ": " + a.value("message", std::string()) +
+             " where the reference pads" + where;
+    std::string why;
+    auto got = answer_tensor(a["out"], x.dtype, &why);
+    if (!got) return "the padded output: " + why + where;
+    if (auto e = compare(*got, want, "F.pad's output" + where); !e.empty()) return e;
+    if (compiled) {
+      auto y = answer_tensor(a.value("producer", nlohmann::json()), x.dtype, &why);
+      if (!y) return "the producer's output: " + why + where;
+      if (auto e = compare(*y, produce(x, p), "the second consumer's input" + where); !e.empty()) return e;
+    }
+    return "";
+  }
+
+  void artifact_cases(Probe& probe, bool compiled, std::vector<CaseOutcome>& out) {
+    const std::string s = name();
+    for (DType d : all_dtypes())
+      out.push_back(run_case(s, std::string("sweep/") + dtype_name(d), "artifact", [&, d]() -> std::string {
+        size_t i = 0, runs = 0;
+        for (const auto& shape : sweep_shapes())
+          for (const auto& kind : pad_kinds()) {
+            std::vector<int64_t> pad = kind.pad(shape);
+            double value = sweep_fill(d, i++);
+            Tensor x = arange(shape, d), want;
+            try {
+              want = pad_reference(produce(x, Producer::twice), pad, fill_bits(d, value));
+            } catch (const PadError& e) {
+              // The reference refuses as PyTorch does: the artifact must refuse too.
+              nlohmann::json a = probe.ask(pad_request(x, Producer::twice, pad, value, false));
+              if (a.value("ok", false))
+                return kind.name + ": the artifact pads " + shape_str(shape) + " by " + shape_str(pad) +
+                       ", which PyTorch refuses (" + e.what() + ")";
+              ++runs;
+              continue;
+            }
+            if (auto e = artifact_pad(probe, x, Producer::twice, pad, value, want, false); !e.empty())
+              return kind.name + ": " + e;
+            ++runs;
+          }
+        return runs ? std::string() : std::string("no sweep case ran");
+      }));
+    // Inductor's pad-as-concatenation patterns: a producer feeding the pad and a second consumer.
+    for (DType d : all_dtypes()) {
+      std::string n = std::string("compiled/") + dtype_name(d);
+      if (!compiled) {
+        out.push_back(skipped_case(s, n, "artifact", "--no-compile"));
+        continue;
+      }
+      out.push_back(run_case(s, n, "artifact", [&, d]() -> std::string {
+        for (const auto& [shape, pad] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                 {{7, 33}, {0, 3}}, {{5, 4, 6}, {0, 0, 0, 2}}}) {
+          double value = sweep_fill(d, 3);
+          Tensor x = arange(shape, d);
+          Tensor want = pad_reference(produce(x, Producer::twice), pad, fill_bits(d, value));
+          if (auto e = artifact_pad(probe, x, Producer::twice, pad, value, want, true); !e.empty()) return e;
+        }
+        return "";
+      }));
+    }
+    for (const auto& c : cases_)
+      out.push_back(run_case(s, "case/" + c.name, "artifact", [&]() -> std::string {
+        uint64_t fill = 0;
+        try {
+          padded_shape(c.shape, c.pad);
+          fill = fill_bits(c.dtype, c.value);
+        } catch (const PadError& e) {
+          if (!c.expect_error) return std::string("refused: ") + e.what();
+          nlohmann::json a = probe.ask(pad_request(arange(c.shape, c.dtype), Producer::copy, c.pad, c.value, false));
+          return a.value("ok", true) ? "the artifact pads what PyTorch refuses (" + std::string(e.what()) + ")"
+                                     : std::string();
+        }
+        Tensor x = arange(c.shape, c.dtype);
+        return artifact_pad(probe, x, Producer::copy, c.pad, c.value, pad_reference(x, c.pad, fill), false);
+      }));
+  }
+
   void backend_cases(PadBackend& be, std::vector<CaseOutcome>& out) {
     const std::string s = name();
     for (DType d : all_dtypes())

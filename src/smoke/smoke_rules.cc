@@ -18,6 +18,9 @@ std::span<const RuleInfo> smoke_rules() {
        "wheelsmoke"},
       {"WS201", S::error, "a suite case's result differs from its reference", "wheelsmoke"},
       {"WS202", S::error, "a suite case could not run (error raised)", "wheelsmoke"},
+      {"WS203", S::error,
+       "the artifact's probe failed: no torch under the interpreter, or it died, hung or broke the protocol",
+       "wheelsmoke"},
   };
   return rules;
 }

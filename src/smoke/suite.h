@@ -19,8 +19,13 @@ struct CaseOutcome {
   double ms = 0;
 };
 
+class Probe;
+
 struct RunContext {
   bool want_cpu = true, want_cuda = true;  // from --backend
+  // Artifact mode (--python): the suites call this probe's PyTorch instead of their own kernels.
+  Probe* probe = nullptr;
+  bool compiled = true;  // also torch.compile (Inductor) the pad patterns
 };
 
 class Suite {

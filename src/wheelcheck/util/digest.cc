@@ -34,4 +34,23 @@ std::string Digest::digest_hex() {
   return s;
 }
 
+std::string base64_encode(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+bool base64_decode(std::string_view text, std::string* out) {
+  if (text.size() % 4 != 0 || text.size() > (1u << 30)) return false;
+  out->assign(3 * (text.size() / 4), '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out->data()),
+                          reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  if (n < 0) return false;
+  size_t pad = text.empty() ? 0 : (text.back() == '=') + (text.size() > 1 && text[text.size() - 2] == '=');
+  out->resize(static_cast<size_t>(n) - pad);
+  return true;
+}
+
 }  // namespace wc

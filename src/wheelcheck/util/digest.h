@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace wc {
 
@@ -26,5 +27,10 @@ class Digest {
   bool done_ = false;
   void finish();
 };
+
+// Standard base64 (with padding) through OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock.
+std::string base64_encode(std::string_view bytes);
+// False when `text` is not base64 (length not a multiple of 4, a character outside the alphabet).
+bool base64_decode(std::string_view text, std::string* out);
 
 }  // namespace wc

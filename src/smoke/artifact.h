@@ -1,0 +1,52 @@
+// Artifact mode: the suites run through the PyTorch of the artifact under test. A probe program
+// (src/smoke/probe/wheelsmoke_probe.py, embedded in wheelsmoke and written to a temporary folder)
+// runs under the given interpreter and answers line-delimited JSON requests on a pipe; every
+// judgement stays here, against wheelsmoke's CPU references.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace wc::smoke {
+
+// The probe died, hung, printed something that is not the protocol, or could not start; the
+// message names the interpreter.
+class ProbeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Probe {
+ public:
+  // Starts `python probe.py`; `case_seconds` bounds each answer (the probe is killed past it).
+  Probe(std::string python, double case_seconds);
+  ~Probe();
+  Probe(const Probe&) = delete;
+  Probe& operator=(const Probe&) = delete;
+
+  // One request and its answer (an object with "ok"). Throws ProbeError; after one, every later
+  // request throws the same (the probe is gone).
+  nlohmann::json ask(nlohmann::json request);
+  const std::string& python() const { return python_; }
+  // The hello answer: torch version, torch.version.cuda, device, interpreter (ProbeError when the
+  // interpreter has no usable torch).
+  const nlohmann::json& artifact();
+
+ private:
+  std::string python_, dir_;
+  double seconds_;
+  int pid_ = -1, in_ = -1, out_ = -1;
+  std::string buffer_, dead_;
+  uint64_t next_id_ = 1;
+  nlohmann::json hello_;
+  void start();
+  void fail(const std::string& why);
+  std::string stderr_tail() const;
+};
+
+// The probe's source (what wheelsmoke writes for the interpreter to run).
+const char* probe_source();
+
+}  // namespace wc::smoke

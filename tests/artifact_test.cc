@@ -1,0 +1,163 @@
+// wheelsmoke's artifact mode (issue 17): the probe protocol and the judging, against a scripted fake
+// probe (wrong bytes, a crash, a stall, garbage, no torch), so the default run needs no PyTorch; and,
+// with WHEELCHECK_TORCH_PYTHON (make test-torch), the pad_concat suite through real PyTorch and
+// through an artifact whose F.pad a sitecustomize.py breaks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using testing::run_command;
+using testing::shell_quote;
+
+// A fake interpreter: ignores the probe script it is given and speaks the protocol as MODE says.
+const char* kFakeProbe = R"PY(
+import base64, json, sys, time
+mode = sys.argv[1]
+for line in sys.stdin:
+    req = json.loads(line)
+    rid = req.get("id")
+    if req["op"] == "hello":
+        if mode == "no_torch":
+            print(json.dumps({"id": rid, "ok": False, "error_type": "ModuleNotFoundError", "message": "No module named 'torch'"}), flush=True)
+        else:
+            print(json.dumps({"id": rid, "ok": True, "torch": "9.9.9-fake", "cuda": None, "device": "cpu", "python": "fake"}), flush=True)
+        continue
+    if mode == "crash":
+        sys.stderr.write("Segmentation fault in the fake artifact\n")
+        sys.exit(139)
+    if mode == "stall":
+        time.sleep(3600)
+    if mode == "garbage":
+        print("this is not json", flush=True)
+        continue
+    # "wrong_bytes": answers with the input, unpadded (a pad that writes nothing).
+    print(json.dumps({"id": rid, "ok": True, "out": {"dtype": req["dtype"], "shape": req["shape"], "strides": [], "data": req["data"]}}), flush=True)
+)PY";
+
+class FakeProbe : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  std::string interpreter(const std::string& mode) {
+    testing::write_file(dir.file("fake_probe.py"),
+                        std::vector<uint8_t>(kFakeProbe, kFakeProbe + std::strlen(kFakeProbe)));
+    std::string sh = "#!/bin/sh\nexec python3 " + shell_quote(dir.file("fake_probe.py")) + " " + mode + "\n";
+    std::string path = dir.file("python-" + mode);
+    testing::write_file(path, std::vector<uint8_t>(sh.begin(), sh.end()));
+    run_command("chmod +x " + shell_quote(path));
+    return path;
+  }
+  nlohmann::json run(const std::string& mode, int* exit_code) {
+    auto r = run_command(std::string(WS_BINARY) + " run --suite pad_concat --python " + shell_quote(interpreter(mode)) +
+                         " --case-timeout 2 --format json");
+    *exit_code = r.exit_code;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
+    return j;
+  }
+  static std::string all_messages(const nlohmann::json& j) {
+    std::string m;
+    for (const auto& s : j["suites"])
+      for (const auto& f : s.value("findings", nlohmann::json::array()))
+        m += f["rule"].get<std::string>() + " " + f["message"].get<std::string>() + "\n";
+    return m;
+  }
+};
+
+TEST_F(FakeProbe, WrongBytesFailTheCaseNamingIt) {
+  int rc = 0;
+  auto j = run("wrong_bytes", &rc);
+  EXPECT_EQ(rc, 1);
+  std::string m = all_messages(j);
+  EXPECT_NE(m.find("WS201 right_pad_last_dim: F.pad's output (float32 "), std::string::npos) << m;
+  EXPECT_NE(m.find("eager): shape"), std::string::npos) << m;
+  // The report names the artifact.
+  EXPECT_EQ(j["suites"][0]["facts"]["artifact"]["torch"], "9.9.9-fake") << j.dump();
+}
+
+TEST_F(FakeProbe, CrashStallGarbageAndNoTorchAreFindingsNamingTheInterpreter) {
+  for (const auto& [mode, says] : std::vector<std::pair<std::string, std::string>>{
+           {"crash",
+            "exited with status 139 before answering (its last words: Segmentation fault in the fake artifact)"},
+           {"stall", "gave no answer within 2 s (killed"},
+           {"garbage", "printed something that is not the protocol: 'this is not json'"},
+           {"no_torch", "has no usable torch: ModuleNotFoundError: No module named 'torch'"}}) {
+    SCOPED_TRACE(mode);
+    int rc = 0;
+    auto j = run(mode, &rc);
+    EXPECT_EQ(rc, 1);
+    std::string m = all_messages(j);
+    EXPECT_NE(m.find("WS203"), std::string::npos) << m;
+    EXPECT_NE(m.find(says), std::string::npos) << m;
+    EXPECT_NE(m.find(dir.file("python-" + mode)), std::string::npos) << m;  // names the interpreter
+  }
+  // A missing interpreter is the same finding, not a crash.
+  auto r = run_command(std::string(WS_BINARY) + " run --suite pad_concat --python /nonexistent/python --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("WS203"), std::string::npos) << r.out;
+}
+
+// --wheel: a fresh venv, the wheel installed by pip (no index needed for a wheel without
+// dependencies), the suites through it. The wheel here is a stand-in "torch" whose pad is missing:
+// the install and the probe work, the cases fail naming what torch raised (it has no torch.nn).
+TEST(ArtifactWheel, InstallsIntoAFreshVenvAndRunsThere) {
+  testing::TempDir dir;
+  testing::WheelBuilder w("torch", "0.0.1");
+  w.add("torch/__init__.py",
+        "__version__ = '0.0.1+standin'\n"
+        "class version: cuda = None\n"
+        "class cuda:\n    @staticmethod\n    def is_available(): return False\n");
+  std::string file = w.write(dir.path());
+  auto r = run_command(std::string(WS_BINARY) + " run --suite pad_concat --no-compile --wheel " + shell_quote(file) +
+                       " --find-links " + shell_quote(dir.path()) + " --format json");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  ASSERT_GE(j["suites"].size(), 3u) << r.out;
+  EXPECT_EQ(j["suites"][0]["verdict"], "pass") << j["suites"][0].dump();  // installed
+  EXPECT_EQ(j["suites"][1]["facts"]["artifact"]["torch"], "0.0.1+standin") << j["suites"][1].dump();
+  EXPECT_NE(r.out.find("torch raised ModuleNotFoundError: No module named 'torch.nn'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 1);
+  // A wheel pip cannot install (a dependency nowhere to be found) is a finding, not a crash.
+  testing::WheelBuilder bad("torch", "0.0.2");
+  bad.add("torch/__init__.py", "").requires_dist("no-such-project-wheelsmoke==1");
+  std::string bad_file = bad.write(dir.path());
+  auto b = run_command(std::string(WS_BINARY) + " run --suite pad_concat --wheel " + shell_quote(bad_file) +
+                       " --index http://127.0.0.1:9/simple --format json");
+  EXPECT_EQ(b.exit_code, 1) << b.out << b.err;
+  EXPECT_NE(b.out.find("WS203"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("pip could not install"), std::string::npos) << b.out;
+}
+
+// Real PyTorch (make test-torch): every pad_concat case passes through the pinned torch, and an
+// artifact whose F.pad writes a wrong fill fails with the case named.
+TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
+  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
+  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
+  auto ok = run_command(std::string(WS_BINARY) + " run --suite pad_concat --python " + shell_quote(py));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("PASS  pad_concat/compiled/bfloat16 [artifact]"), std::string::npos) << ok.out;
+  testing::TempDir dir;
+  const std::string site =
+      "import torch.nn.functional as F\n"
+      "_pad = F.pad\n"
+      "def pad(x, p, mode='constant', value=None):\n"
+      "    return _pad(x, p, mode=mode, value=(value or 0) + 1)\n"
+      "F.pad = pad\n";
+  testing::write_file(dir.file("sitecustomize.py"), std::vector<uint8_t>(site.begin(), site.end()));
+  auto bad = run_command("PYTHONPATH=" + shell_quote(dir.path()) + " " + std::string(WS_BINARY) +
+                         " run --suite pad_concat --no-compile --python " + shell_quote(py));
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("FAIL  pad_concat/sweep/float32 [artifact]"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("right_pad_last_dim: F.pad's output (float32"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace wc
