@@ -64,7 +64,7 @@ def main():
     print("|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
-    print(f"\n{len(wheels)} wheels: abi3audit {t_audit:.1f} s, wheelcheck {t_wc:.1f} s "
+    print(f"\n{len(wheels)} wheels: abi3audit {t_audit:.2f} s, wheelcheck {t_wc:.2f} s "
           f"({t_audit / max(t_wc, 1e-9):.1f}x); {disagree} binaries judged differently")
     return 1 if disagree else 0
 

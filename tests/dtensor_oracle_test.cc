@@ -38,19 +38,7 @@ std::vector<OracleCase> sweep() {
   std::vector<OracleCase> out;
   for (const Shape& s : shapes) {
     const int64_t nd = int64_t(s.size());
-    int64_t numel = 1;
-    for (int64_t v : s) numel *= v;
-    std::vector<Op> ops = {{"view", {numel}},   {"flatten", {}}, {"transpose", {0, nd - 1}},
-                           {"unsqueeze", {nd}}, {"squeeze", {}}, {"repeat", Shape(size_t(nd), 2)}};
-    if (numel % 2 == 0) ops.push_back({"view", {2, -1}}), ops.push_back({"view", {-1, 2}});
-    if (s[0] % 2 == 0) ops.push_back({"unflatten", {0, 2, s[0] / 2}});
-    if (nd >= 2) {
-      Shape perm;
-      for (int64_t k = nd; k-- > 0;) perm.push_back(k);
-      ops.push_back({"permute", perm});
-      ops.push_back({"flatten", {0, 1}});
-      ops.push_back({"view", {s[0], -1}});
-    }
+    const std::vector<Op> ops = sweep_ops(s);
     for (const Shape& mesh : meshes) {
       std::vector<std::string> options = {"R", "P"};
       for (int64_t d = 0; d < nd; ++d) options.push_back("S(" + std::to_string(d) + ")");

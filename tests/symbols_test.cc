@@ -24,9 +24,7 @@ using testing::run_command;
 using testing::shell_quote;
 using testing::WheelBuilder;
 
-bool says(const std::vector<Finding>& fs, const std::string& text) {
-  return testing::dump(fs).find(text) != std::string::npos;
-}
+using testing::says;
 
 class Symbols : public ::testing::Test {
  protected:

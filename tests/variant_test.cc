@@ -19,9 +19,7 @@ using testing::run_command;
 using testing::shell_quote;
 using testing::WheelBuilder;
 
-bool says(const std::vector<Finding>& fs, const std::string& text) {
-  return testing::dump(fs).find(text) != std::string::npos;
-}
+using testing::says;
 
 TEST(VariantFilename, LabelsAndBuildTagsApart) {
   auto a = parse_wheel_filename("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cuda12.8.whl");

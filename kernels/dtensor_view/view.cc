@@ -745,6 +745,24 @@ Propagation propagate(const Op& op, const Shape& shape, const Shape& mesh, const
   return r;
 }
 
+std::vector<Op> sweep_ops(const Shape& s) {
+  const int64_t nd = int64_t(s.size());
+  if (nd == 0) return {};
+  const int64_t numel = prod(s);
+  std::vector<Op> ops = {{"view", {numel}},   {"flatten", {}}, {"transpose", {0, nd - 1}},
+                         {"unsqueeze", {nd}}, {"squeeze", {}}, {"repeat", Shape(size_t(nd), 2)}};
+  if (numel % 2 == 0) ops.push_back({"view", {2, -1}}), ops.push_back({"view", {-1, 2}});
+  if (s[0] % 2 == 0) ops.push_back({"unflatten", {0, 2, s[0] / 2}});
+  if (nd >= 2) {
+    Shape perm;
+    for (int64_t k = nd; k-- > 0;) perm.push_back(k);
+    ops.push_back({"permute", perm});
+    ops.push_back({"flatten", {0, 1}});
+    ops.push_back({"view", {s[0], -1}});
+  }
+  return ops;
+}
+
 Tensor arange(const Shape& shape) {
   Tensor t;
   t.shape = shape;

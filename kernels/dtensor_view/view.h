@@ -52,6 +52,11 @@ struct Op {
   std::vector<int64_t> args;  // sizes, dims, times ...; unflatten: {dim, sizes...}
 };
 
+// The view ops the sweeps apply to an input of `shape` (the law sweep, and the differential test
+// against PyTorch): flatten and view to one dim, splits in two, transpose, permute, (un)squeeze,
+// unflatten, repeat.
+std::vector<Op> sweep_ops(const Shape& shape);
+
 // The output dims of `op` on an input of `shape`, and the output shape; ViewError on bad arguments.
 std::vector<DimSpec> dim_map(const Op& op, const Shape& shape, Shape* out_shape);
 // PyTorch's view_groups(from, to) (to may hold one -1).

@@ -166,6 +166,8 @@ bool has_rule(const std::vector<Finding>& fs, const std::string& id) {
   return false;
 }
 
+bool says(const std::vector<Finding>& fs, const std::string& text) { return dump(fs).find(text) != std::string::npos; }
+
 std::string dump(const std::vector<Finding>& fs) {
   std::string s;
   for (const auto& f : fs) s += f.rule + " [" + severity_name(f.severity) + "] " + f.entry + ": " + f.message + "\n";

@@ -38,6 +38,8 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
 std::vector<std::string> rule_ids(const std::vector<Finding>& fs);
 bool has_rule(const std::vector<Finding>& fs, const std::string& id);
 std::string dump(const std::vector<Finding>& fs);
+// Whether some finding's dump ("WC511 [error] entry: message") contains `text`.
+bool says(const std::vector<Finding>& fs, const std::string& text);
 
 // A server process on 127.0.0.1 at a free port: every "{port}" in argv is replaced by it. Waits
 // until the port accepts connections; killed (and reaped) at destruction. up() is false when it
