@@ -157,6 +157,28 @@ TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
   EXPECT_NE(bad.out.find("FAIL  pad_concat/sweep/float32 [artifact]"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("right_pad_last_dim: F.pad's output (float32"), std::string::npos) << bad.out;
+
+  // dtensor_view through real DTensors, rank by rank; and an artifact whose view sharding rule a
+  // sitecustomize.py breaks (outputs claimed Replicate) fails naming the case.
+  auto dt = run_command(std::string(WS_BINARY) + " run --suite dtensor_view --python " + shell_quote(py));
+  EXPECT_EQ(dt.exit_code, 0) << dt.out << dt.err;
+  EXPECT_NE(dt.out.find("PASS  dtensor_view/sweep [artifact]"), std::string::npos) << dt.out;
+  testing::TempDir rule;
+  const std::string broken =
+      "import torch.distributed.tensor._ops._view_ops as v\n"
+      "from torch.distributed.tensor import Replicate\n"
+      "_orig = v.propagate_shape_and_sharding\n"
+      "def broken(*a, **k):\n"
+      "    tgt, out = _orig(*a, **k)\n"
+      "    return tgt, [Replicate() if p.is_shard() else p for p in out]\n"
+      "v.propagate_shape_and_sharding = broken\n";
+  testing::write_file(rule.file("sitecustomize.py"), std::vector<uint8_t>(broken.begin(), broken.end()));
+  auto dbad = run_command("PYTHONPATH=" + shell_quote(rule.path()) + " " + std::string(WS_BINARY) +
+                          " run --suite dtensor_view --python " + shell_quote(py));
+  EXPECT_EQ(dbad.exit_code, 1) << dbad.out;
+  EXPECT_NE(dbad.out.find("FAIL  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos)
+      << dbad.out;
+  EXPECT_NE(dbad.out.find("the artifact's output placements [R], the model's [S(1)]"), std::string::npos) << dbad.out;
 }
 
 }  // namespace

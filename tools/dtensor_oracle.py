@@ -2,7 +2,8 @@
 """PyTorch as the oracle for the dtensor_view model: reads cases (one JSON object per line:
 {"shape": [...], "mesh": [...], "in": ["S(0)", "SS(0,2)", "R", "P"], "op": "view", "args": [...]}) and
 prints, per line, {"out": [...placements...]} or {"error": "<exception type>: <message>"}, from
-real DTensors on a device mesh over a fake process group (placements only: no data moves).
+real DTensors on a device mesh over a fake process group, run as each rank in turn (an op that
+raises on any rank raises).
 
   PY tools/dtensor_oracle.py < cases.jsonl
 
@@ -66,39 +67,46 @@ def apply(t, op, args):
     raise ValueError(op)
 
 
+def run_case(c):
+    """The case on every rank of a fake process group in turn (the fake backend lets one process
+    be each rank): the output placements, or the first exception any rank raises."""
+    shape, mesh_shape = tuple(c["shape"]), tuple(c["mesh"])
+    world = math.prod(mesh_shape)
+    pls = [placement(p) for p in c["in"]]
+    x = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+    out = None
+    for rank in range(world):
+        dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=world)
+        try:
+            mesh = init_device_mesh("cpu", mesh_shape)
+            local_shape, offset = compute_local_shape_and_global_offset(shape, mesh, pls)
+            real = all(type(p) in (Shard, Replicate) for p in pls)
+            local = x[tuple(slice(o, o + n) for o, n in zip(offset, local_shape))].contiguous() if real else \
+                torch.zeros(local_shape, dtype=torch.int64)
+            d = DTensor.from_local(local, mesh, pls, run_check=False, shape=torch.Size(shape), stride=x.stride())
+            y = apply(d, c["op"], c["args"])
+            if out is None:
+                out = {"out": [name(p) for p in y.placements], "shape": list(y.shape)}
+        finally:
+            dist.destroy_process_group()
+    return out
+
+
 def main():
-    world = 36
-    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=world)
     print(json.dumps({"torch": torch.__version__.split("+")[0]}), flush=True)
-    meshes = {}
     for line in sys.stdin:
         if not line.strip():
             continue
         c = json.loads(line)
         try:
-            mesh_shape = tuple(c["mesh"])
-            if mesh_shape not in meshes:
-                # A mesh over the first prod(mesh) ranks of the fake world (rank 0 is in every one).
-                meshes[mesh_shape] = init_device_mesh("cpu", mesh_shape)
-            mesh = meshes[mesh_shape]
-            pls = [placement(p) for p in c["in"]]
-            shape = tuple(c["shape"])
-            x = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
-            d = DTensor.from_local(x, mesh, [Replicate()] * len(pls), run_check=False).redistribute(mesh, pls) \
-                if not any(isinstance(p, (Partial, _StridedShard)) for p in pls) else None
-            if d is None:
-                # Partial and _StridedShard cannot be reached by redistribute here: build the DTensor
-                # from a local tensor of the right local shape (its values do not matter).
-                from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
-                local_shape, _ = compute_local_shape_and_global_offset(shape, mesh, pls)
-                d = DTensor.from_local(torch.zeros(local_shape, dtype=torch.int64), mesh, pls, run_check=False,
-                                       shape=torch.Size(shape), stride=x.stride())
-            y = apply(d, c["op"], c["args"])
-            print(json.dumps({"out": [name(p) for p in y.placements], "shape": list(y.shape)}), flush=True)
-        except Exception as e:  # the model must raise where PyTorch does
+            print(json.dumps(run_case(c)), flush=True)
+        except Exception as e:  # the model must raise where PyTorch does, on any rank
             msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
             print(json.dumps({"error": f"{type(e).__name__}: {msg[:300]}"}), flush=True)
-    dist.destroy_process_group()
+        finally:
+            if dist.is_initialized():
+                dist.destroy_process_group()
 
 
 if __name__ == "__main__":

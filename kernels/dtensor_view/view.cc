@@ -694,17 +694,23 @@ class ViewPropagator {
 
 // The local shape on the rank at mesh coordinate 0 (torch.chunk sizes; a _StridedShard chunks each
 // of its split_factor groups).
-Shape rank0_local_shape(Shape cur, const Shape& mesh, const std::vector<Placement>& pl) {
+Shape local_shape_at(Shape cur, const Shape& mesh, const std::vector<Placement>& pl, const Shape& coords) {
+  auto piece = [](int64_t n, int64_t parts, int64_t k) {  // torch.chunk's k-th piece of n
+    int64_t cs = (n + parts - 1) / parts;
+    return std::max<int64_t>(0, std::min((k + 1) * cs, n) - std::min(k * cs, n));
+  };
   for (size_t i = 0; i < mesh.size() && i < pl.size(); ++i) {
     const Placement& p = pl[i];
     if (p.kind != Placement::shard && p.kind != Placement::strided) continue;
     int64_t& n = cur[size_t(p.dim)];
-    int64_t m = mesh[i];
+    const int64_t m = mesh[i], c = coords[i];
     if (p.kind == Placement::shard) {
-      n = std::min(n, (n + m - 1) / m);
-    } else {
-      int64_t sf = std::max<int64_t>(1, p.split_factor), g = n / sf;
-      n = sf * std::min(g, (g + m - 1) / m);
+      n = piece(n, m, c);
+    } else {  // torch's _StridedShard: split_factor pieces, each chunked over the mesh dim
+      const int64_t sf = std::max<int64_t>(1, p.split_factor);
+      int64_t total = 0;
+      for (int64_t k = 0; k < sf; ++k) total += piece(piece(n, sf, k), m, c);
+      n = total;
     }
   }
   return cur;
@@ -734,13 +740,28 @@ Propagation propagate(const Op& op, const Shape& shape, const Shape& mesh, const
   std::vector<DimSpec> specs = dim_map(op, shape, &out_shape);
   Propagation r = ViewPropagator(specs, shape, mesh, in, strict_op(op.name)).run();
   r.out_shape = out_shape;
-  // The local op views each rank's shard to the local shape of the global output; where the two
-  // hold different element counts (uneven shards of one dim on two mesh dims), PyTorch's local view
-  // raises. Rank 0 shows it (the rank a fake process group runs).
-  if (op.name == "view" || op.name == "reshape" || op.name == "flatten" || op.name == "unflatten") {
-    Shape li = rank0_local_shape(shape, mesh, r.in_effective), lo = rank0_local_shape(out_shape, mesh, r.out);
-    if (prod(li) != prod(lo))
-      throw ViewError("shape '" + shape_str(lo) + "' is invalid for input of size " + std::to_string(prod(li)));
+  // Every rank views its shard to one local target shape, the output's local shape at mesh
+  // coordinate 0 (full torch.chunk pieces); a rank whose shard holds another element count (the
+  // short last chunks of an uneven dim, two mesh dims on one uneven dim) raises there, as PyTorch's
+  // local view does.
+  // torch.flatten over a single dim returns its input without a view.
+  bool one_dim_flatten = false;
+  if (op.name == "flatten") {
+    const int64_t nd = int64_t(shape.size());
+    int64_t s0 = op.args.size() > 0 ? op.args[0] : 0, e0 = op.args.size() > 1 ? op.args[1] : nd - 1;
+    if (s0 < 0) s0 += nd;
+    if (e0 < 0) e0 += nd;
+    one_dim_flatten = nd <= 1 || s0 == e0;
+  }
+  if ((op.name == "view" || op.name == "reshape" || op.name == "flatten" || op.name == "unflatten") &&
+      !one_dim_flatten) {
+    Shape lo = local_shape_at(out_shape, mesh, r.out, Shape(mesh.size(), 0));
+    for (const Shape& c : all_coords(mesh)) {
+      Shape li = local_shape_at(shape, mesh, r.in_effective, c);
+      if (prod(li) != prod(lo))
+        throw ViewError("shape '" + shape_str(lo) + "' is invalid for input of size " + std::to_string(prod(li)) +
+                        " (on the rank at mesh coordinate " + shape_str(c) + ")");
+    }
   }
   return r;
 }

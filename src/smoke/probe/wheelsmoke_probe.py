@@ -7,6 +7,8 @@ references). Requests:
    "producer": "copy" | "twice", "pad": [..], "fill": number or "nan"/"inf"/"-inf",
    "compile": false | true, "device": "cpu" | "cuda"}
      -> the padded output (and, compiled, the producer's output a second consumer reads)
+  {"op": "dtensor", "shape", "mesh", "in": ["S(0)", "R", ...], "view_op": "view", "args": [...]}
+     -> the output placements or the exception, and each rank's local output
 Every answer has "ok"; a Python exception is {"ok": false, "error_type", "message"}."""
 import base64, json, sys, traceback
 
@@ -68,6 +70,96 @@ def pad(torch, req):
     return ans
 
 
+def _placement(s):
+    import re
+    from torch.distributed.tensor import Partial, Replicate, Shard
+    from torch.distributed.tensor.placement_types import _StridedShard
+    if s == "R":
+        return Replicate()
+    if s == "P":
+        return Partial()
+    m = re.fullmatch(r"S\((\d+)\)", s)
+    if m:
+        return Shard(int(m.group(1)))
+    m = re.fullmatch(r"SS\((\d+),(\d+)\)", s)
+    if m:
+        return _StridedShard(int(m.group(1)), split_factor=int(m.group(2)))
+    raise ValueError("placement %r" % s)
+
+
+def _placement_name(p):
+    from torch.distributed.tensor import Partial, Replicate, Shard
+    from torch.distributed.tensor.placement_types import _StridedShard
+    if isinstance(p, _StridedShard):
+        return "SS(%d,%d)" % (p.dim, p.split_factor)
+    if isinstance(p, Shard):
+        return "S(%d)" % p.dim
+    if isinstance(p, Replicate):
+        return "R"
+    if isinstance(p, Partial):
+        return "P"
+    return repr(p)
+
+
+def _view(t, op, args):
+    if op in ("view", "reshape", "permute", "repeat", "expand"):
+        return getattr(t, op)(*args)
+    if op == "flatten":
+        return t.flatten(*args)
+    if op == "unflatten":
+        return t.unflatten(args[0], tuple(args[1:]))
+    if op == "transpose":
+        return t.transpose(*args)
+    if op == "squeeze":
+        return t.squeeze(*args) if args else t.squeeze()
+    if op == "unsqueeze":
+        return t.unsqueeze(*args)
+    raise ValueError("op %r" % op)
+
+
+def dtensor(torch, req):
+    """A view op on real DTensors over a fake process group, rank by rank (the fake backend lets
+    one process be each rank in turn): the output placements or the exception, and each rank's
+    local output. Local inputs are sliced from X = arange by torch's own local shape and offset, so
+    their data is real for Shard and Replicate inputs; collectives are no-ops under the fake
+    backend, so local data is only meaningful where no redistribution happened."""
+    import math
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor, Replicate, Shard
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+    shape, mesh_shape = tuple(req["shape"]), tuple(req["mesh"])
+    world = math.prod(mesh_shape)
+    pls = [_placement(p) for p in req["in"]]
+    x = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
+    real = all(type(p) in (Shard, Replicate) for p in pls)
+    out = {"ok": True, "out": None, "error": None, "locals": [], "data_valid": real}
+    for rank in range(world):
+        dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=world)
+        try:
+            mesh = init_device_mesh("cpu", mesh_shape)
+            local_shape, offset = compute_local_shape_and_global_offset(shape, mesh, pls)
+            if real:
+                local = x[tuple(slice(o, o + n) for o, n in zip(offset, local_shape))].contiguous()
+            else:
+                local = torch.zeros(local_shape, dtype=torch.int64)
+            d = DTensor.from_local(local, mesh, pls, run_check=False, shape=torch.Size(shape), stride=x.stride())
+            try:
+                y = _view(d, req["view_op"], req["args"])
+            except Exception as e:  # the op refused: the same on every rank
+                msg = str(e).strip().splitlines()
+                out["error"] = "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])
+                break
+            if rank == 0:
+                out["out"] = [_placement_name(p) for p in y.placements]
+            loc = y.to_local().contiguous()
+            out["locals"].append({"coords": list(mesh.get_coordinate()), "shape": list(loc.shape), "data": raw(loc)})
+        finally:
+            dist.destroy_process_group()
+    return out
+
+
 def hello(torch):
     cuda = torch.version.cuda
     device = "cpu"
@@ -98,6 +190,8 @@ def main():
                 ans = hello(torch)
             elif op == "pad":
                 ans = pad(torch, req)
+            elif op == "dtensor":
+                ans = dtensor(torch, req)
             else:
                 ans = {"ok": False, "error_type": "ProtocolError", "message": "unknown op %r" % (op,)}
         except Exception as e:
