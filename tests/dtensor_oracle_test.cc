@@ -37,20 +37,13 @@ std::vector<OracleCase> sweep() {
   const std::vector<Shape> meshes = {{2}, {3}, {4}, {2, 2}, {2, 3}};
   std::vector<OracleCase> out;
   for (const Shape& s : shapes) {
-    const int64_t nd = int64_t(s.size());
     const std::vector<Op> ops = sweep_ops(s);
     for (const Shape& mesh : meshes) {
-      std::vector<std::string> options = {"R", "P"};
-      for (int64_t d = 0; d < nd; ++d) options.push_back("S(" + std::to_string(d) + ")");
-      if (nd == 1 && s[0] % 2 == 0) options.push_back("SS(0,2)");
-      std::vector<std::vector<std::string>> combos;
-      if (mesh.size() == 1)
-        for (const auto& a : options) combos.push_back({a});
-      else
-        for (const auto& a : options)
-          for (const auto& b : options) combos.push_back({a, b});
-      for (const auto& in : combos)
+      for (const auto& pl : sweep_placements(s, mesh, true)) {
+        std::vector<std::string> in;
+        for (const auto& p : pl) in.push_back(to_string(p));
         for (const Op& op : ops) out.push_back({s, mesh, in, op});
+      }
     }
   }
   return out;

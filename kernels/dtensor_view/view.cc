@@ -784,6 +784,21 @@ std::vector<Op> sweep_ops(const Shape& s) {
   return ops;
 }
 
+std::vector<std::vector<Placement>> sweep_placements(const Shape& s, const Shape& mesh, bool strided) {
+  std::vector<Placement> options = {Placement{Placement::replicate}, Placement{Placement::partial}};
+  for (size_t d = 0; d < s.size(); ++d) options.push_back(Placement{Placement::shard, int(d)});
+  if (strided && s.size() == 1 && s[0] % 2 == 0) options.push_back(Placement{Placement::strided, 0, 2});
+  std::vector<std::vector<Placement>> combos;
+  for (const auto& a : options) {
+    if (mesh.size() == 1) {
+      combos.push_back({a});
+      continue;
+    }
+    for (const auto& b : options) combos.push_back({a, b});
+  }
+  return combos;
+}
+
 Tensor arange(const Shape& shape) {
   Tensor t;
   t.shape = shape;

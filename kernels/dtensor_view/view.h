@@ -56,6 +56,10 @@ struct Op {
 // against PyTorch): flatten and view to one dim, splits in two, transpose, permute, (un)squeeze,
 // unflatten, repeat.
 std::vector<Op> sweep_ops(const Shape& shape);
+// The input placements the sweeps try on `mesh` (1 or 2 dims): each of R, P and S(d) per dim of
+// `shape` on every mesh dim (all pairs on a 2-D mesh); with `strided`, also SS(0,2) for an even 1-D
+// shape.
+std::vector<std::vector<Placement>> sweep_placements(const Shape& shape, const Shape& mesh, bool strided);
 
 // The output dims of `op` on an input of `shape`, and the output shape; ViewError on bad arguments.
 std::vector<DimSpec> dim_map(const Op& op, const Shape& shape, Shape* out_shape);

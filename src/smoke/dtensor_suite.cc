@@ -222,17 +222,7 @@ std::string artifact_sweep(Probe& probe, int* checked) {
   int n = 0;
   for (const Shape& s : shapes)
     for (const Shape& mesh : meshes) {
-      std::vector<Placement> options = {*parse_placement("R"), *parse_placement("P")};
-      for (size_t d = 0; d < s.size(); ++d) options.push_back(*parse_placement("S(" + std::to_string(d) + ")"));
-      std::vector<std::vector<Placement>> combos;
-      for (const auto& a : options) {
-        if (mesh.size() == 1) {
-          combos.push_back({a});
-          continue;
-        }
-        for (const auto& b : options) combos.push_back({a, b});
-      }
-      for (const auto& in : combos)
+      for (const auto& in : sweep_placements(s, mesh, false))
         for (const Op& op : sweep_ops(s)) {
           ViewCase c{"sweep", s, mesh, in, op, false, {}, -1};
           if (auto e = check_case_artifact(probe, c); !e.empty()) {
@@ -254,18 +244,9 @@ std::string law_sweep(int* checked) {
   const std::vector<Shape> meshes = {{2}, {3}, {4}, {2, 2}, {2, 3}};
   int n = 0;
   for (const Shape& s : shapes) {
-    const int64_t nd = int64_t(s.size());
     const std::vector<Op> ops = sweep_ops(s);
     for (const Shape& mesh : meshes) {
-      std::vector<Placement> options = {*parse_placement("R"), *parse_placement("P")};
-      for (int64_t d = 0; d < nd; ++d) options.push_back(*parse_placement("S(" + std::to_string(d) + ")"));
-      std::vector<std::vector<Placement>> combos;
-      if (mesh.size() == 1)
-        for (const auto& a : options) combos.push_back({a});
-      else
-        for (const auto& a : options)
-          for (const auto& b : options) combos.push_back({a, b});
-      for (const auto& in : combos)
+      for (const auto& in : sweep_placements(s, mesh, false))
         for (const Op& op : ops) {
           LawResult r;
           try {

@@ -19,7 +19,6 @@
 #include "policy/policy.h"
 #include "report/report.h"
 #include "rng_graph/backend.h"
-#include "rules/variant_rules.h"
 #include "smoke/artifact.h"
 #include "smoke/compat.h"
 #include "smoke/driver.h"
@@ -158,7 +157,7 @@ int run_compat(const CompatArgs& a) {
   std::map<std::string, bool> runs;  // file name -> no error finding
   for (const auto& path : paths) {
     WheelFacts f = std::move(analyze_all({path}, opt, 1).front());  // the pipeline's per-wheel error boundary
-    candidates.push_back({std::string(last_component(path)), f.filename, wheel_variant_document(f)});
+    candidates.push_back({std::string(last_component(path)), f.filename, f.variant});
     ItemResult item;
     item.path = path;
     FindingSink sink(empty_policy(), smoke_rules());

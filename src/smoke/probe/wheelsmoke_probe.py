@@ -7,8 +7,10 @@ references). Requests:
    "producer": "copy" | "twice", "pad": [..], "fill": number or "nan"/"inf"/"-inf",
    "compile": false | true, "device": "cpu" | "cuda"}
      -> the padded output (and, compiled, the producer's output a second consumer reads)
-  {"op": "dtensor", "shape", "mesh", "in": ["S(0)", "R", ...], "view_op": "view", "args": [...]}
-     -> the output placements or the exception, and each rank's local output
+  {"op": "dtensor", "shape", "mesh", "in": ["S(0)", "R", ...], "view_op": "view", "args": [...],
+   "locals": true}
+     -> the output placements or the exception, and (unless "locals" is false) each rank's local
+        output; tools/dtensor_oracle.py runs the same function
 Every answer has "ok"; a Python exception is {"ok": false, "error_type", "message"}."""
 import base64, json, sys, traceback
 
@@ -153,8 +155,10 @@ def dtensor(torch, req):
                 break
             if rank == 0:
                 out["out"] = [_placement_name(p) for p in y.placements]
-            loc = y.to_local().contiguous()
-            out["locals"].append({"coords": list(mesh.get_coordinate()), "shape": list(loc.shape), "data": raw(loc)})
+            if req.get("locals", True):
+                loc = y.to_local().contiguous()
+                out["locals"].append({"coords": list(mesh.get_coordinate()), "shape": list(loc.shape),
+                                      "data": raw(loc)})
         finally:
             dist.destroy_process_group()
     return out

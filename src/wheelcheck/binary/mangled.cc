@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/parse.h"
+
 namespace wc {
 namespace {
 
@@ -26,11 +28,11 @@ MangledAbi classify_mangled(std::string_view s) {
   while (i < n) {
     char c = s[i];
     if (digit(c)) {  // <source-name> ::= <length> <identifier>
-      size_t len = 0, j = i;
-      while (j < n && digit(s[j]) && len < n) len = len * 10 + size_t(s[j++] - '0');
-      if (len > n - j) break;  // malformed: the length runs past the name
-      std::string_view id = s.substr(j, len);
-      i = j + len;
+      std::string_view rest = s.substr(i);
+      uint64_t len = 0;
+      if (!consume_number(rest, n, len) || len > rest.size()) break;  // malformed: the length runs past the name
+      std::string_view id = rest.substr(0, size_t(len));
+      i = n - rest.size() + size_t(len);
       if (after_std) {
         if (id == "__cxx11" && !std_cxx11) {
           std_cxx11 = true;

@@ -22,7 +22,6 @@
 #include "policy/policy.h"
 #include "report/report.h"
 #include "rules/platform_tag.h"
-#include "rules/variant_rules.h"
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -162,8 +161,8 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
     out << "  CUDA      " << escape_for_display(l.binary) << " links " << l.soname << " (CUDA " << l.major << ")\n";
   for (const auto& p : cuda.pins)
     out << "  CUDA      pin " << escape_for_display(p.requirement) << " (CUDA " << p.major << ")\n";
-  if (f.filename.variant_label || wheel_variant_document(f)) {
-    auto doc = wheel_variant_document(f);
+  if (f.filename.variant_label || f.variant) {
+    const auto& doc = f.variant;
     std::string label = f.filename.variant_label.value_or("(none in the file name)");
     out << "  variant   label " << escape_for_display(label);
     if (doc) out << ", variant.json schema " << variant_schema_name(doc->schema);

@@ -365,6 +365,18 @@ class WheelReader {
     for (const auto& [name, text] : texts_)
       if (read_ok(name) && !name.ends_with("/WHEEL") && !name.ends_with("/METADATA") && !name.ends_with("/RECORD"))
         f_.captured[name] = text;
+    // PEP 825's declaration, parsed once into the facts (rules, the release set, inspect and
+    // wheelsmoke read it from there).
+    if (!f_.dist_info.empty()) {
+      const std::string vj = f_.dist_info + "/variant.json";
+      if (auto it = f_.captured.find(vj); it != f_.captured.end()) {
+        f_.variant = parse_variant_document(it->second);
+        f_.captured.erase(it);
+      } else if (f_.find_entry(vj)) {
+        f_.variant.emplace().errors.push_back(
+            "variant.json could not be read (over the metadata size limit, or unreadable)");
+      }
+    }
     if (!f_.record) return;
     // The dist-info texts are parsed: their bytes are not needed any more (the keys stay, so a
     // duplicate entry of the same name is still recognised as one of them).

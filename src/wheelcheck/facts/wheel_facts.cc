@@ -1,7 +1,5 @@
 #include "facts/wheel_facts.h"
 
-#include "wheel/variant.h"
-
 #include "binary/binary_facts.h"
 
 namespace wc {
@@ -76,8 +74,8 @@ json facts_to_json(const WheelFacts& f) {
     j["metadata"] = m;
   }
   if (f.record) j["record_rows"] = f.record->rows.size();
-  if (auto it = f.captured.find(f.dist_info + "/variant.json"); !f.dist_info.empty() && it != f.captured.end()) {
-    VariantDocument d = parse_variant_document(it->second);
+  if (f.variant) {
+    const VariantDocument& d = *f.variant;
     json variants = json::object();
     for (const auto& [label, props] : d.variants)
       variants[label] = {{"properties", variant_property_strings(props)},

@@ -16,6 +16,7 @@
 #include "io/zip_index.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
+#include "wheel/variant.h"
 
 namespace wc {
 
@@ -66,6 +67,7 @@ struct WheelFacts {
 
   std::vector<BinaryFacts> binaries;
   std::map<std::string, std::string> captured;  // AnalyzeOptions::capture_files that were read
+  std::optional<VariantDocument> variant;       // *.dist-info/variant.json (PEP 825), when the wheel has one
   // Bytes inflated a second time for binary structures no capture plan foresaw (0 for the layouts
   // linkers and patchelf produce; the single pass is measured by this).
   uint64_t reinflated_bytes = 0;

@@ -303,16 +303,23 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
     }
     std::error_code ec;
     if (fs::is_directory(t, ec)) {
-      std::vector<std::string> found;
+      // One walk: the wheels, and the PEP 825 index files ({name}-{version}-variants.json) beside them.
+      std::vector<std::string> found, indexes;
       for (auto it = fs::recursive_directory_iterator(t, fs::directory_options::skip_permission_denied, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file(ec) && it->path().extension() == ".whl") found.push_back(it->path().string());
+        if (!it->is_regular_file(ec)) continue;
+        if (it->path().extension() == ".whl")
+          found.push_back(it->path().string());
+        else if (it->path().filename().string().ends_with("-variants.json"))
+          indexes.push_back(it->path().string());
       }
       if (found.empty()) throw std::runtime_error(t + ": no *.whl files in this directory");
       std::sort(found.begin(), found.end());
+      std::sort(indexes.begin(), indexes.end());
       for (auto& f : found) out.push_back({std::move(f), "", "", "", ""});
+      for (auto& f : indexes) out.push_back({std::move(f), "", "", "", "", true});
     } else if (fs::exists(t, ec)) {
-      out.push_back({t, "", "", "", ""});
+      out.push_back({t, "", "", "", "", t.ends_with("-variants.json")});
     } else {
       throw std::runtime_error(t + ": no such file or directory");
     }
@@ -322,7 +329,8 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
 
 std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match) {
   std::vector<std::string> out;
-  for (auto& r : expand_target_refs(targets, match)) out.push_back(std::move(r.location));
+  for (auto& r : expand_target_refs(targets, match))
+    if (!r.variants_index) out.push_back(std::move(r.location));
   return out;
 }
 

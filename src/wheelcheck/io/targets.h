@@ -22,8 +22,8 @@ struct TargetRef {
   std::string metadata_sha256;  // hex, when the index gives it
   std::string sha256;           // of the wheel, when the index gives it
   std::string error;            // an index page that could not be read: a finding on that target
-  // A PEP 825 index file ({name}-{version}-variants.json) the page links, not a wheel: read whole
-  // and checked against the wheels (its hash fragment too).
+  // A PEP 825 index file ({name}-{version}-variants.json), not a wheel: given as a target, found
+  // beside the wheels in a folder, or linked from an index page (then with its hash fragment).
   bool variants_index = false;
   std::string fragment{};
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/cursor.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -427,12 +428,8 @@ static std::optional<uint64_t> tar_number(std::span<const uint8_t> b, size_t off
   field = field.substr(0, field.find('\0'));
   while (!field.empty() && std::isspace(static_cast<unsigned char>(field.front()))) field.remove_prefix(1);
   while (!field.empty() && std::isspace(static_cast<unsigned char>(field.back()))) field.remove_suffix(1);
-  uint64_t v = 0;
-  for (char c : field) {
-    if (c < '0' || c > '7') return std::nullopt;
-    v = v * 8 + uint64_t(c - '0');
-  }
-  return v;
+  if (field.empty()) return 0;  // tarfile reads an empty field as 0
+  return parse_octal(field, UINT64_MAX >> 3);
 }
 
 // What Python's tarfile.is_tarfile accepts as a first header: the checksum field equals the byte

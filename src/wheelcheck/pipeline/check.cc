@@ -15,6 +15,7 @@
 #include "rules/rules.h"
 #include "util/digest.h"
 #include "util/json_text.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/version.h"
 
@@ -198,57 +199,29 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
   }
 }
 
-// PEP 825 index files ({name}-{version}-variants.json): given as targets, or beside the wheels in
-// a folder target. The rest of the targets are wheels.
-std::vector<VariantIndexFile> variant_index_files(std::vector<std::string>& targets, const Limits& limits,
-                                                  std::vector<std::string>& notes) {
-  std::vector<std::string> paths, rest;
-  for (const auto& t : targets) {
-    std::error_code ec;
-    if (!is_url(t) && t.ends_with("-variants.json") && fs::is_regular_file(t, ec)) {
-      paths.push_back(t);
-      continue;
-    }
-    rest.push_back(t);
-    if (!is_url(t) && fs::is_directory(t, ec))
-      for (auto it = fs::recursive_directory_iterator(t, fs::directory_options::skip_permission_denied, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && it->path().filename().string().ends_with("-variants.json"))
-          paths.push_back(it->path().string());
-  }
-  targets = std::move(rest);
-  std::sort(paths.begin(), paths.end());
-  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-  std::vector<VariantIndexFile> out;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    auto size = fs::file_size(p, ec);
-    if (ec || size > limits.max_metadata_bytes) {
-      notes.push_back(p + ": " + (ec ? ec.message() : "over the metadata size limit") + "; not read");
-      continue;
-    }
-    std::ifstream in(p, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    out.push_back({p, std::move(text)});
-  }
-  return out;
-}
-
-// One index file linked from an index page: its text, and what is wrong with its link's hash.
-VariantIndexFile fetch_variant_index(const TargetRef& t, const Limits& limits) {
+// One PEP 825 index file: its text (a file, or a URL an index page links), and what is wrong with
+// it or with its link's hash fragment.
+VariantIndexFile read_variant_index(const TargetRef& t, const Limits& limits) {
   VariantIndexFile f{t.location, "", {}};
   if (!t.fragment.empty()) {
     auto eq = t.fragment.find('=');
     std::string algo = eq == std::string::npos ? "" : to_lower(t.fragment.substr(0, eq));
     std::string hex = eq == std::string::npos ? "" : t.fragment.substr(eq + 1);
     size_t want = algo == "sha256" ? 64 : algo == "sha384" ? 96 : algo == "sha512" ? 128 : 0;
-    if (!want || hex.size() != want ||
-        !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    if (!want || hex.size() != want || !all_hex(hex))
       f.problems.push_back("the index page links it with a malformed hash fragment '#" +
                            clip_for_display(t.fragment, 80) + "' (expected sha256= and 64 hex digits)");
   }
   try {
-    f.text = http_get(t.location, "application/json, */*;q=0.5", limits.max_metadata_bytes);
+    if (is_url(t.location)) {
+      f.text = http_get(t.location, "application/json, */*;q=0.5", limits.max_metadata_bytes);
+    } else {
+      auto size = fs::file_size(t.location);
+      if (size > limits.max_metadata_bytes)
+        throw std::runtime_error(std::to_string(size) + " bytes, over the metadata size limit");
+      std::ifstream in(t.location, std::ios::binary);
+      f.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
   } catch (const std::exception& e) {
     f.problems.push_back(std::string("could not be read: ") + e.what());
     return f;
@@ -264,16 +237,15 @@ VariantIndexFile fetch_variant_index(const TargetRef& t, const Limits& limits) {
 
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
-  std::vector<std::string> wheel_targets = req.targets;
-  auto indexes = variant_index_files(wheel_targets, policy.limits, report.target_notes);
-  auto targets = expand_target_refs(wheel_targets, req.match, &report.target_notes);
-  // Index files an index page links beside the wheels: fetched whole, their hash fragment checked.
+  auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
+  // PEP 825 index files found among the targets are read whole, not analysed as wheels.
+  std::vector<VariantIndexFile> indexes;
   for (auto it = targets.begin(); it != targets.end();) {
     if (!it->variants_index) {
       ++it;
       continue;
     }
-    indexes.push_back(fetch_variant_index(*it, policy.limits));
+    indexes.push_back(read_variant_index(*it, policy.limits));
     it = targets.erase(it);
   }
   // The same wheel named twice (a file and the folder holding it, a URL repeated) is checked once.

@@ -1,7 +1,5 @@
 #include "rules/release_set.h"
 
-#include "rules/variant_rules.h"
-
 #include <algorithm>
 #include <set>
 
@@ -356,7 +354,7 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
   m.cuda_pins = cuda_pins_of(f, p.cuda);
   m.gpu_known = !f.metadata_depth;
   if (f.filename.variant_label) m.variant_label = *f.filename.variant_label;
-  if (auto doc = wheel_variant_document(f); doc && f.filename.variant_label && doc->variants.count(m.variant_label)) {
+  if (const auto& doc = f.variant; doc && f.filename.variant_label && doc->variants.count(m.variant_label)) {
     m.variant_declared = true;
     m.variant_properties = variant_property_strings(doc->variants.at(m.variant_label));
     m.variant_priorities = doc->namespace_priority;

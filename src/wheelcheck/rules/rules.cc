@@ -1,7 +1,5 @@
 #include "rules/rules.h"
 
-#include "rules/variant_rules.h"
-
 #include <algorithm>
 
 #include "util/strings.h"

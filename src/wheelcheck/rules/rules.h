@@ -51,6 +51,7 @@ void content_rules(const WheelFacts& f, FindingSink& s);   // WC105 (contents)
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC501-WC510
 void cuda_rules(const WheelFacts& f, FindingSink& s);                           // WC204, WC601-WC605
 void symbol_rules(const WheelFacts& f, FindingSink& s);                         // WC511-WC513
+void variant_rules(const WheelFacts& f, FindingSink& s);                        // WC801-WC805 (PEP 825)
 
 struct WheelVerdict {
   std::vector<Finding> findings;

@@ -7,7 +7,6 @@
 #include "binary/binary_facts.h"
 #include "facts/cuda_facts.h"
 #include "rules/rules.h"
-#include "rules/variant_rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -202,9 +201,8 @@ void nvidia_rules(const WheelFacts& f, const std::map<std::string, std::vector<s
     std::map<std::pair<std::string, int>, std::vector<std::string>> unselected;  // (arch, major) -> binaries
     for (const auto& g : gpus) {
       for (const auto& n : g.sass) {
-        std::string digits = n.substr(3);
-        while (!digits.empty() && !std::isdigit(static_cast<unsigned char>(digits.back()))) digits.pop_back();
-        auto num = parse_small(digits, 9999);
+        std::string_view digits = std::string_view(n).substr(3);  // sm_100a -> 100
+        auto num = parse_small(digits.substr(0, digit_prefix(digits)), 9999);
         if (num && !declared_majors.count(*num / 10)) unselected[{n, *num / 10}].push_back(g.b->path);
       }
     }
@@ -253,8 +251,10 @@ void nvidia_rules(const WheelFacts& f, const std::map<std::string, std::vector<s
 }
 
 void x86_rules(const WheelFacts& f, const std::vector<std::string>& level, const std::string& entry, FindingSink& s) {
-  if (level.size() != 1 || level.front().size() != 2) return;
-  unsigned declared = static_cast<unsigned>(level.front()[1] - '0');
+  if (level.size() != 1 || !level.front().starts_with("v")) return;
+  auto n = parse_small(std::string_view(level.front()).substr(1), 99);
+  if (!n) return;  // not a level (WC803 says so)
+  unsigned declared = static_cast<unsigned>(*n);
   for (const auto& b : f.binaries)
     if (b.x86_isa_level && *b.x86_isa_level > declared)
       s.add("WC804",
@@ -325,22 +325,10 @@ void amd_rules(const WheelFacts& f, const std::vector<std::string>& rocm, const 
 
 }  // namespace
 
-std::optional<VariantDocument> wheel_variant_document(const WheelFacts& f) {
-  if (f.dist_info.empty()) return std::nullopt;
-  auto it = f.captured.find(f.dist_info + "/variant.json");
-  if (it != f.captured.end()) return parse_variant_document(it->second);
-  if (f.find_entry(f.dist_info + "/variant.json")) {
-    VariantDocument d;
-    d.errors.push_back("variant.json could not be read (over the metadata size limit, or unreadable)");
-    return d;
-  }
-  return std::nullopt;
-}
-
 void variant_rules(const WheelFacts& f, FindingSink& s) {
   if (!f.filename.valid) return;
   const std::string entry = f.dist_info + "/variant.json";
-  auto doc = wheel_variant_document(f);
+  const auto& doc = f.variant;
   if (!f.filename.variant_label && !doc) return;
   label_rules(f, doc, entry, s);
   if (!doc) return;

@@ -1,5 +1,6 @@
 #include "util/parse.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace wc {
@@ -28,6 +29,10 @@ bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A
 
 bool all_digits(std::string_view s) { return !s.empty() && digit_prefix(s) == s.size(); }
 
+bool is_hex_digit(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
+
+bool all_hex(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_hex_digit); }
+
 size_t digit_prefix(std::string_view s) {
   size_t n = 0;
   while (n < s.size() && is_digit(s[n])) ++n;
@@ -46,11 +51,19 @@ std::optional<uint64_t> parse_decimal(std::string_view s, uint64_t max, std::str
 std::optional<uint64_t> parse_hex(std::string_view s, uint64_t max, std::string* why) {
   consume(s, "0x", true);
   for (char c : s)
-    if (!is_digit(c) && !((lower(c) >= 'a') && lower(c) <= 'f')) {
+    if (!is_hex_digit(c)) {
       if (why) *why = "not a hexadecimal number";
       return std::nullopt;
     }
   return from_chars_checked(s, 16, max, why);
+}
+
+std::optional<uint64_t> parse_octal(std::string_view s, uint64_t max, std::string* why) {
+  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '7'; })) {
+    if (why) *why = s.empty() ? "empty" : "not an octal number";
+    return std::nullopt;
+  }
+  return from_chars_checked(s, 8, max, why);
 }
 
 std::optional<uint64_t> parse_integer(std::string_view s, uint64_t max, std::string* why) {

@@ -17,6 +17,8 @@ namespace wc {
 std::optional<uint64_t> parse_decimal(std::string_view s, uint64_t max, std::string* why = nullptr);
 // Hex digits, optional "0x"/"0X" prefix, value <= max.
 std::optional<uint64_t> parse_hex(std::string_view s, uint64_t max, std::string* why = nullptr);
+// Octal digits only, value <= max (tar header fields).
+std::optional<uint64_t> parse_octal(std::string_view s, uint64_t max, std::string* why = nullptr);
 // "0x..." as hex, anything else as decimal.
 std::optional<uint64_t> parse_integer(std::string_view s, uint64_t max, std::string* why = nullptr);
 // A whole decimal floating-point number (std::from_chars: no locale, no exceptions); nullopt otherwise.
@@ -27,6 +29,8 @@ std::optional<int> parse_small(std::string_view s, int max = 0x7fffffff);
 bool is_digit(char c);
 bool is_alnum(char c);
 bool all_digits(std::string_view s);  // non-empty and only 0-9
+bool is_hex_digit(char c);
+bool all_hex(std::string_view s);  // non-empty and only 0-9, a-f, A-F (digests of any length)
 // Number of leading decimal digits.
 size_t digit_prefix(std::string_view s);
 // Removes `prefix` from the front of `s` when it is there (ASCII case-insensitive when `ci`).

@@ -121,7 +121,7 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
   for (size_t k = 0; k < 3; ++k) {
     if (parts[ti + k].empty()) return fail("empty tag");
   }
-  if (has_label && std::isdigit(static_cast<unsigned char>(parts[ti][0])))
+  if (has_label && is_digit(parts[ti][0]))
     return fail("python tag '" + escape_for_display(parts[ti]) +
                 "' starts with a digit; with a variant label the python tag must not (PEP 825)");
   w.python_tags = split_tag_set(parts[ti]);
