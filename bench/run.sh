@@ -17,6 +17,8 @@
 #   nm | c++filt | grep) beside `wheelcheck check --policy pytorch` (every rule, WC512 included)
 # abi3: the wheels of bench/abi3_wheels.txt through abi3audit and wheelcheck (bench/abi3_parity.py):
 #   whether each flags each extension, how many symbols, and the time of each for the whole set
+# remote: torch and cublas served by a loopback nginx (bench/remote.py): `wheelcheck check URL` at
+#   full and metadata depth (time, bytes read, requests, connections) beside curl -o + a local check
 # Writes bench/RESULTS.md (ratios against the Python verifier, the targets, the machine) and prints it.
 # Usage: bench/run.sh [BUILD_DIR]    env: BENCH_RUNS (default 3), BENCH_SKIP_AUDITWHEEL=1
 set -euo pipefail
@@ -135,15 +137,28 @@ if [ -x "$venv/bin/abi3audit" ]; then
   [ -n "$abi3_files" ] && { python3 "$here/abi3_parity.py" "$wc" "$venv/bin/abi3audit" $abi3_files > "$abi3_table" || true; }
 fi
 
+# --- remote: the large wheels served by a loopback nginx -------------------------------------------
+remote_table="$cache/remote.md" remote_targets="$cache/remote_targets.md"
+: > "$remote_table"
+: > "$remote_targets"
+if command -v nginx > /dev/null && command -v curl > /dev/null; then
+  remote_files=()
+  for name in torch cublas; do [ -n "${file[$name]:-}" ] && remote_files+=("${file[$name]}"); done
+  [ ${#remote_files[@]} -gt 0 ] &&
+    { python3 "$here/remote.py" "$wc" "$runs" "$remote_targets" "${remote_files[@]}" > "$remote_table" || true; }
+else
+  echo "bench: nginx or curl missing; the remote rows are skipped" >&2
+fi
+
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
 python3 - "$results" "$here/RESULTS.md" "$(nproc)" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" \
   "$("$wc" --version)" "$(date -u +%Y-%m-%d)" "$runs" \
-  "$abi3_table" "torch=${file[torch]:-}" "cublas=${file[cublas]:-}" "packed=${file[packed]:-}" "many=${file[many]:-}" <<'PY'
+  "$abi3_table" "$remote_table" "$remote_targets" "torch=${file[torch]:-}" "cublas=${file[cublas]:-}" "packed=${file[packed]:-}" "many=${file[many]:-}" <<'PY'
 import os, sys, collections
-results, out, cores, cpu, version, day, runs, abi3_table = sys.argv[1:9]
-files = dict(a.split("=", 1) for a in sys.argv[9:])
+results, out, cores, cpu, version, day, runs, abi3_table, remote_table, remote_targets = sys.argv[1:11]
+files = dict(a.split("=", 1) for a in sys.argv[11:])
 rows = collections.OrderedDict()
 for line in open(results):
     name, label, t, rss = line.rstrip("\n").split("\t")
@@ -199,6 +214,13 @@ if abi3:
         a, w, d = float(m.group(1)), float(m.group(2)), int(m.group(3))
         targets.append(f"| abi3 set | same extensions flagged as abi3audit | {d} differ | {'met' if d == 0 else 'MISSED'} |")
         targets.append(f"| abi3 set | faster than abi3audit | {a / w:.1f}x | {'met' if w < a else 'MISSED'} |")
+remote = open(remote_table).read().strip() if os.path.exists(remote_table) else ""
+if remote:
+    lines += ["## Remote: wheelcheck on a URL beside curl -o and a local check", "",
+              "A loopback nginx serves the large wheels; wheelcheck reads them over HTTP (one streamed body at full depth, "
+              "planned and coalesced ranges at --depth metadata). Times are medians; the peer is curl -o plus a local check.",
+              "", remote, ""]
+    targets += [l.rstrip("\n") for l in open(remote_targets) if l.strip()]
 lines += ["## Targets", "", "| file | target | measured | |", "|---|---|---|---|"] + targets + [""]
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))

@@ -151,6 +151,80 @@ TEST_F(RemoteFaults, MetadataDepthMovesUnderOnePercent) {
   EXPECT_NE(text.out.find(" of 16.8 MB"), std::string::npos) << "the text report says how much was read: " << text.out;
 }
 
+// A full check streams the body once, in order: bytes read are the file's (and the one-byte
+// probe), in two requests on one connection, whatever the number of entries; the spool it goes
+// through leaves nothing in TMPDIR.
+TEST_F(RemoteFaults, AFullCheckStreamsTheBodyOnce) {
+  std::vector<std::pair<std::string, const ChildServer*>> servers = {{"fault server", faults_}};
+  if (nginx_->up()) servers.push_back({"nginx", nginx_});
+  TempDir tmp;
+  for (const auto& [what, s] : servers) {
+    std::string prefix = s == faults_ ? "ok/" : "";
+    auto r = wc({"check", "--format", "json", s->url(prefix + good_)}, "TMPDIR=" + shell_quote(tmp.path()));
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.out << r.err;
+    auto w = json::parse(r.out)["wheels"][0];
+    uint64_t size = w["size"], read = w["bytes_read"];
+    EXPECT_LE(read, size + 1) << what << ": the body and the probe's byte, nothing twice";
+    EXPECT_GE(read, size) << what;
+    EXPECT_EQ(w["requests"], 2u) << what << ": the probe and one streamed GET";
+    EXPECT_EQ(w["connections"], 1u) << what;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "the spool file is unnamed: nothing is left in TMPDIR";
+  std::string log = requests();
+  EXPECT_NE(log.find("/ok/" + good_ + " bytes=0-0\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("/ok/" + good_ + " bytes=0-" + std::to_string(std::filesystem::file_size(local(good_)) - 1)),
+            std::string::npos)
+      << log;
+}
+
+// A stream cut halfway is resumed where it stopped (a range from the first missing byte), and the
+// verdict is the local file's.
+TEST_F(RemoteFaults, ACutStreamResumesWhereItStopped) {
+  auto r = wc({"check", "--format", "json", faults_->url("cutonce/" + good_)});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto w = json::parse(r.out)["wheels"][0];
+  uint64_t size = w["size"], read = w["bytes_read"];
+  EXPECT_LE(read, size + 1) << "no byte fetched twice";
+  std::string log = requests();
+  const uint64_t last = std::filesystem::file_size(local(good_)) - 1;
+  std::string resumed = "/cutonce/" + good_ + " bytes=" + std::to_string((last + 1) / 2) + "-" + std::to_string(last);
+  EXPECT_NE(log.find(resumed), std::string::npos) << "expected a resume at the half: " << log;
+}
+
+// Metadata depth plans its reads from the central directory: the headers and first bytes of many
+// binaries go out in a few coalesced requests, or (gap 0) in parallel over a bounded number of
+// connections, and the verdict is the same either way.
+TEST_F(RemoteFaults, MetadataDepthCoalescesPlannedRanges) {
+  const ChildServer* s = nginx_->up() ? nginx_ : faults_;
+  std::string prefix = s == faults_ ? "ok/" : "";
+  std::string so = slurp(dir_->file("lib.so"));
+  ASSERT_FALSE(so.empty());
+  WheelBuilder b("many", "1.0", "cp312-cp312-manylinux_2_17_x86_64");
+  b.purelib(false);
+  std::string filler;
+  uint32_t x = 5;
+  for (int i = 0; i < 40 << 10; ++i) filler.push_back(static_cast<char>((x = x * 1664525 + 1013904223) >> 24));
+  for (int i = 0; i < 40; ++i)
+    b.add("many/_m" + std::to_string(i) + ".so", so).add("many/blob" + std::to_string(i) + ".bin", filler);
+  std::string name = std::filesystem::path(b.write(dir_->file("www"))).filename().string();
+  auto local_run = wc({"check", "--depth", "metadata", "--format", "json", local(name)});
+  ASSERT_EQ(local_run.exit_code, 0) << local_run.out;
+  auto planned = wc({"check", "--depth", "metadata", "--format", "json", s->url(prefix + name)});
+  ASSERT_EQ(planned.exit_code, 0) << planned.out << planned.err;
+  EXPECT_EQ(verdict_of(planned.out), verdict_of(local_run.out));
+  auto w = json::parse(planned.out)["wheels"][0];
+  // The probe, the end record, the central directory, and one coalesced read of 40 binaries.
+  EXPECT_LE(w["requests"].get<uint64_t>(), 6u) << w.dump(1);
+  auto apart = wc({"check", "--depth", "metadata", "--format", "json", s->url(prefix + name)},
+                  "WHEELCHECK_HTTP_COALESCE_GAP=0 WHEELCHECK_HTTP_CONNECTIONS=3");
+  ASSERT_EQ(apart.exit_code, 0) << apart.out << apart.err;
+  EXPECT_EQ(verdict_of(apart.out), verdict_of(local_run.out));
+  auto a = json::parse(apart.out)["wheels"][0];
+  EXPECT_GE(a["requests"].get<uint64_t>(), 40u) << "one range per binary without coalescing: " << a.dump(1);
+  EXPECT_LE(a["connections"].get<uint64_t>(), 4u) << "at most 3 in parallel, and the first one: " << a.dump(1);
+  EXPECT_GE(a["connections"].get<uint64_t>(), 2u) << "the ranges went out in parallel: " << a.dump(1);
+}
+
 TEST_F(RemoteFaults, NotFoundIsAFindingAndTheBatchGoesOn) {
   const ChildServer* s = nginx_->up() ? nginx_ : faults_;
   std::string prefix = s == faults_ ? "ok/" : "";
@@ -255,8 +329,10 @@ TEST_F(RemoteFaults, ADrippingServerEndsAtTheWheelLimit) {
     EXPECT_NE(r.out.find("PASS  " + faults_->url("ok/" + good_)), std::string::npos) << mode << ": " << r.out;
     EXPECT_LT(secs, 30) << mode << ": bounded by the limit, not by the server";
   }
-  // The per-request limit alone, with the wheel's limit left long.
-  auto r = wc({"check", faults_->url("drip/" + good_)}, "WHEELCHECK_HTTP_REQUEST_TIMEOUT=3 WHEELCHECK_HTTP_RETRIES=0");
+  // The per-request limit alone, with the wheel's limit left long: it bounds each range request
+  // (metadata depth); a full check's one streamed body is bounded by the wheel's limit above.
+  auto r = wc({"check", "--depth", "metadata", faults_->url("drip/" + good_)},
+              "WHEELCHECK_HTTP_REQUEST_TIMEOUT=3 WHEELCHECK_HTTP_RETRIES=0");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("one request ran past its limit of 3 s, the bytes still arriving"), std::string::npos) << r.out;
 }

@@ -5,6 +5,7 @@ support, and misbehaves on purpose according to the first path segment:
   /ok/F          206 ranges, 200 whole
   /flaky/F       500 to the first request for F, then like /ok (a retry must succeed)
   /short/F       range replies whose body stops halfway (Content-Length promises more)
+  /cutonce/F     the first range reply after the probe stops halfway, then like /ok (a resume)
   /badrange/F    206 replies naming another range in Content-Range than the one asked for
   /stall/F       headers, a few bytes, then nothing (a client must time out)
   /loop/F        302 to itself
@@ -102,7 +103,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             lo, hi = int(m.group(1)), min(int(m.group(2)), size - 1)
             f.seek(lo)
             body = f.read(hi - lo + 1)
-        if mode == "drip" and lo > 0:
+        if mode == "drip" and hi > 0:
             self.send_response(206)
             self.send_header("Content-Range", f"bytes {lo}-{hi}/{size}")
             self.send_header("Content-Length", str(len(body)))
@@ -117,7 +118,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(120)
             return
-        if mode == "short" and lo > 0:  # the probe (0-0) works; real reads are cut off
+        cut_once = False
+        if mode == "cutonce" and hi > 0:
+            with lock:
+                cut_once = ("cut", rest) not in seen
+                seen.add(("cut", rest))
+        if (mode == "short" or cut_once) and hi > 0:  # the probe (0-0) works; real reads are cut off
             self.send_response(206)
             self.send_header("Content-Range", f"bytes {lo}-{hi}/{size}")
             self.send_header("Content-Length", str(len(body)))
@@ -126,7 +132,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
-        shown = (lo + 7, hi + 7) if mode == "badrange" and lo > 0 else (lo, hi)
+        shown = (lo + 7, hi + 7) if mode == "badrange" and hi > 0 else (lo, hi)
         self.send_bytes(206, body, [("Content-Range", f"bytes {shown[0]}-{shown[1]}/{size}")])
 
     def drip(self, total, body=None):

@@ -454,6 +454,8 @@ Environment:
   WHEELCHECK_HTTP_REQUEST_TIMEOUT  seconds one request may last (120)
   WHEELCHECK_HTTP_WHEEL_TIMEOUT    seconds for one wheel or index page, retries included (300)
   WHEELCHECK_HTTP_RETRIES          retries of 429/5xx and dropped transfers (3)
+  WHEELCHECK_HTTP_COALESCE_GAP     planned ranges closer than this many bytes share a request (65536)
+  WHEELCHECK_HTTP_CONNECTIONS      parallel requests to one host (4)
   WHEELCHECK_HTTP_AUTHORIZATION    an Authorization header for private indexes
   NETRC                            credentials file (default ~/.netrc)
   WHEELCHECK_INDEX_MAX_LINKS       wheel links read from one index page (100000)

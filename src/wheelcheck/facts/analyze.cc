@@ -88,6 +88,15 @@ bool is_site_pth(std::string_view name) {
   return top.ends_with(".data") && (sub == "purelib" || sub == "platlib");
 }
 
+// Compressed bytes --depth metadata reads of an entry it wants: all of a dist-info file or a
+// captured one, the start of a binary (what inflating its header prefix takes: the input is read in
+// blocks of 16 KiB, then 32 KiB). Planned with the local headers, so a remote wheel fetches them
+// together.
+uint64_t metadata_depth_data(const ZipEntry& z, const AnalyzeOptions& opt) {
+  if (opt.binaries && binary_like(z)) return 48u << 10;
+  return std::min<uint64_t>(z.compressed_size, opt.limits.max_metadata_bytes);
+}
+
 double ratio(const ZipEntry& z) {
   return z.compressed_size ? double(z.uncompressed_size) / double(z.compressed_size) : double(z.uncompressed_size);
 }
@@ -517,7 +526,9 @@ void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
   ZipIndex idx;
   try {
     if (opt.depth == Depth::metadata)
-      idx = read_zip_index(src, [&](const ZipEntry& z) { return read_at_metadata_depth(z, opt); });
+      idx = read_zip_index(
+          src, [&](const ZipEntry& z) { return read_at_metadata_depth(z, opt); },
+          [&](const ZipEntry& z) { return metadata_depth_data(z, opt); });
     else
       idx = read_zip_index(src);
   } catch (const IoError& e) {
@@ -555,7 +566,7 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
 WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt) {
   std::unique_ptr<Source> src;
   try {
-    src = open_source(path);
+    src = open_source(path, opt.depth == Depth::full ? ReadPlan::whole : ReadPlan::ranges);
   } catch (const IoError& e) {
     WheelFacts f;
     f.path = display_url(path);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wc {
@@ -28,6 +29,10 @@ class Source {
   // HTTP requests made and new connections opened for them (0 for local files).
   virtual uint64_t requests() const { return 0; }
   virtual uint64_t connections() const { return 0; }
+
+  // A hint from the reader (a no-op for local files): byte ranges [first, second) about to be read.
+  // A remote source fetches them together, coalesced and in parallel.
+  virtual void prefetch(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) { (void)ranges; }
 
   std::vector<uint8_t> read_exact(uint64_t off, size_t n);
 };
@@ -68,8 +73,11 @@ class MemorySource : public Source {
 }  // namespace wc
 
 namespace wc {
-// A FileSource for paths, an HttpSource (range requests) for http(s):// URLs. Throws IoError.
-std::unique_ptr<Source> open_source(const std::string& target);
+// How a remote wheel will be read: a few planned ranges (metadata depth, one container), or all
+// of it (a full check: the body is streamed once, in order, and every read is served from it).
+enum class ReadPlan { ranges, whole };
+// A FileSource for paths, an HttpSource for http(s):// URLs. Throws IoError.
+std::unique_ptr<Source> open_source(const std::string& target, ReadPlan plan = ReadPlan::ranges);
 // One whole HTTP GET (index pages, PEP 658 metadata); throws IoError naming the URL on any failure
 // or status != 200 (after the retries).
 std::string http_get(const std::string& url, const std::string& accept, uint64_t cap);
@@ -84,6 +92,9 @@ struct HttpOptions {
   unsigned request_seconds = 120;     // one request, start to end (WHEELCHECK_HTTP_REQUEST_TIMEOUT)
   unsigned wheel_seconds = 300;       // one wheel or index page, all requests (WHEELCHECK_HTTP_WHEEL_TIMEOUT)
   uint64_t index_max_links = 100000;  // wheel links kept from one index page (WHEELCHECK_INDEX_MAX_LINKS)
+  uint64_t coalesce_gap =
+      64u << 10;                 // planned ranges closer than this go in one request (WHEELCHECK_HTTP_COALESCE_GAP)
+  unsigned max_connections = 4;  // parallel requests to one host (WHEELCHECK_HTTP_CONNECTIONS)
 };
 void set_http_options(const HttpOptions& o);  // before any request (not thread-safe)
 const HttpOptions& http_options();

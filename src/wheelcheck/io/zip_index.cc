@@ -14,6 +14,7 @@ namespace {
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEocdSig = 0x06054b50, kEocd64Sig = 0x06064b50,
                    kLocator64Sig = 0x07064b50, kDescriptorSig = 0x08074b50;
 constexpr size_t kEocdSize = 22, kMaxComment = 0xFFFF;
+constexpr uint64_t kLocalWindow = 32u << 10;  // one read of local headers (they lie close together)
 
 struct Eocd {
   uint64_t pos = 0, entries = 0, cd_size = 0, cd_offset = 0;
@@ -224,6 +225,22 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
         {"central directory has " + std::to_string(c.remaining()) + " bytes after its last entry", "", c.offset()});
 }
 
+// What the rest of a partial read will touch, told to the source before it starts: the wanted
+// local headers (a window's worth each, and the tar-header check's at 0) with the compressed data
+// the caller will read of each.
+void announce_reads(Source& src, const std::vector<ZipEntry*>& wanted,
+                    const std::function<uint64_t(const ZipEntry&)>& data_wanted) {
+  constexpr uint64_t kHeaderGuess = 30 + 512;  // fixed part, and room for the local extra field
+  std::vector<std::pair<uint64_t, uint64_t>> plan{{0, kLocalWindow}};
+  plan.reserve(wanted.size() + 1);
+  for (const auto* z : wanted) {
+    uint64_t data = data_wanted ? std::min(data_wanted(*z), z->compressed_size) : 0;
+    uint64_t len = std::max<uint64_t>(kLocalWindow, kHeaderGuess + z->name.size() + data);
+    plan.emplace_back(z->local_offset, z->local_offset + std::min(len, UINT64_MAX - z->local_offset));
+  }
+  src.prefetch(plan);
+}
+
 // Local headers through a window: small entries lie close together, so one read serves many
 // headers instead of two reads each.
 class Window {
@@ -245,7 +262,7 @@ class Window {
   }
 
  private:
-  static constexpr size_t kWindow = 32u << 10;
+  static constexpr size_t kWindow = kLocalWindow;
   Source& src_;
   uint64_t base_ = 0;
   std::vector<uint8_t> buf_;
@@ -450,7 +467,8 @@ static bool tar_header(std::span<const uint8_t> b) {
   return int64_t(*want) == unsigned_sum || int64_t(*want) == signed_sum;
 }
 
-ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted) {
+ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted,
+                        const std::function<uint64_t(const ZipEntry&)>& data_wanted) {
   ZipIndex idx;
   idx.archive_size = src.size();
   try {
@@ -501,6 +519,7 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
     by_offset.reserve(local_wanted ? 0 : order.size());
     for (auto* z : order)
       if (!local_wanted || local_wanted(*z)) by_offset.push_back(z);
+    if (local_wanted) announce_reads(src, by_offset, data_wanted);
     Window window(src);
     if (src.size() >= 512 && tar_header(window.get(0, 512)))
       idx.inconsistent.push_back(

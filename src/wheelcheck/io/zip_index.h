@@ -65,6 +65,9 @@ struct ZipIndex {
 // Never throws for bad data: problems are recorded. IoError from the source still propagates.
 // `local_wanted`, when given, limits the local-header checks (and data offsets) to the entries it
 // accepts: a metadata-depth look at a remote wheel does not fetch thousands of local headers.
-ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted = {});
+// With `local_wanted`, the reads that follow are announced to the source (Source::prefetch): the
+// wanted headers and the first `data_wanted(entry)` bytes of their compressed data.
+ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted = {},
+                        const std::function<uint64_t(const ZipEntry&)>& data_wanted = {});
 
 }  // namespace wc
