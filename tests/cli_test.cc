@@ -133,6 +133,38 @@ TEST(Cli, SeveralReportsInOneRun) {
   std::string uri = enc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
   EXPECT_NE(uri.find("my%20dist/bad-1.0-py3-none-any.whl"), std::string::npos) << uri;
   EXPECT_EQ(s["runs"][0]["tool"]["driver"]["rules"][res["ruleIndex"].get<size_t>()]["id"], "WC303");
+  // What Jenkins and GitHub would be handed, against their schemas: the JUnit file, the SARIF of
+  // the failing wheel, and the SARIF of the path with a space.
+  testing::write_file(out.file("bad.sarif"), std::vector<uint8_t>(sarif.out.begin(), sarif.out.end()));
+  std::string spaced_sarif = run_wheelcheck({"check", moved, w.good, "--format", "sarif"}).out;
+  testing::write_file(out.file("spaced.sarif"), std::vector<uint8_t>(spaced_sarif.begin(), spaced_sarif.end()));
+  bool unavailable = false;
+  std::string complaints =
+      testing::schema_complaints({out.file("r.xml"), out.file("bad.sarif"), out.file("spaced.sarif")}, &unavailable);
+  if (unavailable) GTEST_SKIP() << "the schemas could not be fetched from PyPI: " << complaints;
+  EXPECT_EQ(complaints, "");
+}
+
+// The schema check itself fails on what the consumers reject: `skipped` on <testsuites> and a
+// <testsuite> without `errors` (junit-10.xsd), a URI with a bare space and a result without a
+// message (SARIF 2.1.0).
+TEST(Cli, SchemaCheckRejectsWhatConsumersReject) {
+  testing::TempDir out;
+  std::string xml =
+      R"(<?xml version="1.0" encoding="UTF-8"?><testsuites tests="1" skipped="0"><testsuite name="x" tests="1" )"
+      R"(failures="0"><testcase name="a" classname="b"/></testsuite></testsuites>)";
+  testing::write_file(out.file("bad.xml"), std::vector<uint8_t>(xml.begin(), xml.end()));
+  std::string sarif = R"({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [
+      {"ruleId": "WC303", "locations": [{"physicalLocation": {"artifactLocation": {"uri": "my dist/x.whl"}}}]}]}]})";
+  testing::write_file(out.file("bad.sarif"), std::vector<uint8_t>(sarif.begin(), sarif.end()));
+  bool unavailable = false;
+  std::string complaints = testing::schema_complaints({out.file("bad.xml"), out.file("bad.sarif")}, &unavailable);
+  if (unavailable) GTEST_SKIP() << "the schemas could not be fetched from PyPI: " << complaints;
+  EXPECT_NE(complaints.find("bad.xml: not valid against junit-10.xsd"), std::string::npos) << complaints;
+  EXPECT_NE(complaints.find("skipped"), std::string::npos) << complaints;
+  EXPECT_NE(complaints.find("bad.sarif: not valid against sarif-schema-2.1.0.json"), std::string::npos) << complaints;
+  EXPECT_NE(complaints.find("'message' is a required property"), std::string::npos) << complaints;
+  EXPECT_NE(complaints.find("is not a 'uri-reference'"), std::string::npos) << complaints;
 }
 
 TEST(Cli, MergeShards) {
@@ -147,6 +179,15 @@ TEST(Cli, MergeShards) {
   EXPECT_EQ(j["summary"]["failed"], 1);
   EXPECT_EQ(j["wheels"][1]["findings"][0]["rule"], "WC303");
   EXPECT_EQ(run_wheelcheck({"merge", out.file("a.json")}).exit_code, 0);
+  EXPECT_EQ(run_wheelcheck({"merge", out.file("a.json"), out.file("b.json"), "--report", "junit:" + out.file("m.xml"),
+                            "--report", "sarif:" + out.file("m.sarif")})
+                .exit_code,
+            1);
+  bool unavailable = false;
+  std::string complaints = testing::schema_complaints({out.file("m.xml"), out.file("m.sarif")}, &unavailable);
+  if (!unavailable) {
+    EXPECT_EQ(complaints, "") << "merge's reports against junit-10.xsd and SARIF 2.1.0";
+  }
   testing::write_file(out.file("junk.json"), std::vector<uint8_t>{'{', '}'});
   auto bad = run_wheelcheck({"merge", out.file("junk.json")});
   EXPECT_EQ(bad.exit_code, 2);

@@ -272,6 +272,18 @@ TEST(SmokeCli, RunCpuSuiteAndCasesFile) {
   testing::write_file(d.file("bad.json"), std::vector<uint8_t>(bad.begin(), bad.end()));
   auto b = smoke({"run", "--backend", "cpu", "--cases", d.file("bad.json")});
   EXPECT_EQ(b.exit_code, 1);
+  // wheelsmoke's JUnit and SARIF, passing and failing, against junit-10.xsd and SARIF 2.1.0.
+  for (const char* cases : {"good.json", "bad.json"})
+    smoke({"run", "--backend", "cpu", "--cases", d.file(cases), "--report",
+           "junit:" + d.file(std::string(cases) + ".xml"), "--report",
+           "sarif:" + d.file(std::string(cases) + ".sarif")});
+  bool unavailable = false;
+  std::string complaints = testing::schema_complaints(
+      {d.file("good.json.xml"), d.file("good.json.sarif"), d.file("bad.json.xml"), d.file("bad.json.sarif")},
+      &unavailable);
+  if (!unavailable) {
+    EXPECT_EQ(complaints, "") << "wheelsmoke's reports against junit-10.xsd and SARIF 2.1.0";
+  }
   EXPECT_NE(b.out.find("WS201"), std::string::npos) << b.out;
   EXPECT_NE(b.out.find("[0] 6627e8d5 != 6627e8d6"), std::string::npos) << b.out;
 

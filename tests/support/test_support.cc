@@ -116,6 +116,18 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+std::string schema_complaints(const std::vector<std::string>& files, bool* unavailable) {
+  const char* home = std::getenv("HOME");
+  std::string cache = std::string(home && *home ? home : "/tmp") + "/.cache/wheelcheck-tests/schemas";
+  std::string cmd = "python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/validate_reports.py") + " " +
+                    shell_quote(cache);
+  for (const auto& f : files) cmd += " " + shell_quote(f);
+  RunResult r = run_command(cmd);
+  *unavailable = r.exit_code == 3;
+  if (r.exit_code == 0) return "";
+  return r.out + r.err + (r.out.empty() && r.err.empty() ? "validator exit " + std::to_string(r.exit_code) : "");
+}
+
 RunResult run_command(const std::string& cmd) {
   TempDir tmp;
   std::string out = tmp.file("out"), err = tmp.file("err");

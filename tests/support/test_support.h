@@ -31,6 +31,12 @@ RunResult run_command(const std::string& cmd);
 RunResult run_wheelcheck(const std::vector<std::string>& args);
 std::string shell_quote(const std::string& s);
 
+// Validates report files against their consumers' schemas (tests/tools/validate_reports.py): *.xml
+// against Jenkins xunit-plugin's junit-10.xsd, *.sarif against the OASIS SARIF 2.1.0 schema.
+// Returns the complaints ("" when every file is valid); `unavailable` is set when the schemas could
+// not be fetched (PyPI unreachable: the caller skips).
+std::string schema_complaints(const std::vector<std::string>& files, bool* unavailable);
+
 // Analyses bytes as a wheel called `filename` and checks it with a policy (default: "default").
 WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename);
 std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename,
