@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "catalog/catalog.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -165,6 +166,37 @@ TEST(Cli, SchemaCheckRejectsWhatConsumersReject) {
   EXPECT_NE(complaints.find("bad.sarif: not valid against sarif-schema-2.1.0.json"), std::string::npos) << complaints;
   EXPECT_NE(complaints.find("'message' is a required property"), std::string::npos) << complaints;
   EXPECT_NE(complaints.find("is not a 'uri-reference'"), std::string::npos) << complaints;
+}
+
+// `rules ID` explains a rule; every rule of the catalogue has an explanation and nothing else does.
+TEST(Cli, RulesExplainEveryRule) {
+  std::set<std::string> catalogue, helped;
+  for (const auto& r : wheelcheck_rules()) catalogue.insert(r.id);
+  for (const auto& h : wheelcheck_rule_help()) {
+    EXPECT_TRUE(helped.insert(h.id).second) << h.id << " explained twice";
+    for (const char* field : {h.checks, h.why, h.fix, h.example}) EXPECT_GT(std::string(field).size(), 10u) << h.id;
+    const RuleInfo* r = find_rule(h.id);
+    ASSERT_NE(r, nullptr) << h.id << " is explained but not in the catalogue";
+    // The example reads like the finding it illustrates: the rule's default severity (error for the
+    // rules off by default, as a policy turns them on) and its ID.
+    std::string ex = h.example;
+    Severity shown = r->default_severity == Severity::off ? Severity::error : r->default_severity;
+    EXPECT_EQ(ex.rfind(severity_name(shown), 0), 0u) << h.id << ": " << ex;
+    EXPECT_NE(ex.find(h.id), std::string::npos) << h.id << ": " << ex;
+  }
+  EXPECT_EQ(helped, catalogue);
+  auto one = run_wheelcheck({"rules", "wc502"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  for (const char* part : {"WC502  error by default", "What it checks:", "Why it matters:", "How to fix it:",
+                           "How to waive it:", "--ignore WC502", "\"rule\": \"WC502\"", "Example finding"})
+    EXPECT_NE(one.out.find(part), std::string::npos) << part << "\n" << one.out;
+  auto j = nlohmann::json::parse(run_wheelcheck({"rules", "WC502", "WC706", "--format", "json"}).out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[1]["id"], "WC706");
+  EXPECT_NE(j[0]["why"].get<std::string>().find("GLIBC"), std::string::npos);
+  auto typo = run_wheelcheck({"rules", "WC52"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("wheelcheck: unknown rule 'WC52' (did you mean 'WC502'?"), std::string::npos) << typo.err;
 }
 
 TEST(Cli, MergeShards) {

@@ -361,17 +361,79 @@ int run_merge(const MergeArgs& a) {
   return cli::emit_reports(report, a.out);
 }
 
-int run_rules(const std::string& format) {
+// Word-wrapped at 100 columns, each line indented.
+std::string wrapped(std::string_view text, const std::string& indent) {
+  std::string out, line;
+  for (size_t i = 0; i < text.size();) {
+    size_t sp = text.find(' ', i);
+    std::string_view word = text.substr(i, sp == std::string_view::npos ? std::string_view::npos : sp - i);
+    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > 100) {
+      out += indent + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+    if (sp == std::string_view::npos) break;
+    i = sp + 1;
+  }
+  if (!line.empty()) out += indent + line + "\n";
+  return out;
+}
+
+// `rules` lists the catalogue; `rules WC502 [...]` explains those rules (unknown IDs: exit 2 with
+// the nearest known one).
+int run_rules(const std::string& format, const std::vector<std::string>& ids) {
+  std::vector<const RuleInfo*> chosen;
+  for (const auto& id : ids) {
+    const RuleInfo* r = find_rule(to_upper(id));
+    if (!r) {
+      std::vector<std::string> known;
+      for (const auto& k : wheelcheck_rules()) known.push_back(k.id);
+      std::cerr << "wheelcheck: unknown rule '" << escape_for_display(id) << "' (did you mean '"
+                << nearest_first(to_upper(id), known).front() << "'? `wheelcheck rules` lists them)\n";
+      return kExitUsage;
+    }
+    chosen.push_back(r);
+  }
+  const bool explain = !chosen.empty();
+  if (!explain)
+    for (const auto& r : wheelcheck_rules()) chosen.push_back(&r);
   if (format == "json") {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& r : wheelcheck_rules())
-      a.push_back(
-          {{"id", r.id}, {"severity", severity_name(r.default_severity)}, {"title", r.title}, {"area", r.area}});
+    for (const RuleInfo* r : chosen) {
+      nlohmann::json row = {
+          {"id", r->id}, {"severity", severity_name(r->default_severity)}, {"title", r->title}, {"area", r->area}};
+      if (const RuleHelp* h = find_rule_help(r->id))
+        row.update({{"checks", h->checks}, {"why", h->why}, {"fix", h->fix}, {"example", h->example}});
+      a.push_back(std::move(row));
+    }
     std::cout << a.dump(2) << "\n";
-  } else {
-    for (const auto& r : wheelcheck_rules())
-      std::cout << r.id << "  " << severity_name(r.default_severity)
-                << std::string(8 - std::string(severity_name(r.default_severity)).size(), ' ') << r.title << "\n";
+    return kExitPass;
+  }
+  if (!explain) {
+    for (const RuleInfo* r : chosen)
+      std::cout << r->id << "  " << severity_name(r->default_severity)
+                << std::string(8 - std::string(severity_name(r->default_severity)).size(), ' ') << r->title << "\n";
+    std::cout << "\n`wheelcheck rules WC502` explains one rule.\n";
+    return kExitPass;
+  }
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const RuleInfo* r = chosen[k];
+    const RuleHelp* h = find_rule_help(r->id);
+    std::cout << (k ? "\n" : "") << r->id << "  " << severity_name(r->default_severity) << " by default  (" << r->area
+              << ")\n"
+              << wrapped(r->title, "");
+    if (h) {
+      std::cout << "\nWhat it checks:\n"
+                << wrapped(h->checks, "  ") << "\nWhy it matters:\n"
+                << wrapped(h->why, "  ") << "\nHow to fix it:\n"
+                << wrapped(h->fix, "  ");
+    }
+    std::cout << "\nHow to waive it:\n"
+              << "  for one run:        wheelcheck check --ignore " << r->id << " ...\n"
+              << "  with a reason:      {\"waive\": [{\"rule\": \"" << r->id
+              << "\", \"path\": \"<entry glob>\", \"reason\": \"...\"}]} in a policy\n"
+              << "  everywhere:         {\"rules\": {\"" << r->id << "\": \"off\"}} in a policy\n";
+    if (h) std::cout << "\nExample finding (illustrative):\n  " << h->example << "\n";
   }
   return kExitPass;
 }
@@ -504,8 +566,10 @@ Environment: NO_COLOR, FORCE_COLOR, GITHUB_STEP_SUMMARY (see check --help).
 Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do not belong together.)");
 
   std::string rules_format = "text";
-  auto* r = app.add_subcommand("rules", "List the rule catalogue");
+  auto* r = app.add_subcommand("rules", "List the rule catalogue, or explain rules: rules WC502");
   r->add_option("-f,--format", rules_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::vector<std::string> rule_ids;
+  r->add_option("ids", rule_ids, "Rules to explain (what each checks, why, how to fix or waive it)");
 
   auto* p = app.add_subcommand("policy", "Validate or show policies");
   p->require_subcommand(1);
@@ -522,7 +586,7 @@ Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do no
   return cli::guarded("wheelcheck", [&]() -> int {
     if (*c) return run_check(check);
     if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy, inspect_depth);
-    if (*r) return run_rules(rules_format);
+    if (*r) return run_rules(rules_format, rule_ids);
     if (*m) return run_merge(merge);
     if (*pv) return run_policy_validate(validate_files);
     if (*ps) {

@@ -9,6 +9,7 @@ namespace wc {
 std::vector<std::string_view> split(std::string_view s, char sep);
 std::string_view trim(std::string_view s);
 std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 // Printable form of attacker-controlled text: control bytes and invalid UTF-8 become \xNN.
 std::string escape_for_display(std::string_view s);
