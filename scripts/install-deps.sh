@@ -12,7 +12,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
 if [ "${1:-}" = "--fuzz" ]; then
   pkgs=(clang libclang-rt-14-dev)
 elif [ "${1:-}" = "--runtime" ]; then
-  pkgs=(libarchive-dev libcurl4-openssl-dev libssl-dev libre2-dev libisal-dev libutf8proc-dev zlib1g-dev libzstd-dev)
+  pkgs=(libarchive-dev libcurl4-openssl-dev libssl-dev libre2-dev libisal-dev libutf8proc-dev zlib1g-dev libzstd-dev libtomlplusplus-dev)
 fi
 
 missing=()

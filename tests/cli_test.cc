@@ -199,6 +199,69 @@ TEST(Cli, RulesExplainEveryRule) {
   EXPECT_NE(typo.err.find("wheelcheck: unknown rule 'WC52' (did you mean 'WC502'?"), std::string::npos) << typo.err;
 }
 
+// [tool.wheelcheck] in pyproject.toml: found from the current directory upward, its waivers,
+// rules and filters applied, every flag overriding it; malformed files are exit 2 naming the line.
+TEST(Cli, ProjectConfigFromPyproject) {
+  Wheelhouse w;
+  testing::TempDir proj;
+  std::filesystem::create_directories(proj.file("a/b"));
+  auto write = [&](const std::string& path, const std::string& text) {
+    testing::write_file(path, std::vector<uint8_t>(text.begin(), text.end()));
+  };
+  auto in_sub = [&](const std::string& args) {
+    return testing::run_command("cd " + testing::shell_quote(proj.file("a/b")) + " && NO_COLOR=1 " +
+                                testing::shell_quote(WC_BINARY) + " " + args);
+  };
+  const std::string bad = testing::shell_quote(w.bad), good = testing::shell_quote(w.good);
+  ASSERT_EQ(in_sub("check -q " + bad).exit_code, 1) << "no pyproject.toml yet: WC303 fails the wheel";
+  write(proj.file("pyproject.toml"),
+        "[project]\nname = \"bad\"\n\n[tool.wheelcheck]\npolicy = \"default\"\n"
+        "[[tool.wheelcheck.waive]]\nrule = \"WC303\"\npath = \"bad/*\"\n"
+        "reason = \"a test of waivers\"\n");
+  auto waived = in_sub("check --format json " + bad);
+  EXPECT_EQ(waived.exit_code, 0) << waived.out << waived.err;
+  auto j = nlohmann::json::parse(waived.out);
+  EXPECT_EQ(j["wheels"][0]["waived"][0]["rule"], "WC303") << j.dump(1);
+  EXPECT_NE(j["policy_source"].get<std::string>().find("pyproject.toml [tool.wheelcheck]"), std::string::npos);
+  EXPECT_EQ(in_sub("check -q --no-config " + bad).exit_code, 1) << "--no-config leaves it out";
+  // Filters: the table's ignore, and a flag that replaces it.
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\nignore = [\"WC3*\"]\n");
+  EXPECT_EQ(in_sub("check -q " + bad).exit_code, 0);
+  EXPECT_EQ(in_sub("check -q --ignore WC999 " + bad).exit_code, 1) << "--ignore replaces the table's list";
+  // strict: a warning fails; --policy on the command line replaces the table's policy.
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\nstrict = true\npolicy = \"no-such-policy\"\n");
+  auto typo = in_sub("check -q " + good);
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("no-such-policy"), std::string::npos) << typo.err;
+  EXPECT_EQ(in_sub("check -q --policy default " + good).exit_code, 0) << "--policy overrides the table";
+  // A policy file named in pyproject.toml is relative to it, from any subdirectory.
+  write(proj.file("ours.json"), R"({"extends": "default", "rules": {"WC303": "warning"}})");
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\npolicy = \"ours.json\"\n");
+  auto lenient = in_sub("check " + bad);
+  EXPECT_EQ(lenient.exit_code, 0) << "WC303 is a warning in ours.json: " << lenient.out << lenient.err;
+  EXPECT_NE(lenient.out.find("warning WC303"), std::string::npos) << lenient.out;
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\npolicy = \"ours.json\"\nstrict = true\n");
+  EXPECT_EQ(in_sub("check -q " + bad).exit_code, 1) << "strict = true: the warning fails";
+  // Mistakes, each naming the file and line (or the policy key).
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\nignore = 3\n");
+  auto wrong = in_sub("check " + good);
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("pyproject.toml:2: [tool.wheelcheck] ignore must be a list of strings"), std::string::npos)
+      << wrong.err;
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck\n");
+  auto broken = in_sub("check " + good);
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("pyproject.toml:1: not valid TOML"), std::string::npos) << broken.err;
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\nlimitz = 3\n");
+  auto unknown = in_sub("check " + good);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("limitz"), std::string::npos) << unknown.err;
+  // A pyproject.toml without the table is passed over for one further up.
+  write(proj.file("a/pyproject.toml"), "[project]\nname = \"inner\"\n");
+  write(proj.file("pyproject.toml"), "[tool.wheelcheck]\nignore = [\"WC303\"]\n");
+  EXPECT_EQ(in_sub("check -q " + bad).exit_code, 0);
+}
+
 TEST(Cli, MergeShards) {
   Wheelhouse w;
   testing::TempDir out;

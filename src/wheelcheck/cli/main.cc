@@ -20,6 +20,7 @@
 #include "io/targets.h"
 #include "pipeline/check.h"
 #include "policy/policy.h"
+#include "policy/project_config.h"
 #include "report/report.h"
 #include "rules/platform_tag.h"
 #include "util/json_text.h"
@@ -43,10 +44,47 @@ struct CheckArgs {
   std::string match;
   std::string depth = "full";
   std::string baseline, shard, resolve_deps;
+  bool policy_given = false;  // -p on the command line (it overrides the project's policy)
+  std::string config;         // --config FILE: this pyproject.toml instead of the one found
+  bool no_config = false;     // --no-config: no pyproject.toml
 };
 
-int run_check(const CheckArgs& a) {
-  Policy policy = load_policy(a.policy);
+// The project's [tool.wheelcheck] (pyproject.toml, found from the current directory upward) under
+// the flags: --policy replaces its policy (its waivers, rules and release matrix still apply on
+// top), --ignore/--select replace its lists, --strict or its strict makes warnings fail.
+Policy apply_project_config(CheckArgs& a) {
+  std::optional<ProjectConfig> cfg;
+  if (!a.config.empty()) {
+    cfg = read_project_config(a.config);
+    if (!cfg) throw std::runtime_error(a.config + ": no [tool.wheelcheck] table");
+  } else if (!a.no_config) {
+    cfg = find_project_config(".");
+  }
+  if (!cfg) return load_policy(a.policy);
+  if (a.out.ignore.empty() && cfg->ignore) a.out.ignore = *cfg->ignore;
+  if (a.out.select.empty() && cfg->select) a.out.select = *cfg->select;
+  a.out.strict = a.out.strict || cfg->strict.value_or(false);
+  namespace fs = std::filesystem;
+  const std::string dir = fs::path(cfg->file).parent_path().string();
+  std::error_code ec;
+  // A policy file named on the command line is relative to the current directory; one named in
+  // pyproject.toml, to pyproject.toml.
+  std::string base;
+  if (a.policy_given)
+    base = fs::is_regular_file(a.policy, ec) ? fs::absolute(a.policy, ec).string() : a.policy;
+  else if (cfg->policy)
+    base =
+        fs::is_regular_file(fs::path(dir) / *cfg->policy, ec) ? (fs::path(dir) / *cfg->policy).string() : *cfg->policy;
+  else
+    base = a.policy;
+  if (cfg->policy_overlay.empty()) return load_policy(base);
+  nlohmann::json overlay = cfg->policy_overlay;
+  overlay["extends"] = base;
+  return load_policy_document(overlay, cfg->file + " [tool.wheelcheck]", dir);
+}
+
+int run_check(CheckArgs& a) {
+  Policy policy = apply_project_config(a);
   cli::report_targets(a.out);  // a bad --format is exit 2 before any wheel is read
   CheckRequest req;
   req.targets = a.targets;
@@ -480,7 +518,11 @@ int main(int argc, char** argv) {
   c->add_option("targets", check.targets,
                 "Wheel files, directories of wheels, wheel URLs, index project pages (PEP 503/691)")
       ->required();
-  c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
+  auto* policy_opt =
+      c->add_option("-p,--policy", check.policy, "Policy name (shipped) or JSON file")->capture_default_str();
+  c->add_option("--config", check.config,
+                "A pyproject.toml whose [tool.wheelcheck] table to use (default: the nearest one upward)");
+  c->add_flag("--no-config", check.no_config, "Ignore [tool.wheelcheck] in pyproject.toml")->excludes("--config");
   cli::add_report_options(c, check.out);
   cli::add_filter_options(c, check.out);
   c->add_option("--match", check.match, "With an index URL: only wheels whose file name matches this glob");
@@ -524,6 +566,9 @@ Environment:
   WHEELCHECK_POLICY_PATH           folders searched for policy files by name
   NO_COLOR, FORCE_COLOR            colour of text on a terminal (non-empty values count)
   GITHUB_STEP_SUMMARY              with --format github: a Markdown summary is appended there
+
+Configuration: the [tool.wheelcheck] table of the nearest pyproject.toml upward (policy, ignore,
+select, strict, and any policy key: waive, rules, release, ...); flags override it; --no-config.
 
 Exit codes: 0 every wheel passes, 1 findings (errors; warnings too with --strict), 2 usage or
 configuration error (nothing is judged).)");
@@ -584,7 +629,10 @@ Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do no
 
   if (auto rc = cli::parse(app, argc, argv)) return *rc;
   return cli::guarded("wheelcheck", [&]() -> int {
-    if (*c) return run_check(check);
+    if (*c) {
+      check.policy_given = policy_opt->count() > 0;
+      return run_check(check);
+    }
     if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy, inspect_depth);
     if (*r) return run_rules(rules_format, rule_ids);
     if (*m) return run_merge(merge);

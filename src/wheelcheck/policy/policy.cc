@@ -521,4 +521,22 @@ Policy load_policy(const std::string& spec) {
   return p;
 }
 
+Policy load_policy_document(const nlohmann::json& doc, const std::string& label, const std::string& dir) {
+  std::vector<PolicyIssue> issues;
+  auto checked = parse_checked(doc.dump(), issues);
+  if (!checked) throw PolicyError(label, issues);
+  json merged = json::object();
+  std::vector<std::string> chain{label};
+  Policy p;
+  load_into("default", {}, merged, chain, p.sources);
+  for (const auto& base : extends_of(*checked))
+    if (base != "default") load_into(base, dir, merged, chain, p.sources);
+  merge_into(merged, *checked);
+  p.sources.push_back(label);
+  parse_typed(merged, p);
+  p.document = std::move(merged);
+  p.spec = label;
+  return p;
+}
+
 }  // namespace wc

@@ -215,6 +215,10 @@ struct Policy {
 
 // `spec` is a file path or the name of a shipped policy. Throws PolicyError.
 Policy load_policy(const std::string& spec);
+// A policy given as a document instead of a file (a project's [tool.wheelcheck] table): checked
+// against the policy schema, its `extends` resolved relative to `dir`, named `label` in messages
+// and in Policy::sources. Throws PolicyError.
+Policy load_policy_document(const nlohmann::json& doc, const std::string& label, const std::string& dir);
 // Checks one document (no extends resolution beyond checking the names exist).
 std::vector<PolicyIssue> validate_policy_text(const std::string& text, const std::string& file);
 std::vector<std::string> shipped_policy_names();
