@@ -454,7 +454,7 @@ TEST(Calibration, Wc403OffReadsEverything) {
   testing::TempDir d;
   std::string zeros(80u << 20, '\0');  // 80 MiB of zeros deflate to ~80 KiB: 1000:1
   WheelBuilder b("padded", "1.0");
-  b.add("padded/blob.bin", zeros);
+  b.add("padded/__init__.py", "").add("padded/blob.bin", zeros);
   auto zip = b.build();
   auto on = testing::findings_of(zip, b.filename());
   EXPECT_TRUE(says(on, "WC403 [error] padded/blob.bin: compression ratio")) << dump_of(on);

@@ -219,7 +219,7 @@ TEST(Rules, WC301To306Record) {
 
 TEST(Rules, RecordWithQuotedPathsAndSha512) {
   // Python's csv module quotes fields holding commas or quotes; the RECORD reader must undo it.
-  auto b = WheelBuilder("demo-pkg", "1.0").add("demo_pkg/a,b \"c\".txt", "odd\n");
+  auto b = WheelBuilder("demo-pkg", "1.0").add("demo_pkg/__init__.py", "").add("demo_pkg/a,b \"c\".txt", "odd\n");
   EXPECT_TRUE(check(b).empty()) << testing::dump(check(b));
   // sha512 rows are verified with a second read of the entry.
   auto good512 = check(base().edit_record([](auto& rows) {
@@ -242,6 +242,66 @@ TEST(Rules, WC701AndWC706Policy) {
   std::string pol = R"({"extends": "default", "limits": {"max_wheel_bytes": 100}})";
   testing::write_file(tmp.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
   EXPECT_TRUE(first(check(base(), tmp.file("p.json")), "WC701"));
+}
+
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+// check-wheel-contents' layout checks: WC211 (W004) modules at unreachable paths, WC212 (W009)
+// several top-level names, WC213 (W010) a top-level directory with no module or library. Judged
+// with every one of them on, then with the shipped default (WC211/WC212 off: noisy on the real
+// corpus) and strict.
+TEST(Rules, LayoutChecks) {
+  auto with_all = [&](const std::vector<uint8_t>& zip, const std::string& name) {
+    auto f = testing::facts_of(zip, name);
+    Policy p = load_policy("default");
+    for (const char* r : {"WC211", "WC212", "WC213"}) p.severity[r] = Severity::warning;
+    return check_wheel(f, p).findings;
+  };
+  auto one_package = WheelBuilder("demo", "1.0")
+                         .add("demo/__init__.py", "")
+                         .add("demo/sub/mod.py", "")
+                         .add("demo-stubs/__init__.pyi", "")
+                         .add("demo/data/table.csv", "a,b\n")
+                         .add("demo/_native.cpython-312-x86_64-linux-gnu.so", "x");
+  auto fs = with_all(one_package.build(), one_package.filename());
+  EXPECT_FALSE(testing::has_rule(fs, "WC211")) << testing::dump(fs);
+  EXPECT_FALSE(testing::has_rule(fs, "WC213")) << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "WC212 [warning] : 2 top-level names in site-packages (demo, demo-stubs)"))
+      << testing::dump(fs);
+
+  auto messy = WheelBuilder("messy", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                   .purelib(false)
+                   .add("messy/__init__.py", "")
+                   .add("messy/my-scripts/run.py", "")            // directory not an identifier
+                   .add("messy/hook-messy.py", "")                // module name not an identifier
+                   .add("messy/lib/libfoo-1.2.so", "x")           // a library, not a module: fine
+                   .add("share/messy/icon.png", "png")            // top-level data directory
+                   .add("messy.libs/libbar-abcd1234.so.1", "x")   // auditwheel's vendored libraries: fine
+                   .add("messy-1.0.data/scripts/run-me.py", "");  // installed elsewhere: not judged
+  fs = with_all(messy.build(), messy.filename());
+  EXPECT_TRUE(
+      testing::says(fs, "WC211 [warning] messy/my-scripts/run.py: 2 Python modules at paths import cannot reach"))
+      << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "messy/hook-messy.py")) << testing::dump(fs);
+  EXPECT_FALSE(testing::says(fs, "reach (a directory or module name that is not an identifier): messy/lib"))
+      << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "WC213 [warning] share/: top-level directory in site-packages with no Python module"))
+      << testing::dump(fs);
+  EXPECT_FALSE(testing::says(fs, "messy.libs/:")) << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "2 top-level names in site-packages (messy, share)")) << testing::dump(fs);
+
+  // Shipped severities: default warns only for WC213; strict warns for WC211 and fails WC213.
+  auto dflt = testing::findings_of(messy.build(), messy.filename());
+  EXPECT_FALSE(testing::has_rule(dflt, "WC211"));
+  EXPECT_FALSE(testing::has_rule(dflt, "WC212"));
+  EXPECT_TRUE(testing::says(dflt, "WC213 [warning]")) << testing::dump(dflt);
+  auto strict = testing::findings_of(messy.build(), messy.filename(), "strict");
+  EXPECT_TRUE(testing::says(strict, "WC211 [warning]")) << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC213 [error]")) << testing::dump(strict);
 }
 
 }  // namespace

@@ -76,6 +76,26 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
       {"WC210", "RECORD.jws or RECORD.p7s signatures (PEP 815 deprecates them; no installer checks them).",
        "They promise a verification nobody performs.", "Remove them; sign with Sigstore attestations on upload.",
        "warning WC210  demo-1.0.dist-info/RECORD.jws: wheel signatures are deprecated (PEP 815)"},
+      {"WC211",
+       "Every Python module in site-packages sits at a path import can reach: each directory and the module's own "
+       "name are identifiers (check-wheel-contents W004). Off by default (files run by path, such as PyInstaller "
+       "hooks, are common in real wheels); a warning in strict.",
+       "A module nobody can import is dead code, or a package directory misnamed (my-pkg/ instead of my_pkg/).",
+       "Rename the directory or module to an identifier, or move scripts out of the package.",
+       "warning WC211  mypkg/my-scripts/run.py: 2 Python modules at paths import cannot reach"},
+      {"WC212",
+       "site-packages receives one top-level package or module (check-wheel-contents W009); auditwheel's pkg.libs/ "
+       "is not counted. Off by default: many well-known wheels ship a helper module beside their package.",
+       "Stray top-level names (tests, docs, utils) clash with other projects' files and overwrite them on install.",
+       "Move helpers under the package, or exclude stray directories from the build.",
+       "warning WC212  2 top-level names in site-packages (mypkg, tests)"},
+      {"WC213",
+       "Each top-level directory in site-packages holds a Python module or a native library somewhere below it "
+       "(check-wheel-contents W010).",
+       "A data-only top-level directory (include/, share/, docs/) lands in site-packages under a generic name that "
+       "other projects use too.",
+       "Put data inside the package (package data), or under {name}.data/data/ for install-scheme data.",
+       "warning WC213  include/: top-level directory in site-packages with no Python module or library"},
       {"WC301", "RECORD exists and is CSV of path,hash,size rows.",
        "Installers verify files and uninstall by RECORD; without it the wheel cannot be verified or removed.",
        "Rebuild; tools that modify wheels (auditwheel, delocate) rewrite RECORD for you.",

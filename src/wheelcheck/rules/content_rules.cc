@@ -2,6 +2,8 @@
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
 // another interpreter version or ABI than the tags.
 #include <algorithm>
+#include <cctype>
+#include <set>
 
 #include "binary/binary_facts.h"
 #include "rules/resolution.h"
@@ -113,9 +115,91 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
 
 }  // namespace
 
+namespace {
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  // ASCII identifiers, and any non-ASCII byte (PEP 3131 names; not judged here).
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  });
+}
+
+// A Python module file: source, stub, or an extension module named for an interpreter
+// (name.cpython-312-x86_64-linux-gnu.so, name.abi3.so, name.cp312-win_amd64.pyd, name.pyd). A bare
+// libfoo-1.2.so is a library loaded by path, not imported by name.
+bool is_module_file(std::string_view path) {
+  if (path.ends_with(".py") || path.ends_with(".pyi") || path.ends_with(".pyd")) return true;
+  std::string_view file = last_component(path);
+  return (file.find(".cpython-") != std::string_view::npos || file.find(".abi3.") != std::string_view::npos ||
+          file.find(".pypy") != std::string_view::npos) &&
+         is_extension_module(std::string(path));
+}
+
+// Code a directory may hold instead of Python modules: native libraries (auditwheel's pkg.libs/,
+// NVIDIA's nvidia/cu13/lib/, pywin32_system32/) are loaded, not data.
+bool is_code_file(std::string_view path) { return is_module_file(path) || is_native_library_name(path); }
+
+// check-wheel-contents' layout checks, on the library part of the wheel (what lands in
+// site-packages, dist-info aside): WC211 modules at paths import cannot reach (W004), WC212 more
+// than one top-level package or module (W009), WC213 top-level directories with no Python module
+// in them (W010). Each is one finding per wheel, naming examples.
+void layout(const WheelFacts& f, FindingSink& s) {
+  std::vector<std::string> unreachable;
+  std::set<std::string> toplevel, dirs_with_code, dirs;
+  for (const auto& e : f.entries) {
+    if (e.kind != EntryKind::file) continue;
+    std::string p = install_path(e.name);
+    if (p.empty()) continue;
+    auto slash = p.find('/');
+    std::string top = p.substr(0, slash);
+    if (top.ends_with(".dist-info") || top.ends_with(".data") || top == "__pycache__") continue;
+    const bool module = is_module_file(p);
+    if (slash == std::string::npos) {
+      if (module) toplevel.insert(top.substr(0, top.find('.')));
+      continue;
+    }
+    dirs.insert(top);
+    if (!top.ends_with(".libs")) toplevel.insert(top);  // auditwheel's and delvewheel's vendored libraries
+    if (is_code_file(p)) dirs_with_code.insert(top);
+    if (!module) continue;
+    // Every directory a package, and the module's own name, must be identifiers; `pkg-stubs`
+    // (PEP 561) is read by type checkers under that name.
+    auto parts = split(p, '/');
+    std::string_view stem = parts.back().substr(0, parts.back().find('.'));
+    bool ok = is_identifier(stem);
+    for (size_t i = 0; ok && i + 1 < parts.size(); ++i)
+      ok = is_identifier(parts[i]) ||
+           (i == 0 && parts[i].ends_with("-stubs") && is_identifier(parts[i].substr(0, parts[i].size() - 6)));
+    if (!ok) unreachable.push_back(p);
+  }
+  if (!unreachable.empty())
+    s.add("WC211",
+          std::to_string(unreachable.size()) + " Python module" + (unreachable.size() == 1 ? "" : "s") +
+              " at paths import cannot reach (a directory or module name that is not an identifier): " +
+              some_of(unreachable),
+          unreachable.front());
+  if (toplevel.size() > 1)
+    s.add("WC212",
+          std::to_string(toplevel.size()) + " top-level names in site-packages (" +
+              some_of(std::vector<std::string>(toplevel.begin(), toplevel.end()), 6) +
+              "): one distribution usually installs one package; stray directories clash with other projects'");
+  std::vector<std::string> empty;
+  for (const auto& d : dirs)
+    if (!dirs_with_code.count(d) && !d.ends_with("-stubs")) empty.push_back(d + "/");
+  if (!empty.empty())
+    s.add("WC213",
+          "top-level director" + std::string(empty.size() == 1 ? "y" : "ies") + " in site-packages with no Python " +
+              "module or library: " + some_of(empty) + " (data shipped beside the packages rather than in one)",
+          empty.front());
+}
+
+}  // namespace
+
 void content_rules(const WheelFacts& f, FindingSink& s) {
   pure_with_binaries(f, s);
   extension_suffixes(f, s);
+  layout(f, s);
 }
 
 }  // namespace wc
