@@ -157,12 +157,32 @@ TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
   EXPECT_NE(bad.out.find("FAIL  pad_concat/sweep/float32 [artifact]"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("right_pad_last_dim: F.pad's output (float32"), std::string::npos) << bad.out;
+}
 
-  // dtensor_view through real DTensors, rank by rank; and an artifact whose view sharding rule a
-  // sitecustomize.py breaks (outputs claimed Replicate) fails naming the case.
+TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
+  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
+  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
+  // dtensor_view through real DTensors (gloo, a process per rank); and an artifact whose view
+  // sharding rule a sitecustomize.py breaks (outputs claimed Replicate) fails naming the case.
   auto dt = run_command(std::string(WS_BINARY) + " run --suite dtensor_view --python " + shell_quote(py));
   EXPECT_EQ(dt.exit_code, 0) << dt.out << dt.err;
   EXPECT_NE(dt.out.find("PASS  dtensor_view/sweep [artifact]"), std::string::npos) << dt.out;
+  EXPECT_NE(dt.out.find("PASS  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos) << dt.out;
+  // A collective that corrupts what it gathers: the placements stay right, and the gathered
+  // output catches it.
+  testing::TempDir gather;
+  const std::string corrupt =
+      "import torch.distributed._functional_collectives as f\n"
+      "_orig = f.all_gather_single\n"
+      "def gather(*a, **k):\n"
+      "    return _orig(*a, **k) + 1\n"
+      "f.all_gather_single = gather\n";
+  testing::write_file(gather.file("sitecustomize.py"), std::vector<uint8_t>(corrupt.begin(), corrupt.end()));
+  auto g = run_command("PYTHONPATH=" + shell_quote(gather.path()) + " " + std::string(WS_BINARY) +
+                       " run --suite dtensor_view --python " + shell_quote(py));
+  EXPECT_EQ(g.exit_code, 1) << g.out;
+  EXPECT_NE(g.out.find("the output gathered by full_tensor() differs from the global view"), std::string::npos)
+      << g.out;
   testing::TempDir rule;
   const std::string broken =
       "import torch.distributed.tensor._ops._view_ops as v\n"

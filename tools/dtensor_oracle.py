@@ -2,8 +2,9 @@
 """PyTorch as the oracle for the dtensor_view model: reads cases (one JSON object per line:
 {"shape": [...], "mesh": [...], "in": ["S(0)", "SS(0,2)", "R", "P"], "op": "view", "args": [...]}) and
 prints, per line, {"out": [...placements...]} or {"error": "<exception type>: <message>"}, from
-real DTensors on a device mesh over a fake process group, run as each rank in turn (an op that
-raises on any rank raises). The work is wheelsmoke's probe's (src/smoke/probe/wheelsmoke_probe.py,
+real DTensors on a device mesh over a fake process group, one process as each rank in turn (an op
+that raises raises; a local view that raises only on a later rank is PyTorch's sharding cache, see
+the probe's dtensor_fake, and does not count). The work is wheelsmoke's probe's (src/smoke/probe/wheelsmoke_probe.py,
 the `dtensor` request), so the oracle and artifact mode ask PyTorch the same way.
 
   PY tools/dtensor_oracle.py < cases.jsonl
@@ -27,7 +28,7 @@ def main():
         req = {"shape": c["shape"], "mesh": c["mesh"], "in": c["in"], "view_op": c["op"], "args": c["args"],
                "locals": False}
         try:
-            ans = wheelsmoke_probe.dtensor(torch, req)
+            ans = wheelsmoke_probe.dtensor_fake(torch, req)
             print(json.dumps({"error": ans["error"]} if ans["error"] else {"out": ans["out"]}), flush=True)
         except Exception as e:  # the model must raise where PyTorch does, on any rank
             msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -38,4 +39,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        wheelsmoke_probe._close_pools()

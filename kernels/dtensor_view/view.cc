@@ -692,8 +692,8 @@ class ViewPropagator {
   }
 };
 
-// The local shape on the rank at mesh coordinate 0 (torch.chunk sizes; a _StridedShard chunks each
-// of its split_factor groups).
+// The local shape on the rank at mesh coordinate `coords` (torch.chunk sizes; a _StridedShard
+// chunks each of its split_factor groups).
 Shape local_shape_at(Shape cur, const Shape& mesh, const std::vector<Placement>& pl, const Shape& coords) {
   auto piece = [](int64_t n, int64_t parts, int64_t k) {  // torch.chunk's k-th piece of n
     int64_t cs = (n + parts - 1) / parts;
@@ -740,10 +740,11 @@ Propagation propagate(const Op& op, const Shape& shape, const Shape& mesh, const
   std::vector<DimSpec> specs = dim_map(op, shape, &out_shape);
   Propagation r = ViewPropagator(specs, shape, mesh, in, strict_op(op.name)).run();
   r.out_shape = out_shape;
-  // Every rank views its shard to one local target shape, the output's local shape at mesh
-  // coordinate 0 (full torch.chunk pieces); a rank whose shard holds another element count (the
-  // short last chunks of an uneven dim, two mesh dims on one uneven dim) raises there, as PyTorch's
-  // local view does.
+  // Every rank views its shard to its own local target shape, the output's local shape at its mesh
+  // coordinate; a rank whose shard holds another element count raises there, as PyTorch's local
+  // view does. (Over a fake process group run as each rank in turn, PyTorch's sharding cache hands
+  // every rank the first rank's target shape, so short last chunks seemed to raise; a process per
+  // rank over gloo shows they do not, and the probe clears that cache between ranks.)
   // torch.flatten over a single dim returns its input without a view.
   bool one_dim_flatten = false;
   if (op.name == "flatten") {
@@ -755,8 +756,8 @@ Propagation propagate(const Op& op, const Shape& shape, const Shape& mesh, const
   }
   if ((op.name == "view" || op.name == "reshape" || op.name == "flatten" || op.name == "unflatten") &&
       !one_dim_flatten) {
-    Shape lo = local_shape_at(out_shape, mesh, r.out, Shape(mesh.size(), 0));
     for (const Shape& c : all_coords(mesh)) {
+      Shape lo = local_shape_at(out_shape, mesh, r.out, c);
       Shape li = local_shape_at(shape, mesh, r.in_effective, c);
       if (prod(li) != prod(lo))
         throw ViewError("shape '" + shape_str(lo) + "' is invalid for input of size " + std::to_string(prod(li)) +

@@ -8,9 +8,13 @@ references). Requests:
    "compile": false | true, "device": "cpu" | "cuda"}
      -> the padded output (and, compiled, the producer's output a second consumer reads)
   {"op": "dtensor", "shape", "mesh", "in": ["S(0)", "R", ...], "view_op": "view", "args": [...],
-   "locals": true}
-     -> the output placements or the exception, and (unless "locals" is false) each rank's local
-        output; tools/dtensor_oracle.py runs the same function
+   "locals": true, "backend": "gloo" | "fake"}
+     -> the output placements or the exception (raised on any rank), and (unless "locals" is
+        false) each rank's local output and "full", the output gathered by full_tensor(). "gloo"
+        (the default): one process per rank, kept for the probe's life per world size, real
+        collectives, every input placement carrying real data (Partial as a sum). "fake": one
+        process as each rank in turn over a fake group, for sweeps of thousands of cases
+        (placements; see dtensor_fake). tools/dtensor_oracle.py runs the fake one.
 Every answer has "ok"; a Python exception is {"ok": false, "error_type", "message"}."""
 import base64, json, sys, traceback
 
@@ -119,12 +123,15 @@ def _view(t, op, args):
     raise ValueError("op %r" % op)
 
 
-def dtensor(torch, req):
-    """A view op on real DTensors over a fake process group, rank by rank (the fake backend lets
-    one process be each rank in turn): the output placements or the exception, and each rank's
-    local output. Local inputs are sliced from X = arange by torch's own local shape and offset, so
-    their data is real for Shard and Replicate inputs; collectives are no-ops under the fake
-    backend, so local data is only meaningful where no redistribution happened."""
+def dtensor_fake(torch, req):
+    """A view op on real DTensors over a fake process group, one process as each rank in turn
+    (thousands of cases in seconds; placements): the output placements or the exception, and each
+    rank's local output. PyTorch's sharding cache is keyed by the op, not the rank, so ranks after
+    the first get its local target shapes: a local view that raises only on a later rank is that
+    cache, not PyTorch's behaviour over real ranks (a process per rank, dtensor()), and is not
+    reported; that rank's local output is left out. Local inputs are sliced from X = arange by
+    torch's own local shape and offset, so their data is real for Shard and Replicate inputs;
+    collectives are no-ops, so local data is only meaningful where no redistribution happened."""
     import math
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
@@ -149,7 +156,10 @@ def dtensor(torch, req):
             d = DTensor.from_local(local, mesh, pls, run_check=False, shape=torch.Size(shape), stride=x.stride())
             try:
                 y = _view(d, req["view_op"], req["args"])
-            except Exception as e:  # the op refused: the same on every rank
+            except Exception as e:
+                if rank > 0 and out["out"] is not None:  # the cache's shapes on a later rank (see above)
+                    out["skipped_ranks"] = out.get("skipped_ranks", 0) + 1
+                    continue
                 msg = str(e).strip().splitlines()
                 out["error"] = "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])
                 break
@@ -161,6 +171,148 @@ def dtensor(torch, req):
                                       "data": raw(loc)})
         finally:
             dist.destroy_process_group()
+    return out
+
+
+# --- one process per rank (gloo) ------------------------------------------------------------------
+_POOLS = {}  # world size -> (processes, request queues, answer queue)
+
+
+def _input_dtensor(torch, x, mesh, pls):
+    """The global X = arange placed on the mesh with real data on every rank: distribute_tensor for
+    Shard/_StridedShard/Replicate; a Partial mesh dim holds the data on its coordinate 0 and zeros
+    elsewhere, so the sum over it is X."""
+    from torch.distributed.tensor import DTensor, Partial, Replicate, distribute_tensor
+    if not any(isinstance(p, Partial) for p in pls):
+        return distribute_tensor(x, mesh, pls)
+    plain = [Replicate() if isinstance(p, Partial) else p for p in pls]
+    local = distribute_tensor(x, mesh, plain).to_local()
+    coords = mesh.get_coordinate()
+    if any(isinstance(p, Partial) and coords[i] != 0 for i, p in enumerate(pls)):
+        local = torch.zeros_like(local)
+    return DTensor.from_local(local, mesh, pls, run_check=False, shape=x.shape, stride=x.stride())
+
+
+def _rank_case(torch, req, rank):
+    import math
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    shape, mesh_shape = tuple(req["shape"]), tuple(req["mesh"])
+    mesh = init_device_mesh("cpu", mesh_shape)
+    x = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
+    error = None
+    try:
+        d = _input_dtensor(torch, x, mesh, [_placement(p) for p in req["in"]])
+        y = _view(d, req["view_op"], req["args"])
+    except Exception as e:  # the op refused, on every rank or only on some
+        msg = str(e).strip().splitlines()
+        error = "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])
+    # Every rank learns whether any refused before a collective that a refusing rank would never
+    # join: the ranks stay in step for the next case.
+    refused = torch.tensor([1 if error else 0], dtype=torch.int64)
+    dist.all_reduce(refused)
+    if refused.item():
+        return {"error": error, "coords": list(mesh.get_coordinate())}
+    loc = y.to_local().contiguous()
+    full = y.full_tensor()  # a real all-gather / reduction over the ranks
+    return {"out": [_placement_name(p) for p in y.placements], "coords": list(mesh.get_coordinate()),
+            "shape": list(loc.shape), "data": raw(loc), "full": raw(full) if rank == 0 else None}
+
+
+def _die_with_parent():
+    """A rank never outlives the probe (killed by wheelsmoke at a case timeout, or gone)."""
+    import ctypes, signal
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except Exception:
+        pass
+
+
+def _rank_main(rank, world, init_file, inq, outq):
+    import os
+    _die_with_parent()
+    os.dup2(2, 1)  # the parent's stdout is the protocol: nothing from a rank may reach it
+    import torch
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank, world_size=world)
+    while True:
+        req = inq.get()
+        if req is None:
+            break
+        try:
+            outq.put((rank, _rank_case(torch, req, rank)))
+        except Exception as e:
+            msg = str(e).strip().splitlines()
+            outq.put((rank, {"fatal": "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])}))
+    dist.destroy_process_group()
+
+
+def _pool(world):
+    import multiprocessing, os, tempfile
+    if world in _POOLS:
+        return _POOLS[world]
+    ctx = multiprocessing.get_context("spawn")
+    init_file = os.path.join(tempfile.mkdtemp(prefix="wheelsmoke-gloo-"), "store")
+    inqs = [ctx.Queue() for _ in range(world)]
+    outq = ctx.Queue()
+    procs = [ctx.Process(target=_rank_main, args=(r, world, init_file, inqs[r], outq), daemon=True)
+             for r in range(world)]
+    for p in procs:
+        p.start()
+    _POOLS[world] = (procs, inqs, outq)
+    return _POOLS[world]
+
+
+def _drop_pool(world):
+    procs, inqs, _ = _POOLS.pop(world)
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(5)
+
+
+def _close_pools():
+    """At the end of the requests: each rank leaves its group, then is stopped if it lingers."""
+    for world in list(_POOLS):
+        procs, inqs, _ = _POOLS[world]
+        for q in inqs:
+            q.put(None)
+        for p in procs:
+            p.join(10)
+        _drop_pool(world)
+
+
+def dtensor(torch, req):
+    import math, queue
+    world = math.prod(req["mesh"])
+    procs, inqs, outq = _pool(world)
+    for q in inqs:
+        q.put(req)
+    answers = {}
+    try:
+        while len(answers) < world:
+            rank, a = outq.get(timeout=float(req.get("rank_timeout", 120)))
+            answers[rank] = a
+    except queue.Empty:
+        dead = [r for r, p in enumerate(procs) if not p.is_alive()]
+        _drop_pool(world)
+        raise RuntimeError("ranks %s did not answer (%s)" % (sorted(set(range(world)) - set(answers)),
+                                                               "dead: %s" % dead if dead else "a collective hung"))
+    fatal = [a["fatal"] for a in answers.values() if "fatal" in a]
+    if fatal:
+        _drop_pool(world)  # a rank failed outside the view op: the group may be out of step
+        raise RuntimeError("a rank failed: " + fatal[0])
+    first = answers[0]
+    refusing = [r for r in range(world) if answers[r].get("error")]
+    error = None
+    if refusing:  # the first refusing rank's exception, and where it was raised
+        error = "%s (on the rank at mesh coordinate %s)" % (answers[refusing[0]]["error"],
+                                                            answers[refusing[0]]["coords"])
+    out = {"ok": True, "backend": "gloo", "out": None if error else first.get("out"), "error": error,
+           "locals": [], "data_valid": True, "full": None if error else first.get("full")}
+    if error is None and req.get("locals", True):
+        out["locals"] = [{"coords": answers[r]["coords"], "shape": answers[r]["shape"], "data": answers[r]["data"]}
+                         for r in range(world)]
     return out
 
 
@@ -195,7 +347,7 @@ def main():
             elif op == "pad":
                 ans = pad(torch, req)
             elif op == "dtensor":
-                ans = dtensor(torch, req)
+                ans = dtensor(torch, req) if req.get("backend", "gloo") == "gloo" else dtensor_fake(torch, req)
             else:
                 ans = {"ok": False, "error_type": "ProtocolError", "message": "unknown op %r" % (op,)}
         except Exception as e:
@@ -205,6 +357,7 @@ def main():
         ans["id"] = rid
         sys.stdout.write(json.dumps(ans) + "\n")
         sys.stdout.flush()
+    _close_pools()
 
 
 if __name__ == "__main__":
