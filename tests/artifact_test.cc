@@ -136,6 +136,15 @@ TEST(ArtifactWheel, InstallsIntoAFreshVenvAndRunsThere) {
   EXPECT_NE(b.out.find("pip could not install"), std::string::npos) << b.out;
 }
 
+// wheelsmoke run ARGS through `py` with a sitecustomize.py that breaks the artifact (every process
+// the probe starts, ranks included, imports it).
+testing::RunResult run_broken(const char* py, const std::string& site, const std::string& args) {
+  testing::TempDir dir;
+  testing::write_file(dir.file("sitecustomize.py"), std::vector<uint8_t>(site.begin(), site.end()));
+  return run_command("PYTHONPATH=" + shell_quote(dir.path()) + " " + std::string(WS_BINARY) + " run " + args +
+                     " --python " + shell_quote(py));
+}
+
 // Real PyTorch (make test-torch): every pad_concat case passes through the pinned torch, and an
 // artifact whose F.pad writes a wrong fill fails with the case named.
 TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
@@ -144,16 +153,13 @@ TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
   auto ok = run_command(std::string(WS_BINARY) + " run --suite pad_concat --python " + shell_quote(py));
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("PASS  pad_concat/compiled/bfloat16 [artifact]"), std::string::npos) << ok.out;
-  testing::TempDir dir;
   const std::string site =
       "import torch.nn.functional as F\n"
       "_pad = F.pad\n"
       "def pad(x, p, mode='constant', value=None):\n"
       "    return _pad(x, p, mode=mode, value=(value or 0) + 1)\n"
       "F.pad = pad\n";
-  testing::write_file(dir.file("sitecustomize.py"), std::vector<uint8_t>(site.begin(), site.end()));
-  auto bad = run_command("PYTHONPATH=" + shell_quote(dir.path()) + " " + std::string(WS_BINARY) +
-                         " run --suite pad_concat --no-compile --python " + shell_quote(py));
+  auto bad = run_broken(py, site, "--suite pad_concat --no-compile");
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
   EXPECT_NE(bad.out.find("FAIL  pad_concat/sweep/float32 [artifact]"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("right_pad_last_dim: F.pad's output (float32"), std::string::npos) << bad.out;
@@ -170,20 +176,16 @@ TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
   EXPECT_NE(dt.out.find("PASS  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos) << dt.out;
   // A collective that corrupts what it gathers: the placements stay right, and the gathered
   // output catches it.
-  testing::TempDir gather;
   const std::string corrupt =
       "import torch.distributed._functional_collectives as f\n"
       "_orig = f.all_gather_single\n"
       "def gather(*a, **k):\n"
       "    return _orig(*a, **k) + 1\n"
       "f.all_gather_single = gather\n";
-  testing::write_file(gather.file("sitecustomize.py"), std::vector<uint8_t>(corrupt.begin(), corrupt.end()));
-  auto g = run_command("PYTHONPATH=" + shell_quote(gather.path()) + " " + std::string(WS_BINARY) +
-                       " run --suite dtensor_view --python " + shell_quote(py));
+  auto g = run_broken(py, corrupt, "--suite dtensor_view");
   EXPECT_EQ(g.exit_code, 1) << g.out;
   EXPECT_NE(g.out.find("the output gathered by full_tensor() differs from the global view"), std::string::npos)
       << g.out;
-  testing::TempDir rule;
   const std::string broken =
       "import torch.distributed.tensor._ops._view_ops as v\n"
       "from torch.distributed.tensor import Replicate\n"
@@ -192,9 +194,7 @@ TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
       "    tgt, out = _orig(*a, **k)\n"
       "    return tgt, [Replicate() if p.is_shard() else p for p in out]\n"
       "v.propagate_shape_and_sharding = broken\n";
-  testing::write_file(rule.file("sitecustomize.py"), std::vector<uint8_t>(broken.begin(), broken.end()));
-  auto dbad = run_command("PYTHONPATH=" + shell_quote(rule.path()) + " " + std::string(WS_BINARY) +
-                          " run --suite dtensor_view --python " + shell_quote(py));
+  auto dbad = run_broken(py, broken, "--suite dtensor_view");
   EXPECT_EQ(dbad.exit_code, 1) << dbad.out;
   EXPECT_NE(dbad.out.find("FAIL  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos)
       << dbad.out;

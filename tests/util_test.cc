@@ -169,3 +169,14 @@ TEST(RecordCsv, AsPythonCsvReadsIt) {
 
 }  // namespace
 }  // namespace wc
+
+namespace wc {
+namespace {
+
+TEST(Parse, IsIdentifier) {
+  for (const char* ok : {"a", "_x1", "numpy", "\xc3\xa9t\xc3\xa9"}) EXPECT_TRUE(is_identifier(ok)) << ok;
+  for (const char* no : {"", "1a", "my-pkg", "a.b", "hook numpy"}) EXPECT_FALSE(is_identifier(no)) << no;
+}
+
+}  // namespace
+}  // namespace wc

@@ -2,7 +2,6 @@
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
 // another interpreter version or ABI than the tags.
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "binary/binary_facts.h"
@@ -111,18 +110,6 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
     if (!cp_abis.empty() && !matches)
       s.add("WC105", "extension module is for " + abi + ", the wheel's ABI tags are " + join(cp_abis, ", "), e.name);
   }
-}
-
-}  // namespace
-
-namespace {
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  // ASCII identifiers, and any non-ASCII byte (PEP 3131 names; not judged here).
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
-  });
 }
 
 // A Python module file: source, stub, or an extension module named for an interpreter

@@ -348,8 +348,7 @@ bool object_reference_ok(std::string_view v) {
     if (part.empty() || part.front() == '.' || part.back() == '.' || part.find("..") != std::string_view::npos)
       return false;
     return std::all_of(part.begin(), part.end(), [](char c) {
-      unsigned char u = static_cast<unsigned char>(c);
-      return std::isalnum(u) || c == '_' || c == '.' || u >= 0x80;
+      return is_alnum(c) || c == '_' || c == '.' || static_cast<unsigned char>(c) >= 0x80;
     });
   };
   return dotted(v.substr(0, colon)) && (colon == std::string_view::npos || dotted(v.substr(colon + 1)));

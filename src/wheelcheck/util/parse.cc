@@ -27,6 +27,13 @@ char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
+bool is_identifier(std::string_view s) {
+  if (s.empty() || is_digit(s[0])) return false;
+  for (char c : s)
+    if (!is_alnum(c) && c != '_' && static_cast<unsigned char>(c) < 0x80) return false;
+  return true;
+}
+
 bool all_digits(std::string_view s) { return !s.empty() && digit_prefix(s) == s.size(); }
 
 bool is_hex_digit(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }

@@ -28,6 +28,9 @@ std::optional<int> parse_small(std::string_view s, int max = 0x7fffffff);
 
 bool is_digit(char c);
 bool is_alnum(char c);
+// A Python identifier: ASCII letters, digits and '_', not starting with a digit; any byte >= 0x80
+// passes (PEP 3131 names are not judged here). Non-empty.
+bool is_identifier(std::string_view s);
 bool all_digits(std::string_view s);  // non-empty and only 0-9
 bool is_hex_digit(char c);
 bool all_hex(std::string_view s);  // non-empty and only 0-9, a-f, A-F (digests of any length)
