@@ -554,6 +554,15 @@ class HttpSource : public Source {
     }
   }
 
+  // The reader may finish as the last bytes land in the spool, before the stream thread has counted
+  // them and its request: wait for it (stopping it first if the body is no longer needed).
+  void settle() override {
+    if (!stream_) return;
+    if (spool_->have() < size_) spool_->cancel();
+    stream_->join();
+    stream_.reset();
+  }
+
   uint64_t size() const override { return size_; }
   const std::string& display_name() const override { return shown_; }  // never the credentials
   uint64_t bytes_read() const override { return fetched_; }

@@ -29,6 +29,9 @@ class Source {
   // HTTP requests made and new connections opened for them (0 for local files).
   virtual uint64_t requests() const { return 0; }
   virtual uint64_t connections() const { return 0; }
+  // Ends what is still in flight once the reader is done (a streamed body whose last bytes arrived
+  // before its transfer was counted, or one no longer needed), so the costs above are final.
+  virtual void settle() {}
 
   // A hint from the reader (a no-op for local files): byte ranges [first, second) about to be read.
   // A remote source fetches them together, coalesced and in parallel.
