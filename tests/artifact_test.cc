@@ -4,8 +4,6 @@
 // through an artifact whose F.pad a sitecustomize.py breaks.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
@@ -45,15 +43,7 @@ for line in sys.stdin:
 class FakeProbe : public ::testing::Test {
  protected:
   testing::TempDir dir;
-  std::string interpreter(const std::string& mode) {
-    testing::write_file(dir.file("fake_probe.py"),
-                        std::vector<uint8_t>(kFakeProbe, kFakeProbe + std::strlen(kFakeProbe)));
-    std::string sh = "#!/bin/sh\nexec python3 " + shell_quote(dir.file("fake_probe.py")) + " " + mode + "\n";
-    std::string path = dir.file("python-" + mode);
-    testing::write_file(path, std::vector<uint8_t>(sh.begin(), sh.end()));
-    run_command("chmod +x " + shell_quote(path));
-    return path;
-  }
+  std::string interpreter(const std::string& mode) { return testing::fake_interpreter(dir, kFakeProbe, mode); }
   nlohmann::json run(const std::string& mode, int* exit_code) {
     auto r = run_command(std::string(WS_BINARY) + " run --suite pad_concat --python " + shell_quote(interpreter(mode)) +
                          " --case-timeout 2 --format json");
@@ -77,7 +67,7 @@ TEST_F(FakeProbe, WrongBytesFailTheCaseNamingIt) {
   EXPECT_EQ(rc, 1);
   std::string m = all_messages(j);
   EXPECT_NE(m.find("WS201 right_pad_last_dim: F.pad's output (float32 "), std::string::npos) << m;
-  EXPECT_NE(m.find("eager): shape"), std::string::npos) << m;
+  EXPECT_NE(m.find("eager on cpu): shape"), std::string::npos) << m;
   // The report names the artifact.
   EXPECT_EQ(j["suites"][0]["facts"]["artifact"]["torch"], "9.9.9-fake") << j.dump();
 }
@@ -199,6 +189,46 @@ TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
   EXPECT_NE(dbad.out.find("FAIL  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos)
       << dbad.out;
   EXPECT_NE(dbad.out.find("the artifact's output placements [R], the model's [S(1)]"), std::string::npos) << dbad.out;
+}
+
+// rng_graph and the bench through the real torch: on a GPU runner every rng_graph case must pass
+// (CUDA graphs with per-capture generators, words against the reference); without one each is
+// skipped naming torch.version.cuda. The bench times eager against compiled, on the GPU if any.
+TEST(ArtifactTorch, RngGraphAndBenchOnWhateverDeviceThereIs) {
+  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
+  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
+  auto r =
+      run_command(std::string(WS_BINARY) + " run --suite rng_graph --python " + shell_quote(py) + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const bool gpu = j["suites"][0]["facts"]["artifact"]["device"].get<std::string>().rfind("cuda:", 0) == 0;
+  size_t cases = 0;
+  for (const auto& s : j["suites"]) {
+    if (!s["facts"].contains("case")) continue;
+    ++cases;
+    if (gpu)
+      EXPECT_EQ(s["verdict"], "pass") << s.dump();
+    else
+      EXPECT_NE(s.value("skip_reason", std::string()).find("the artifact's torch sees no CUDA device"),
+                std::string::npos)
+          << s.dump();
+  }
+  EXPECT_EQ(cases, 6u) << r.out;
+  auto b = run_command(std::string(WS_BINARY) + " bench --format json --python " + shell_quote(py));
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  auto bj = nlohmann::json::parse(b.out, nullptr, false);
+  ASSERT_FALSE(bj.is_discarded()) << b.out;
+  EXPECT_EQ(bj["artifact_pad"]["device"], gpu ? "cuda" : "cpu") << b.out;
+  EXPECT_EQ(bj["artifact_pad"].contains("cuda_skipped"), !gpu) << b.out;
+  ASSERT_GE(bj["artifact_pad"]["rows"].size(), 2u) << b.out;
+  for (const auto& row : bj["artifact_pad"]["rows"]) {
+    EXPECT_GT(row["eager_ms"].get<double>(), 0) << row.dump();
+    EXPECT_GT(row["compiled_ms"].get<double>(), 0) << row.dump();
+    // Read x, write the producer (as large) and the output padded by 24 columns of 1024.
+    const double in = row["input_bytes"].get<double>();
+    EXPECT_EQ(row["bytes_moved"].get<double>(), 2 * in + in / 1024 * (1024 + 24)) << row.dump();
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -146,6 +147,22 @@ const nlohmann::json& Probe::artifact() {
   }
   hello_ = h;
   return hello_;
+}
+
+std::string artifact_cuda_unavailable(Probe& probe, bool want_cuda) {
+  if (!want_cuda) return "--backend cpu";
+  const nlohmann::json& hello = probe.artifact();
+  if (hello.contains("cuda_device") && hello["cuda_device"].is_object()) return "";
+  const nlohmann::json& v = hello.contains("cuda") ? hello["cuda"] : nlohmann::json();
+  return "the artifact's torch sees no CUDA device (torch.version.cuda " +
+         (v.is_string() ? v.get<std::string>() : std::string("None: a CPU build")) + ")";
+}
+
+int artifact_gpu_count(Probe& probe) {
+  const nlohmann::json& hello = probe.artifact();
+  if (!hello.contains("cuda_device") || !hello["cuda_device"].is_object()) return 0;
+  const nlohmann::json& n = hello["cuda_device"].value("count", nlohmann::json());
+  return n.is_number_unsigned() ? int(std::min<uint64_t>(n.get<uint64_t>(), 1024)) : 0;
 }
 
 }  // namespace wc::smoke

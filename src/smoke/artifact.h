@@ -46,6 +46,12 @@ class Probe {
   std::string stderr_tail() const;
 };
 
+// Why the suites cannot run on the artifact's GPU ("--backend cpu", or its torch sees no CUDA
+// device, naming torch.version.cuda); "" when they can.
+std::string artifact_cuda_unavailable(Probe& probe, bool want_cuda);
+// The GPUs the artifact's torch sees (0 without CUDA).
+int artifact_gpu_count(Probe& probe);
+
 // The probe's source (what wheelsmoke writes for the interpreter to run).
 const char* probe_source();
 

@@ -204,7 +204,8 @@ std::string check_case_artifact(Probe& probe, const ViewCase& c, const char* bac
   }
   if (!(got == p.out))
     return "the artifact's output placements " + to_string(got) + ", the model's " + to_string(p.out);
-  const bool real_collectives = a.value("backend", std::string()) == "gloo";
+  const std::string over = a.value("backend", std::string());
+  const bool real_collectives = over == "gloo" || over == "nccl";
   if (!a.value("data_valid", false) || (p.gathered && !real_collectives) || a.contains("skipped_ranks"))
     return "";  // placements only
   Tensor x = arange(c.shape);
@@ -397,12 +398,32 @@ class DTensorViewSuite : public Suite {
     const size_t builtin = all.size() - cases_.size();
     auto label = [&](size_t i) { return (i < builtin ? "builtin/" : "case/") + all[i].name; };
     if (ctx.probe) {
-      for (size_t i = 0; i < all.size(); ++i)
-        out.push_back(run_case(s, label(i), "artifact", [&, i] { return check_case_artifact(*ctx.probe, all[i]); }));
-      out.push_back(run_case(s, "sweep", "artifact", [&] {
-        int n = 0;
-        return artifact_sweep(*ctx.probe, &n);
-      }));
+      // The listed cases over gloo on the CPU and over nccl on the artifact's GPUs (a GPU per rank);
+      // the sweep (placements, thousands of cases) over the fake group.
+      if (ctx.want_cpu) {
+        for (size_t i = 0; i < all.size(); ++i)
+          out.push_back(run_case(s, label(i), "artifact", [&, i] { return check_case_artifact(*ctx.probe, all[i]); }));
+        out.push_back(run_case(s, "sweep", "artifact", [&] {
+          int n = 0;
+          return artifact_sweep(*ctx.probe, &n);
+        }));
+      }
+      if (std::string why = artifact_cuda_unavailable(*ctx.probe, ctx.want_cuda); !why.empty()) {
+        if (ctx.want_cuda) out.push_back(skipped_case(s, "nccl", "artifact-cuda", why));
+        return out;
+      }
+      const int gpus = artifact_gpu_count(*ctx.probe);
+      for (size_t i = 0; i < all.size(); ++i) {
+        int64_t ranks = 1;
+        for (int64_t m : all[i].mesh) ranks *= m;
+        if (ranks > gpus)
+          out.push_back(skipped_case(s, label(i), "artifact-cuda",
+                                     "nccl needs a GPU per rank: the mesh has " + std::to_string(ranks) +
+                                         " ranks, the artifact sees " + std::to_string(gpus) + " GPU(s)"));
+        else
+          out.push_back(run_case(s, label(i), "artifact-cuda",
+                                 [&, i] { return check_case_artifact(*ctx.probe, all[i], "nccl"); }));
+      }
       return out;
     }
     if (ctx.want_cpu) {

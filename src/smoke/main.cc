@@ -366,7 +366,9 @@ int run_suites(const RunArgs& a) {
       if (o.skipped) {
         item.skipped = true;
         item.skip_reason = o.message;
-        if (o.backend == "cuda") gpu_missing = true, gpu_why = o.message;
+        if (o.backend == "cuda" ||
+            (o.backend == "artifact-cuda" && o.message.rfind("the artifact's torch sees no CUDA device", 0) == 0))
+          gpu_missing = true, gpu_why = o.message;
       } else if (!o.passed) {
         FindingSink sink(empty_policy(), smoke_rules());
         sink.add(o.error ? "WS202" : "WS201", o.message);
@@ -384,6 +386,70 @@ int run_suites(const RunArgs& a) {
 // Times the suites' kernels. On a GPU: the pad implementations over 1 MiB .. 1 GiB (bytes moved,
 // fraction of the peak bandwidth the driver reports), the strided copy, Philox vs curand. Without
 // one it says so and times the CPU references, so the numbers are never mistaken for device ones.
+// bench --python: the artifact's eager F.pad against its torch.compile'd pad-as-concatenation
+// pattern (a producer feeding the pad and a second consumer), on its GPU where it has one, else on
+// the CPU and said so. Medians of timed runs after warm-up (CUDA events on a GPU).
+int run_artifact_bench(const std::string& python, double case_seconds, const std::string& format) {
+  bool text = format != "json";
+  nlohmann::json j = {{"tool", "wheelsmoke"}, {"version", WHEELCHECK_VERSION}};
+  try {
+    Probe probe(python, case_seconds);
+    const nlohmann::json& hello = probe.artifact();
+    std::string why = artifact_cuda_unavailable(probe, true);
+    const std::string device = why.empty() ? "cuda" : "cpu";
+    j["artifact"] = {{"python", hello.value("python", python)},
+                     {"torch", hello.value("torch", "")},
+                     {"torch_cuda", hello.value("cuda", nlohmann::json())},
+                     {"device", hello.value("device", "")}};
+    if (text) {
+      std::printf("artifact: torch %s under %s\n", hello.value("torch", std::string("?")).c_str(), python.c_str());
+      if (!why.empty())
+        std::printf("GPU: none (%s); timing on the CPU, not device numbers\n", why.c_str());
+      else
+        std::printf("GPU: %s\n", hello.value("device", std::string("?")).c_str());
+      std::printf("  %-10s %-14s %10s %12s %8s %12s\n", "bytes", "shape", "eager ms", "compiled ms", "speedup",
+                  "compiled GB/s");
+    }
+    std::vector<int64_t> rows_of = {256, 4096};
+    if (device == "cuda") rows_of.push_back(65536);
+    nlohmann::json rows = nlohmann::json::array();
+    for (int64_t r : rows_of) {
+      std::vector<int64_t> shape = {r, 1024};
+      nlohmann::json a = probe.ask({{"op", "pad_timing"},
+                                    {"dtype", "float32"},
+                                    {"shape", shape},
+                                    {"pad", {0, 24}},
+                                    {"fill", 0},
+                                    {"device", device},
+                                    {"iters", 20},
+                                    {"warmup", 3}});
+      if (!a.value("ok", false))
+        throw std::runtime_error("torch raised " + a.value("error_type", std::string("?")) + ": " +
+                                 a.value("message", std::string()));
+      double eager = a.value("eager_ms", 0.0), compiled = a.value("compiled_ms", 0.0);
+      double moved = a.value("bytes_moved", 0.0), bytes = double(r) * 1024 * 4;
+      rows.push_back({{"input_bytes", bytes},
+                      {"shape", shape},
+                      {"pad", {0, 24}},
+                      {"eager_ms", eager},
+                      {"compiled_ms", compiled},
+                      {"bytes_moved", moved},
+                      {"compiled_speedup", compiled > 0 ? eager / compiled : 0}});
+      if (text)
+        std::printf("  %-10.0f %-14s %10.3f %12.3f %7.2fx %12.1f\n", bytes,
+                    ("[" + std::to_string(r) + ", 1024]").c_str(), eager, compiled, compiled > 0 ? eager / compiled : 0,
+                    compiled > 0 ? moved / (compiled / 1e3) / 1e9 : 0);
+    }
+    j["artifact_pad"] = {{"device", device}, {"rows", rows}};
+    if (!why.empty()) j["artifact_pad"]["cuda_skipped"] = why;
+  } catch (const std::exception& e) {
+    std::cerr << "wheelsmoke bench: " << e.what() << "\n";
+    return cli::kExitUsage;
+  }
+  if (!text) std::cout << j.dump(2) << "\n";
+  return kPass;
+}
+
 int run_bench(const std::string& format) {
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
@@ -551,6 +617,11 @@ int main(int argc, char** argv) {
   std::string bench_format = "text";
   auto* b = app.add_subcommand("bench", "Time the suites' kernels (device vs the CPU reference)");
   b->add_option("-f,--format", bench_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::string bench_python;
+  double bench_case_seconds = 600;
+  b->add_option("--python", bench_python,
+                "Time the artifact's torch instead: eager F.pad vs its torch.compile'd pad-as-concat pattern");
+  b->add_option("--case-timeout", bench_case_seconds, "With --python: seconds one timing may take (default 600)");
 
   uint64_t seed = 0, sub = 0, off = 0, count = 8;
   bool uniform = false;
@@ -567,7 +638,9 @@ int main(int argc, char** argv) {
     if (*p) return run_probe(probe_format, probe_require);
     if (*c) return run_compat(ca);
     if (*r) return run_suites(ra);
-    if (*b) return run_bench(bench_format);
+    if (*b)
+      return bench_python.empty() ? run_bench(bench_format)
+                                  : run_artifact_bench(bench_python, bench_case_seconds, bench_format);
     return run_rng(seed, sub, off, count, uniform);
   });
 }

@@ -265,7 +265,12 @@ class PadConcatSuite : public Suite {
     std::vector<CaseOutcome> out;
     const std::string s = name();
     if (ctx.probe) {
-      artifact_cases(*ctx.probe, ctx.compiled, out);
+      // The artifact's torch on the CPU, and on its GPU where it has one.
+      if (ctx.want_cpu) artifact_cases(*ctx.probe, ctx.compiled, "cpu", out);
+      if (std::string why = artifact_cuda_unavailable(*ctx.probe, ctx.want_cuda); why.empty())
+        artifact_cases(*ctx.probe, ctx.compiled, "cuda", out);
+      else if (ctx.want_cuda)
+        for (const char* n : {"sweep", "compiled"}) out.push_back(skipped_case(s, n, "artifact-cuda", why));
       return out;
     }
     if (ctx.want_cpu) {
@@ -305,7 +310,7 @@ class PadConcatSuite : public Suite {
   }
 
   static nlohmann::json pad_request(const Tensor& x, Producer p, const std::vector<int64_t>& pad, double value,
-                                    bool compiled) {
+                                    bool compiled, const std::string& device) {
     std::string bytes(x.data.begin(), x.data.end());
     return {{"op", "pad"},
             {"dtype", dtype_name(x.dtype)},
@@ -314,7 +319,8 @@ class PadConcatSuite : public Suite {
             {"producer", p == Producer::twice ? "twice" : "copy"},
             {"pad", pad},
             {"fill", fill_json(value)},
-            {"compile", compiled}};
+            {"compile", compiled},
+            {"device", device}};
   }
 
   // The tensor an answer carries, in `d` (its dtype must be d's, contiguous).
@@ -337,10 +343,10 @@ class PadConcatSuite : public Suite {
 
   // One pad through the artifact, judged against `want` (and, compiled, the producer's output).
   static std::string artifact_pad(Probe& probe, const Tensor& x, Producer p, const std::vector<int64_t>& pad,
-                                  double value, const Tensor& want, bool compiled) {
+                                  double value, const Tensor& want, bool compiled, const std::string& device) {
     const std::string where = " (" + std::string(dtype_name(x.dtype)) + " " + shape_str(x.shape) + " pad " +
-                              shape_str(pad) + (compiled ? ", torch.compile" : ", eager") + ")";
-    nlohmann::json a = probe.ask(pad_request(x, p, pad, value, compiled));
+                              shape_str(pad) + (compiled ? ", torch.compile" : ", eager") + " on " + device + ")";
+    nlohmann::json a = probe.ask(pad_request(x, p, pad, value, compiled, device));
     if (!a.value("ok", false))
       return "torch raised " + a.value("error_type", std::string("?")) + ": " + a.value("message", std::string()) +
              " where the reference pads" + where;
@@ -356,10 +362,11 @@ class PadConcatSuite : public Suite {
     return "";
   }
 
-  void artifact_cases(Probe& probe, bool compiled, std::vector<CaseOutcome>& out) {
-    const std::string s = name();
+  // The suite through the artifact's torch on `device` (cpu: backend "artifact"; cuda: "artifact-cuda").
+  void artifact_cases(Probe& probe, bool compiled, const std::string& device, std::vector<CaseOutcome>& out) {
+    const std::string s = name(), backend = device == "cpu" ? "artifact" : "artifact-" + device;
     for (DType d : all_dtypes())
-      out.push_back(run_case(s, std::string("sweep/") + dtype_name(d), "artifact", [&, d]() -> std::string {
+      out.push_back(run_case(s, std::string("sweep/") + dtype_name(d), backend, [&, d]() -> std::string {
         size_t i = 0, runs = 0;
         for (const auto& shape : sweep_shapes())
           for (const auto& kind : pad_kinds()) {
@@ -370,14 +377,14 @@ class PadConcatSuite : public Suite {
               want = pad_reference(produce(x, Producer::twice), pad, fill_bits(d, value));
             } catch (const PadError& e) {
               // The reference refuses as PyTorch does: the artifact must refuse too.
-              nlohmann::json a = probe.ask(pad_request(x, Producer::twice, pad, value, false));
+              nlohmann::json a = probe.ask(pad_request(x, Producer::twice, pad, value, false, device));
               if (a.value("ok", false))
                 return kind.name + ": the artifact pads " + shape_str(shape) + " by " + shape_str(pad) +
                        ", which PyTorch refuses (" + e.what() + ")";
               ++runs;
               continue;
             }
-            if (auto e = artifact_pad(probe, x, Producer::twice, pad, value, want, false); !e.empty())
+            if (auto e = artifact_pad(probe, x, Producer::twice, pad, value, want, false, device); !e.empty())
               return kind.name + ": " + e;
             ++runs;
           }
@@ -387,34 +394,35 @@ class PadConcatSuite : public Suite {
     for (DType d : all_dtypes()) {
       std::string n = std::string("compiled/") + dtype_name(d);
       if (!compiled) {
-        out.push_back(skipped_case(s, n, "artifact", "--no-compile"));
+        out.push_back(skipped_case(s, n, backend, "--no-compile"));
         continue;
       }
-      out.push_back(run_case(s, n, "artifact", [&, d]() -> std::string {
+      out.push_back(run_case(s, n, backend, [&, d]() -> std::string {
         for (const auto& [shape, pad] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
                  {{7, 33}, {0, 3}}, {{5, 4, 6}, {0, 0, 0, 2}}}) {
           double value = sweep_fill(d, 3);
           Tensor x = arange(shape, d);
           Tensor want = pad_reference(produce(x, Producer::twice), pad, fill_bits(d, value));
-          if (auto e = artifact_pad(probe, x, Producer::twice, pad, value, want, true); !e.empty()) return e;
+          if (auto e = artifact_pad(probe, x, Producer::twice, pad, value, want, true, device); !e.empty()) return e;
         }
         return "";
       }));
     }
     for (const auto& c : cases_)
-      out.push_back(run_case(s, "case/" + c.name, "artifact", [&]() -> std::string {
+      out.push_back(run_case(s, "case/" + c.name, backend, [&]() -> std::string {
         uint64_t fill = 0;
         try {
           padded_shape(c.shape, c.pad);
           fill = fill_bits(c.dtype, c.value);
         } catch (const PadError& e) {
           if (!c.expect_error) return std::string("refused: ") + e.what();
-          nlohmann::json a = probe.ask(pad_request(arange(c.shape, c.dtype), Producer::copy, c.pad, c.value, false));
+          nlohmann::json a =
+              probe.ask(pad_request(arange(c.shape, c.dtype), Producer::copy, c.pad, c.value, false, device));
           return a.value("ok", true) ? "the artifact pads what PyTorch refuses (" + std::string(e.what()) + ")"
                                      : std::string();
         }
         Tensor x = arange(c.shape, c.dtype);
-        return artifact_pad(probe, x, Producer::copy, c.pad, c.value, pad_reference(x, c.pad, fill), false);
+        return artifact_pad(probe, x, Producer::copy, c.pad, c.value, pad_reference(x, c.pad, fill), false, device);
       }));
   }
 

@@ -66,12 +66,7 @@ class RngGraphSuite : public Suite {
   std::vector<CaseOutcome> run(const RunContext& ctx) override {
     std::vector<CaseOutcome> out;
     const std::string s = name();
-    if (ctx.probe) {
-      out.push_back(skipped_case(s, "artifact", "artifact",
-                                 "artifact mode runs pad_concat through the artifact so far; rng_graph through the "
-                                 "artifact's CUDA graphs is not built yet (and needs a CUDA device)"));
-      return out;
-    }
+    if (ctx.probe) return rng_graph_artifact_cases(*ctx.probe, ctx.want_cuda, !cases_.empty());
     if (ctx.want_cpu) {
       for (auto& [n, fn] : std::vector<std::pair<std::string, std::function<std::string()>>>{
                {"philox_known_answers", check_known_answers},

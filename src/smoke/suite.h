@@ -53,6 +53,9 @@ CaseOutcome skipped_case(const std::string& suite, const std::string& name, cons
                          const std::string& why);
 
 std::unique_ptr<Suite> make_rng_graph_suite();
+// rng_graph through the artifact's CUDA graphs (src/smoke/rng_artifact.cc); skipped, with the
+// reason, without a CUDA device or under --backend cpu.
+std::vector<CaseOutcome> rng_graph_artifact_cases(Probe& probe, bool want_cuda, bool has_stream_cases);
 std::unique_ptr<Suite> make_pad_concat_suite();
 std::unique_ptr<Suite> make_dtensor_view_suite();
 

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,6 +115,14 @@ std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+std::string fake_interpreter(const TempDir& dir, const char* script, const std::string& mode) {
+  std::string py = dir.file("fake_interpreter.py"), path = dir.file("python-" + mode);
+  std::ofstream(py, std::ios::binary) << script;
+  std::ofstream(path, std::ios::binary) << "#!/bin/sh\nexec python3 " << shell_quote(py) << " " << mode << "\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
 }
 
 std::string schema_complaints(const std::vector<std::string>& files, bool* unavailable) {

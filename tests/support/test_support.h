@@ -30,6 +30,9 @@ RunResult run_command(const std::string& cmd);
 // Runs the wheelcheck binary with arguments (each shell-quoted).
 RunResult run_wheelcheck(const std::vector<std::string>& args);
 std::string shell_quote(const std::string& s);
+// An executable `dir/python-MODE` that runs `script` (Python source, written beside it) under
+// python3 with MODE as its argument: a fake interpreter for wheelsmoke's artifact mode.
+std::string fake_interpreter(const TempDir& dir, const char* script, const std::string& mode);
 
 // Validates report files against their consumers' schemas (tests/tools/validate_reports.py): *.xml
 // against Jenkins xunit-plugin's junit-10.xsd, *.sarif against the OASIS SARIF 2.1.0 schema.

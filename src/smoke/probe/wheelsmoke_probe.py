@@ -2,17 +2,25 @@
 PyTorch. wheelsmoke writes one JSON request per line on stdin; the probe answers each with one
 JSON line on stdout and judges nothing (every comparison happens in wheelsmoke, against its CPU
 references). Requests:
-  {"op": "hello"} -> torch version, torch.version.cuda, device, interpreter
+  {"op": "hello"} -> torch version, torch.version.cuda, device, interpreter, and with a usable GPU
+     "cuda_device": name, capability, count, SMs and max threads per SM
   {"op": "pad", "dtype": "f32", "shape": [..], "data": base64 of the input's little-endian bytes,
    "producer": "copy" | "twice", "pad": [..], "fill": number or "nan"/"inf"/"-inf",
    "compile": false | true, "device": "cpu" | "cuda"}
      -> the padded output (and, compiled, the producer's output a second consumer reads)
+  {"op": "pad_timing", "dtype", "shape", "pad", "fill", "device", "iters", "warmup"}
+     -> "eager_ms" and "compiled_ms" (medians) and "bytes_moved", for wheelsmoke bench --python
+  {"op": "rng_graph", "check": "replays" | "two_streams" | "graphsafe_state", "seed", "numel",
+   "replays", "order"} (CUDA only)
+     -> the outputs of CUDA graphs captured with per-capture generators, the generators' offsets
+        around each replay, and the same work run eagerly from the same states (see rng_*)
   {"op": "dtensor", "shape", "mesh", "in": ["S(0)", "R", ...], "view_op": "view", "args": [...],
-   "locals": true, "backend": "gloo" | "fake"}
+   "locals": true, "backend": "gloo" | "nccl" | "fake"}
      -> the output placements or the exception (raised on any rank), and (unless "locals" is
         false) each rank's local output and "full", the output gathered by full_tensor(). "gloo"
         (the default): one process per rank, kept for the probe's life per world size, real
-        collectives, every input placement carrying real data (Partial as a sum). "fake": one
+        collectives, every input placement carrying real data (Partial as a sum); "nccl": the
+        same with each rank on its own GPU (NCCL refuses two ranks on one device). "fake": one
         process as each rank in turn over a fake group, for sweeps of thousands of cases
         (placements; see dtensor_fake). tools/dtensor_oracle.py runs the fake one.
 Every answer has "ok"; a Python exception is {"ok": false, "error_type", "message"}."""
@@ -60,7 +68,7 @@ def pad(torch, req):
 
     def fn(x):
         y = x + x if twice else x.clone()
-        return torch.nn.functional.pad(y, pads, mode="constant", value=fill), y
+        return F.pad(y, pads, mode="constant", value=fill), y
 
     if req.get("compile"):
         key = (tuple(pads), fill if fill == fill else "nan", twice, str(dt), device)
@@ -73,6 +81,47 @@ def pad(torch, req):
     ans = {"ok": True, "out": tensor_answer(out)}
     if req.get("compile"):
         ans["producer"] = tensor_answer(y)
+    return ans
+
+
+def pad_timing(torch, req):
+    """Eager F.pad against its torch.compile'd pattern (a producer feeding the pad and a second
+    consumer, as the pad_concat suite's compiled cases) on req's device: the median of `iters` timed
+    runs after `warmup` untimed ones (compilation included there), by CUDA events on a GPU and
+    perf_counter on the CPU. Times only; the suite judges the values."""
+    import time
+    dt = dtypes(torch)[req["dtype"]]
+    device = req.get("device", "cpu")
+    x = torch.ones(req["shape"], dtype=dt, device=device)
+    pads, fill = list(req["pad"]), req.get("fill", 0)
+
+    def fn(x):
+        y = x + x
+        return torch.nn.functional.pad(y, pads, mode="constant", value=fill), y
+
+    ans = {"ok": True, "device": device}
+    cuda = device.startswith("cuda")
+    for name, f in (("eager", fn), ("compiled", torch.compile(fn, dynamic=False))):
+        for _ in range(int(req.get("warmup", 3))):
+            f(x)
+        times = []
+        for _ in range(int(req.get("iters", 20))):
+            if cuda:
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                f(x)
+                end.record()
+                end.synchronize()
+                times.append(start.elapsed_time(end))
+            else:
+                t0 = time.perf_counter()
+                f(x)
+                times.append((time.perf_counter() - t0) * 1e3)
+        times.sort()
+        ans[name + "_ms"] = times[len(times) // 2]
+    out, y = fn(x)
+    # What the pattern must move at least: read x, write the producer's output and the padded one.
+    ans["bytes_moved"] = (x.numel() + y.numel() + out.numel()) * x.element_size()
     return ans
 
 
@@ -174,8 +223,8 @@ def dtensor_fake(torch, req):
     return out
 
 
-# --- one process per rank (gloo) ------------------------------------------------------------------
-_POOLS = {}  # world size -> (processes, request queues, answer queue)
+# --- one process per rank (gloo on the CPU, nccl on GPUs) -----------------------------------------
+_POOLS = {}  # (world size, backend) -> (processes, request queues, answer queue)
 
 
 def _input_dtensor(torch, x, mesh, pls):
@@ -193,13 +242,13 @@ def _input_dtensor(torch, x, mesh, pls):
     return DTensor.from_local(local, mesh, pls, run_check=False, shape=x.shape, stride=x.stride())
 
 
-def _rank_case(torch, req, rank):
+def _rank_case(torch, req, rank, device):
     import math
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
     shape, mesh_shape = tuple(req["shape"]), tuple(req["mesh"])
-    mesh = init_device_mesh("cpu", mesh_shape)
-    x = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
+    mesh = init_device_mesh(device, mesh_shape)
+    x = torch.arange(math.prod(shape), dtype=torch.int64, device=device).reshape(shape)
     error = None
     try:
         d = _input_dtensor(torch, x, mesh, [_placement(p) for p in req["in"]])
@@ -209,7 +258,7 @@ def _rank_case(torch, req, rank):
         error = "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])
     # Every rank learns whether any refused before a collective that a refusing rank would never
     # join: the ranks stay in step for the next case.
-    refused = torch.tensor([1 if error else 0], dtype=torch.int64)
+    refused = torch.tensor([1 if error else 0], dtype=torch.int64, device=device)
     dist.all_reduce(refused)
     if refused.item():
         return {"error": error, "coords": list(mesh.get_coordinate())}
@@ -228,43 +277,47 @@ def _die_with_parent():
         pass
 
 
-def _rank_main(rank, world, init_file, inq, outq):
+def _rank_main(rank, world, backend, init_file, inq, outq):
     import os
     _die_with_parent()
     os.dup2(2, 1)  # the parent's stdout is the protocol: nothing from a rank may reach it
     import torch
     import torch.distributed as dist
-    dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank, world_size=world)
+    device = "cpu"
+    if backend == "nccl":  # a GPU per rank (NCCL refuses two ranks on one device)
+        torch.cuda.set_device(rank)
+        device = "cuda"
+    dist.init_process_group(backend, init_method="file://" + init_file, rank=rank, world_size=world)
     while True:
         req = inq.get()
         if req is None:
             break
         try:
-            outq.put((rank, _rank_case(torch, req, rank)))
+            outq.put((rank, _rank_case(torch, req, rank, device)))
         except Exception as e:
             msg = str(e).strip().splitlines()
             outq.put((rank, {"fatal": "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])}))
     dist.destroy_process_group()
 
 
-def _pool(world):
+def _pool(world, backend):
     import multiprocessing, os, tempfile
-    if world in _POOLS:
-        return _POOLS[world]
+    if (world, backend) in _POOLS:
+        return _POOLS[(world, backend)]
     ctx = multiprocessing.get_context("spawn")
     init_file = os.path.join(tempfile.mkdtemp(prefix="wheelsmoke-gloo-"), "store")
     inqs = [ctx.Queue() for _ in range(world)]
     outq = ctx.Queue()
-    procs = [ctx.Process(target=_rank_main, args=(r, world, init_file, inqs[r], outq), daemon=True)
+    procs = [ctx.Process(target=_rank_main, args=(r, world, backend, init_file, inqs[r], outq), daemon=True)
              for r in range(world)]
     for p in procs:
         p.start()
-    _POOLS[world] = (procs, inqs, outq)
-    return _POOLS[world]
+    _POOLS[(world, backend)] = (procs, inqs, outq)
+    return _POOLS[(world, backend)]
 
 
-def _drop_pool(world):
-    procs, inqs, _ = _POOLS.pop(world)
+def _drop_pool(key):
+    procs, inqs, _ = _POOLS.pop(key)
     for p in procs:
         p.terminate()
     for p in procs:
@@ -273,19 +326,26 @@ def _drop_pool(world):
 
 def _close_pools():
     """At the end of the requests: each rank leaves its group, then is stopped if it lingers."""
-    for world in list(_POOLS):
-        procs, inqs, _ = _POOLS[world]
+    for key in list(_POOLS):
+        procs, inqs, _ = _POOLS[key]
         for q in inqs:
             q.put(None)
         for p in procs:
             p.join(10)
-        _drop_pool(world)
+        _drop_pool(key)
 
 
 def dtensor(torch, req):
     import math, queue
     world = math.prod(req["mesh"])
-    procs, inqs, outq = _pool(world)
+    backend = req.get("backend", "gloo")
+    if backend not in ("gloo", "nccl"):
+        return {"ok": False, "error_type": "ProtocolError", "message": "unknown dtensor backend %r" % (backend,)}
+    if backend == "nccl" and torch.cuda.device_count() < world:
+        raise RuntimeError("nccl needs a GPU per rank: the mesh has %d ranks, the artifact sees %d GPUs"
+                           % (world, torch.cuda.device_count()))
+    key = (world, backend)
+    procs, inqs, outq = _pool(world, backend)
     for q in inqs:
         q.put(req)
     answers = {}
@@ -295,12 +355,12 @@ def dtensor(torch, req):
             answers[rank] = a
     except queue.Empty:
         dead = [r for r, p in enumerate(procs) if not p.is_alive()]
-        _drop_pool(world)
+        _drop_pool(key)
         raise RuntimeError("ranks %s did not answer (%s)" % (sorted(set(range(world)) - set(answers)),
                                                                "dead: %s" % dead if dead else "a collective hung"))
     fatal = [a["fatal"] for a in answers.values() if "fatal" in a]
     if fatal:
-        _drop_pool(world)  # a rank failed outside the view op: the group may be out of step
+        _drop_pool(key)  # a rank failed outside the view op: the group may be out of step
         raise RuntimeError("a rank failed: " + fatal[0])
     first = answers[0]
     refusing = [r for r in range(world) if answers[r].get("error")]
@@ -308,7 +368,7 @@ def dtensor(torch, req):
     if refusing:  # the first refusing rank's exception, and where it was raised
         error = "%s (on the rank at mesh coordinate %s)" % (answers[refusing[0]]["error"],
                                                             answers[refusing[0]]["coords"])
-    out = {"ok": True, "backend": "gloo", "out": None if error else first.get("out"), "error": error,
+    out = {"ok": True, "backend": backend, "out": None if error else first.get("out"), "error": error,
            "locals": [], "data_valid": True, "full": None if error else first.get("full")}
     if error is None and req.get("locals", True):
         out["locals"] = [{"coords": answers[r]["coords"], "shape": answers[r]["shape"], "data": answers[r]["data"]}
@@ -316,12 +376,156 @@ def dtensor(torch, req):
     return out
 
 
+# --- rng_graph: CUDA graphs with per-capture generators -------------------------------------------
+FULL64 = -2 ** 63  # random_(FULL64, None): every bit of each Philox word pair (the full int64 range)
+
+
+def _rng_ops(gen, f, i):
+    """The work a graph captures: torch.rand's uniform fill (float32), then a full-range int64 fill."""
+    f.uniform_(generator=gen)
+    i.random_(FULL64, None, generator=gen)
+
+
+def _rng_graph(torch, gen, n, stream=None):
+    """A graph over _rng_ops with `gen` registered to it (a per-capture generator), and its outputs."""
+    f = torch.empty(n, device="cuda", dtype=torch.float32)
+    i = torch.empty(n, device="cuda", dtype=torch.int64)
+    _rng_ops(torch.Generator(device="cuda"), f, i)  # warm-up off the graph: kernels loaded before capture
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    g.register_generator_state(gen)
+    with torch.cuda.graph(g, stream=stream):
+        _rng_ops(gen, f, i)
+    torch.cuda.synchronize()
+    return g, f, i
+
+
+def _cuda_gen(torch, seed):
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    return gen
+
+
+def rng_replays(torch, req):
+    """Replays of one graph: before each, the generator's offset; the graph's outputs; the same ops
+    run eagerly on a twin generator set to the state the replay started from."""
+    seed, n = int(req["seed"]), int(req["numel"])
+    gen = _cuda_gen(torch, seed)
+    g, f, i = _rng_graph(torch, gen, n)
+    out = {"ok": True, "seed": gen.initial_seed(), "offset_after_capture": gen.get_offset(), "replays": []}
+    for _ in range(int(req.get("replays", 3))):
+        before = gen.get_offset()
+        twin = torch.Generator(device="cuda")
+        twin.set_state(gen.get_state())
+        g.replay()
+        ef, ei = torch.empty_like(f), torch.empty_like(i)
+        _rng_ops(twin, ef, ei)
+        torch.cuda.synchronize()
+        out["replays"].append({"offset": before, "offset_after": gen.get_offset(),
+                               "graph": [tensor_answer(f), tensor_answer(i)],
+                               "eager": [tensor_answer(ef), tensor_answer(ei)], "eager_offset_after": twin.get_offset()})
+    return out
+
+
+def rng_two_streams(torch, req):
+    """Two graphs captured on two streams, each with its own generator, replayed in `order` (0, 1, or
+    "both": the two at once, one on each stream): before each replay its generator's offset, after it
+    the graph's outputs."""
+    seed, n = int(req["seed"]), int(req["numel"])
+    gens = [_cuda_gen(torch, seed), _cuda_gen(torch, seed + 1)]
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    graphs = [_rng_graph(torch, gens[k], n, stream=streams[k]) for k in (0, 1)]
+    steps = []
+    for step in req.get("order", [0, 1, 1, "both", 0]):
+        ks = [0, 1] if step == "both" else [int(step)]
+        before = [gens[k].get_offset() for k in (0, 1)]
+        for k in ks:
+            with torch.cuda.stream(streams[k]):
+                graphs[k][0].replay()
+        torch.cuda.synchronize()
+        for k in ks:
+            steps.append({"graph": k, "offset": before[k],
+                          "out": [tensor_answer(graphs[k][1]), tensor_answer(graphs[k][2])]})
+    return {"ok": True, "seeds": [g.initial_seed() for g in gens], "steps": steps,
+            "final_offsets": [g.get_offset() for g in gens]}
+
+
+def rng_graphsafe_state(torch, req):
+    """A graph that switches its generator between two graph-safe states (graphsafe_get_state and
+    clone_state, both registered), replayed beside the same steps run eagerly on a twin; then, outside
+    any graph, a cloned state set back with graphsafe_set_state."""
+    seed, n = int(req["seed"]), int(req["numel"])
+
+    def states(gen):
+        return gen.graphsafe_get_state(), gen.clone_state()
+
+    def steps(gen, old, new, outs):
+        gen.graphsafe_set_state(new)
+        outs[0].uniform_(generator=gen)
+        gen.graphsafe_set_state(old)
+        outs[1].uniform_(generator=gen)
+        outs[2].uniform_(generator=gen)
+
+    gen = _cuda_gen(torch, seed)
+    old, new = states(gen)
+    outs = [torch.empty(n, device="cuda", dtype=torch.float32) for _ in range(3)]
+    outs[0].uniform_(generator=torch.Generator(device="cuda"))  # warm-up off the graph
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    g.register_generator_state(old)
+    g.register_generator_state(new)
+    with torch.cuda.graph(g):
+        steps(gen, old, new, outs)
+    torch.cuda.synchronize()
+    twin = _cuda_gen(torch, seed)
+    told, tnew = states(twin)
+    eouts = [torch.empty(n, device="cuda", dtype=torch.float32) for _ in range(3)]
+    replays = []
+    for _ in range(int(req.get("replays", 3))):
+        before = [old.get_offset(), new.get_offset()]
+        g.replay()
+        steps(twin, told, tnew, eouts)
+        torch.cuda.synchronize()
+        replays.append({"offsets": before, "offsets_after": [old.get_offset(), new.get_offset()],
+                        "eager_offsets_after": [told.get_offset(), tnew.get_offset()],
+                        "graph": [tensor_answer(t) for t in outs], "eager": [tensor_answer(t) for t in eouts]})
+    rt = _cuda_gen(torch, seed + 2)
+    snap = rt.clone_state()
+    first = torch.rand(n, device="cuda", generator=rt)
+    rt.graphsafe_set_state(snap)
+    again = torch.rand(n, device="cuda", generator=rt)
+    torch.cuda.synchronize()
+    return {"ok": True, "seed": seed, "replays": replays,
+            "roundtrip": {"seed": seed + 2, "first": tensor_answer(first), "again": tensor_answer(again),
+                          "offset_after": rt.get_offset()}}
+
+
+RNG_CHECKS = {"replays": rng_replays, "two_streams": rng_two_streams, "graphsafe_state": rng_graphsafe_state}
+
+
+def rng_graph(torch, req):
+    if not torch.cuda.is_available():
+        return {"ok": False, "error_type": "NoCuda", "message": "torch.cuda.is_available() is False"}
+    check = RNG_CHECKS.get(req.get("check"))
+    if check is None:
+        return {"ok": False, "error_type": "ProtocolError", "message": "unknown rng_graph check %r" % req.get("check")}
+    return check(torch, req)
+
+
 def hello(torch):
     cuda = torch.version.cuda
     device = "cpu"
+    ans = {"ok": True, "torch": torch.__version__, "cuda": cuda, "python": sys.executable, "cuda_device": None}
     if torch.cuda.is_available():
         device = "cuda:" + torch.cuda.get_device_name(0)
-    return {"ok": True, "torch": torch.__version__, "cuda": cuda, "device": device, "python": sys.executable}
+        p = torch.cuda.get_device_properties(0)
+        # What wheelsmoke needs to lay out PyTorch's Philox streams (calc_execution_policy: blocks of
+        # 256 threads, at most SMs x max threads per SM / 256 blocks) and to place nccl ranks.
+        ans["cuda_device"] = {"name": p.name, "capability": [p.major, p.minor], "count": torch.cuda.device_count(),
+                              "sm_count": p.multi_processor_count,
+                              "max_threads_per_sm": getattr(p, "max_threads_per_multi_processor", None)}
+    ans["device"] = device
+    return ans
 
 
 def main():
@@ -346,8 +550,12 @@ def main():
                 ans = hello(torch)
             elif op == "pad":
                 ans = pad(torch, req)
+            elif op == "pad_timing":
+                ans = pad_timing(torch, req)
+            elif op == "rng_graph":
+                ans = rng_graph(torch, req)
             elif op == "dtensor":
-                ans = dtensor(torch, req) if req.get("backend", "gloo") == "gloo" else dtensor_fake(torch, req)
+                ans = dtensor_fake(torch, req) if req.get("backend") == "fake" else dtensor(torch, req)
             else:
                 ans = {"ok": False, "error_type": "ProtocolError", "message": "unknown op %r" % (op,)}
         except Exception as e:
