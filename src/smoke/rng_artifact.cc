@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 
 #include "rng_graph/torch_fill.h"
 #include "smoke/artifact.h"
@@ -290,12 +291,18 @@ class RngArtifact {
 }  // namespace
 
 std::vector<CaseOutcome> rng_graph_artifact_cases(Probe& probe, bool want_cuda, bool has_stream_cases) {
-  const std::vector<std::string> names = {"replay_equals_eager_at_offset",      "consecutive_replays_differ",
-                                          "offset_advances_by_graph_increment", "philox_words_match_reference",
-                                          "two_streams_own_generators",         "graphsafe_state_round_trip"};
+  std::unique_ptr<RngArtifact> a;
+  const std::vector<std::pair<std::string, std::function<std::string()>>> cases = {
+      {"replay_equals_eager_at_offset", [&] { return a->replay_equals_eager(); }},
+      {"consecutive_replays_differ", [&] { return a->replays_differ(); }},
+      {"offset_advances_by_graph_increment", [&] { return a->offset_law(); }},
+      {"philox_words_match_reference", [&] { return a->words(); }},
+      {"two_streams_own_generators", [&] { return a->two_streams(); }},
+      {"graphsafe_state_round_trip", [&] { return a->graphsafe_state(); }}};
   std::vector<CaseOutcome> out;
   if (std::string why = artifact_cuda_unavailable(probe, want_cuda); !why.empty()) {
-    for (const auto& n : names) out.push_back(skipped_case(kSuite, n, kBackend, why + " (rng_graph runs CUDA graphs)"));
+    for (const auto& c : cases)
+      out.push_back(skipped_case(kSuite, c.first, kBackend, why + " (rng_graph runs CUDA graphs)"));
     return out;
   }
   const json& cuda = probe.artifact()["cuda_device"];
@@ -303,13 +310,8 @@ std::vector<CaseOutcome> rng_graph_artifact_cases(Probe& probe, bool want_cuda, 
   if (cuda.value("sm_count", json()).is_number_unsigned()) dev.sm_count = cuda["sm_count"].get<uint32_t>();
   if (cuda.value("max_threads_per_sm", json()).is_number_unsigned())
     dev.max_threads_per_sm = cuda["max_threads_per_sm"].get<uint32_t>();
-  RngArtifact a(probe, dev);
-  using Fn = std::string (RngArtifact::*)();
-  const Fn fns[] = {&RngArtifact::replay_equals_eager, &RngArtifact::replays_differ,
-                    &RngArtifact::offset_law,          &RngArtifact::words,
-                    &RngArtifact::two_streams,         &RngArtifact::graphsafe_state};
-  for (size_t i = 0; i < names.size(); ++i)
-    out.push_back(run_case(kSuite, names[i], kBackend, [&, i] { return (a.*fns[i])(); }));
+  a = std::make_unique<RngArtifact>(probe, dev);
+  for (const auto& c : cases) out.push_back(run_case(kSuite, c.first, kBackend, c.second));
   if (has_stream_cases)
     out.push_back(skipped_case(kSuite, "stream_cases", kBackend,
                                "--cases name curand words at (seed, subsequence, offset); through the artifact its "
