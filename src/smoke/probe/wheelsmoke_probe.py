@@ -225,6 +225,7 @@ def dtensor_fake(torch, req):
 
 # --- one process per rank (gloo on the CPU, nccl on GPUs) -----------------------------------------
 _POOLS = {}  # (world size, backend) -> (processes, request queues, answer queue)
+_MESHES = {}  # in a rank: mesh shape -> DeviceMesh
 
 
 def _input_dtensor(torch, x, mesh, pls):
@@ -247,7 +248,9 @@ def _rank_case(torch, req, rank, device):
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
     shape, mesh_shape = tuple(req["shape"]), tuple(req["mesh"])
-    mesh = init_device_mesh(device, mesh_shape)
+    mesh = _MESHES.get(mesh_shape)
+    if mesh is None:  # one mesh (and its process groups) per shape for the rank's life
+        mesh = _MESHES[mesh_shape] = init_device_mesh(device, mesh_shape)
     x = torch.arange(math.prod(shape), dtype=torch.int64, device=device).reshape(shape)
     error = None
     try:
@@ -283,11 +286,11 @@ def _rank_main(rank, world, backend, init_file, inq, outq):
     os.dup2(2, 1)  # the parent's stdout is the protocol: nothing from a rank may reach it
     import torch
     import torch.distributed as dist
-    device = "cpu"
+    device, bound = "cpu", {}
     if backend == "nccl":  # a GPU per rank (NCCL refuses two ranks on one device)
         torch.cuda.set_device(rank)
-        device = "cuda"
-    dist.init_process_group(backend, init_method="file://" + init_file, rank=rank, world_size=world)
+        device, bound = "cuda", {"device_id": torch.device("cuda", rank)}  # sub-meshes split, not new groups
+    dist.init_process_group(backend, init_method="file://" + init_file, rank=rank, world_size=world, **bound)
     while True:
         req = inq.get()
         if req is None:
@@ -386,14 +389,28 @@ def _rng_ops(gen, f, i):
     i.random_(FULL64, None, generator=gen)
 
 
+def _register(graph, *gens):
+    """Registers generators with a graph where the torch needs it (2.4 to 2.14). torch 2.15 registers
+    each generator lazily on its first use in a capture, and its register_generator_state is a
+    deprecated no-op that warns (and may be gone later)."""
+    import warnings
+    register = getattr(graph, "register_generator_state", None)
+    if register is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for gen in gens:
+            register(gen)
+
+
 def _rng_graph(torch, gen, n, stream=None):
-    """A graph over _rng_ops with `gen` registered to it (a per-capture generator), and its outputs."""
+    """A graph over _rng_ops drawing from `gen` (a per-capture generator), and its outputs."""
     f = torch.empty(n, device="cuda", dtype=torch.float32)
     i = torch.empty(n, device="cuda", dtype=torch.int64)
     _rng_ops(torch.Generator(device="cuda"), f, i)  # warm-up off the graph: kernels loaded before capture
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
-    g.register_generator_state(gen)
+    _register(g, gen)
     with torch.cuda.graph(g, stream=stream):
         _rng_ops(gen, f, i)
     torch.cuda.synchronize()
@@ -423,7 +440,8 @@ def rng_replays(torch, req):
         torch.cuda.synchronize()
         out["replays"].append({"offset": before, "offset_after": gen.get_offset(),
                                "graph": [tensor_answer(f), tensor_answer(i)],
-                               "eager": [tensor_answer(ef), tensor_answer(ei)], "eager_offset_after": twin.get_offset()})
+                               "eager": [tensor_answer(ef), tensor_answer(ei)],
+                               "eager_offset_after": twin.get_offset()})
     return out
 
 
@@ -452,7 +470,7 @@ def rng_two_streams(torch, req):
 
 def rng_graphsafe_state(torch, req):
     """A graph that switches its generator between two graph-safe states (graphsafe_get_state and
-    clone_state, both registered), replayed beside the same steps run eagerly on a twin; then, outside
+    clone_state, both drawn from in the capture), replayed beside the same steps run eagerly on a twin; then, outside
     any graph, a cloned state set back with graphsafe_set_state."""
     seed, n = int(req["seed"]), int(req["numel"])
 
@@ -472,8 +490,7 @@ def rng_graphsafe_state(torch, req):
     outs[0].uniform_(generator=torch.Generator(device="cuda"))  # warm-up off the graph
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
-    g.register_generator_state(old)
-    g.register_generator_state(new)
+    _register(g, old, new)
     with torch.cuda.graph(g):
         steps(gen, old, new, outs)
     torch.cuda.synchronize()
