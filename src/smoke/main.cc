@@ -383,9 +383,6 @@ int run_suites(const RunArgs& a) {
 
 // ---- bench, rng -----------------------------------------------------------------------------------
 
-// Times the suites' kernels. On a GPU: the pad implementations over 1 MiB .. 1 GiB (bytes moved,
-// fraction of the peak bandwidth the driver reports), the strided copy, Philox vs curand. Without
-// one it says so and times the CPU references, so the numbers are never mistaken for device ones.
 // bench --python: the artifact's eager F.pad against its torch.compile'd pad-as-concatenation
 // pattern (a producer feeding the pad and a second consumer), on its GPU where it has one, else on
 // the CPU and said so. Medians of timed runs after warm-up (CUDA events on a GPU).
@@ -450,6 +447,9 @@ int run_artifact_bench(const std::string& python, double case_seconds, const std
   return kPass;
 }
 
+// Times the suites' kernels. On a GPU: the pad implementations over 1 MiB .. 1 GiB (bytes moved,
+// fraction of the peak bandwidth the driver reports), the strided copy, Philox vs curand. Without
+// one it says so and times the CPU references, so the numbers are never mistaken for device ones.
 int run_bench(const std::string& format) {
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };

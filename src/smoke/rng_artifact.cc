@@ -71,14 +71,14 @@ std::string against_reference(const std::string& raw, const std::vector<T>& want
   std::memcpy(&got_bits, raw.data() + first * sizeof(T), sizeof(T));
   std::memcpy(&want_bits, &want[first], sizeof(T));
   uint64_t q = first / threads;
-  char b[320];
+  char b[256];
   std::snprintf(b, sizeof b,
-                "%s: element %zu (thread %llu, loop trip %llu, Philox word %s) is 0x%0*llx, the reference 0x%0*llx; "
+                ": element %zu (thread %llu, loop trip %llu, Philox word %s) is 0x%0*llx, the reference 0x%0*llx; "
                 "%zu of %zu elements differ",
-                what.c_str(), first, (unsigned long long)(first % threads), (unsigned long long)(q / unroll),
+                first, (unsigned long long)(first % threads), (unsigned long long)(q / unroll),
                 unroll == 4 ? std::to_string(q % unroll).c_str() : (q % unroll ? "2-3" : "0-1"), int(2 * sizeof(T)),
                 (unsigned long long)got_bits, int(2 * sizeof(T)), (unsigned long long)want_bits, bad, want.size());
-  return b;
+  return what + b;
 }
 
 // The graph's pair of fills (float32 uniform, then int64 full range) at generator offset `offset`.
