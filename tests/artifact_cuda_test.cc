@@ -1,11 +1,13 @@
-// wheelsmoke's artifact mode on a GPU (issue 17), without one: a scripted fake probe that reports a
-// CUDA device and answers rng_graph with fills it computes itself (its own Philox, written apart
-// from kernels/philox.h and laid out as ATen's distribution kernels lay it out), correct or broken
-// in one way per mode. So the judging of replays, offsets, words, two streams and graph-safe states
-// is proved here; that the real artifact on a real GPU gives what the fake gives is for a GPU runner
-// (make test-torch there, or wheelsmoke run --python on it).
+// wheelsmoke's artifact mode on a GPU (issue 17), without one. A scripted fake probe reports a CUDA
+// device and answers rng_graph with fills it computes itself (its own Philox, written apart from
+// kernels/philox.h and laid out as ATen's distribution kernels lay it out), correct or broken one
+// way per mode: the judging of replays, offsets, words, two streams and graph-safe states is proved
+// here. A mock torch modelling CUDA graphs' generator states runs the real probe's rng_graph code.
+// That the real artifact on a real GPU gives what they give is for a GPU runner (make test-torch
+// there, or wheelsmoke run --python on it).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -21,11 +23,13 @@ namespace {
 using testing::run_command;
 using testing::shell_quote;
 
-const char* kFakeCudaProbe = R"PY(
-import base64, json, struct, sys
-mode = sys.argv[1]
+// A small device (2 SMs of 512 threads: at most 4 blocks of 256) and its fills: Philox written
+// apart from kernels/philox.h, laid out as ATen lays out torch.rand (unroll 4) and the full-range
+// int64 random_ (unroll 2). Shared by the fake probe and the mock torch below.
+const char* kPhiloxPy = R"PY(
+import struct
 M = 0xffffffff
-SMS, THREADS_PER_SM = 2, 512  # a small device: at most 4 blocks of 256 threads
+SMS, THREADS_PER_SM = 2, 512
 
 
 def philox(c, k):
@@ -53,10 +57,10 @@ def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
-def fill(seed, off, n, unroll):
+def fill(seed, off, n, unroll, swap_key=False):
     t = threads(n)
     key = [seed & M, (seed >> 32) & M]
-    if mode == "bad_words":
+    if swap_key:
         key = key[::-1]
     out = []
     for e in range(n):
@@ -70,6 +74,17 @@ def fill(seed, off, n, unroll):
         else:
             out.append(struct.pack("<Q", (w[2 * i] << 32) | w[2 * i + 1]))
     return b"".join(out)
+)PY";
+
+// The fake probe: answers rng_graph itself, correct or broken one way per mode (argv[1]).
+const char* kFakeCudaProbe = R"PY(
+import base64, json, sys
+mode = sys.argv[1]
+_fill = fill
+
+
+def fill(seed, off, n, unroll):
+    return _fill(seed, off, n, unroll, swap_key=mode == "bad_words")
 
 
 def tensor(dtype, raw, n):
@@ -137,13 +152,163 @@ for line in sys.stdin:
     print(json.dumps(ans), flush=True)
 )PY";
 
+// A mock torch with a CUDA device, for the probe itself (src/smoke/probe/wheelsmoke_probe.py): the
+// probe's rng_graph code runs unchanged against it, and wheelsmoke judges what it returns. The mock
+// models PyTorch's graph-safe generator states as torch 2.15's CUDAGeneratorImpl does: a capture
+// records each draw at an intragraph offset of that capture's state and leaves the eager offset
+// alone; a replay starts each state it drew from at the state's offset then and advances it by the
+// whole increment; graphsafe_get_state shares a state, clone_state copies it, graphsafe_set_state
+// points the generator at one. MOCK_TORCH_MODE=repeat makes replays forget to advance.
+const char* kMockTorch = R"PY(
+import contextlib, os, types, warnings
+__version__ = "0.0.0+mockcuda"
+MODE = os.environ.get("MOCK_TORCH_MODE", "good")
+version = types.SimpleNamespace(cuda="13.2")
+
+
+class dtype:
+    def __init__(self, name, size):
+        self.name, self.size = name, size
+
+    def __str__(self):
+        return "torch." + self.name
+
+
+float32, int64, uint8 = dtype("float32", 4), dtype("int64", 8), dtype("uint8", 1)
+
+
+class Tensor:
+    def __init__(self, n, dt, data=None):
+        self.n, self.dtype = n, dt
+        self.data = data if data is not None else bytes(n * dt.size)
+        self.shape = (n,)
+
+    def stride(self):
+        return (1,)
+
+    def detach(self):
+        return self
+
+    contiguous = cpu = detach
+
+    def view(self, what):
+        return Tensor(len(self.data), uint8, self.data) if what is uint8 else self
+
+    def numpy(self):
+        raise ImportError("no numpy in the mock")
+
+    def tolist(self):
+        return list(self.data)
+
+    def uniform_(self, generator):
+        generator._draw(self, 4)
+        return self
+
+    def random_(self, frm, to, generator):
+        assert frm == -2 ** 63 and to is None, "only the full int64 range is mocked"
+        generator._draw(self, 2)
+        return self
+
+
+def empty(n, device=None, dtype=float32):
+    return Tensor(n, dtype)
+
+
+def empty_like(t):
+    return Tensor(t.n, t.dtype)
+
+
+def rand(n, device=None, generator=None):
+    return empty(n).uniform_(generator=generator)
+
+
+class _State:
+    def __init__(self, seed, offset):
+        self.seed, self.offset = seed, offset
+
+
+class Generator:
+    def __init__(self, device="cpu", state=None):
+        assert device == "cuda" or state is not None
+        self.state = state or _State(67280421310721, 0)
+
+    def manual_seed(self, seed):
+        self.state.seed, self.state.offset = seed, 0
+        return self
+
+    def initial_seed(self):
+        return self.state.seed
+
+    def get_offset(self):
+        return self.state.offset
+
+    def get_state(self):
+        return Tensor(16, uint8, struct.pack("<QQ", self.state.seed, self.state.offset))
+
+    def set_state(self, t):
+        self.state.seed, self.state.offset = struct.unpack("<QQ", t.data)
+
+    def graphsafe_get_state(self):
+        return Generator(state=self.state)
+
+    def graphsafe_set_state(self, g):
+        self.state = g.state
+
+    def clone_state(self):
+        return Generator(state=_State(self.state.seed, self.state.offset))
+
+    def _draw(self, t, unroll):
+        st, g = self.state, cuda._capturing
+        if g is not None:  # recorded at this capture's offset for the state
+            intra = g.intra.get(id(st), 0)
+            g.intra[id(st)], g.states[id(st)] = intra + inc(t.n, unroll), st
+            g.ops.append((t, st, intra, unroll))
+            return
+        t.data = fill(st.seed, st.offset, t.n, unroll)
+        st.offset += inc(t.n, unroll)
+
+
+class _Graph:
+    def __init__(self):
+        self.ops, self.intra, self.states = [], {}, {}
+
+    def register_generator_state(self, gen):
+        warnings.warn("register_generator_state() is deprecated, and now a no-op", FutureWarning)
+
+    def replay(self):
+        base = {k: st.offset for k, st in self.states.items()}
+        for k, st in self.states.items():
+            st.offset += 0 if MODE == "repeat" else self.intra[k]
+        for t, st, intra, unroll in self.ops:
+            t.data = fill(st.seed, base[id(st)] + intra, t.n, unroll)
+
+
+@contextlib.contextmanager
+def _graph(g, pool=None, stream=None):
+    cuda._capturing = g
+    try:
+        yield
+    finally:
+        cuda._capturing = None
+
+
+cuda = types.SimpleNamespace(
+    _capturing=None, is_available=lambda: True, device_count=lambda: 1, get_device_name=lambda i=0: "Mock GPU",
+    get_device_properties=lambda i=0: types.SimpleNamespace(name="Mock GPU", major=9, minor=0,
+                                                            multi_processor_count=SMS,
+                                                            max_threads_per_multi_processor=THREADS_PER_SM),
+    synchronize=lambda: None, Stream=lambda: object(), stream=lambda s: contextlib.nullcontext(), CUDAGraph=_Graph,
+    graph=_graph)
+)PY";
+
 class FakeCudaProbe : public ::testing::Test {
  protected:
   testing::TempDir dir;
   testing::RunResult run(const std::string& mode, const std::string& args) {
-    return run_command(std::string(WS_BINARY) + " run " + args + " --python " +
-                       shell_quote(testing::fake_interpreter(dir, kFakeCudaProbe, mode)) +
-                       " --case-timeout 60 --format json");
+    return run_command(
+        std::string(WS_BINARY) + " run " + args + " --python " +
+        shell_quote(testing::fake_interpreter(dir, (std::string(kPhiloxPy) + kFakeCudaProbe).c_str(), mode)) +
+        " --case-timeout 60 --format json");
   }
   // case name -> the finding's message ("" for a pass; "skipped: why" for a skip)
   static std::map<std::string, std::string> outcomes(const std::string& out) {
@@ -221,8 +386,9 @@ TEST_F(FakeCudaProbe, PadAndDtensorGoToTheGpu) {
   for (const auto& [name, msg] : one)
     EXPECT_NE(msg.find("skipped: nccl needs a GPU per rank: the mesh has "), std::string::npos) << name << msg;
   // The bench asks for the timing on the GPU (the fake refuses, which ends the bench as exit 2).
-  auto b = run_command(std::string(WS_BINARY) + " bench --python " +
-                       shell_quote(testing::fake_interpreter(dir, kFakeCudaProbe, "good")));
+  auto b = run_command(
+      std::string(WS_BINARY) + " bench --python " +
+      shell_quote(testing::fake_interpreter(dir, (std::string(kPhiloxPy) + kFakeCudaProbe).c_str(), "good")));
   EXPECT_EQ(b.exit_code, 2) << b.out << b.err;
   EXPECT_NE(b.out.find("GPU: cuda:Fake GPU"), std::string::npos) << b.out;
   EXPECT_NE(b.err.find("torch raised Fake: asked pad_timing on cuda"), std::string::npos) << b.err;
@@ -250,6 +416,44 @@ TEST_F(FakeCudaProbe, WithoutCudaTheGpuCasesSkipNamingTheBuild) {
             std::string::npos);
   EXPECT_EQ(r.exit_code, 1) << "--require-gpu fails without a GPU";
   EXPECT_NE(r.out.find("\"WS001\""), std::string::npos) << r.out;
+}
+
+// The probe's own rng_graph code (captures, replays on two streams, graph-safe states, the round
+// trip, the answers' shape) run against the mock torch: every case passes, and a mock whose replays
+// do not advance the generator fails the cases that judge it.
+TEST_F(FakeCudaProbe, TheProbesRngCodeAgainstAMockTorch) {
+  const std::string pkg = dir.file("mock/torch");
+  ASSERT_EQ(run_command("mkdir -p " + shell_quote(pkg)).exit_code, 0);
+  std::ofstream(pkg + "/__init__.py") << kPhiloxPy << kMockTorch;
+  for (const std::string mode : {"good", "repeat"}) {
+    SCOPED_TRACE(mode);
+    std::string py = dir.file("python-mock-" + mode);
+    std::ofstream(py) << "#!/bin/sh\nMOCK_TORCH_MODE=" << mode << " PYTHONPATH=" << shell_quote(dir.file("mock"))
+                      << " exec python3 \"$@\"\n";
+    run_command("chmod +x " + shell_quote(py));
+    auto r = run_command(std::string(WS_BINARY) + " run --suite rng_graph --backend cuda --python " + shell_quote(py) +
+                         " --case-timeout 120 --format json");
+    auto m = outcomes(r.out);
+    ASSERT_EQ(m.size(), 6u) << r.out << r.err;
+    if (mode == "good") {
+      for (const auto& [name, msg] : m) EXPECT_EQ(msg, "") << name;
+      EXPECT_EQ(r.exit_code, 0) << r.out;
+      EXPECT_NE(r.out.find("\"torch\": \"0.0.0+mockcuda\""), std::string::npos) << r.out;
+    } else {
+      EXPECT_EQ(r.exit_code, 1) << r.out;
+      EXPECT_NE(m["consecutive_replays_differ [artifact-cuda]"].find("did not advance between replays"),
+                std::string::npos)
+          << m["consecutive_replays_differ [artifact-cuda]"];
+      EXPECT_NE(m["graphsafe_state_round_trip [artifact-cuda]"].find(
+                    "replay 0 left the states at offsets [0,0], the eager steps at [8,4]"),
+                std::string::npos)
+          << m["graphsafe_state_round_trip [artifact-cuda]"];
+      EXPECT_NE(m["replay_equals_eager_at_offset [artifact-cuda]"].find(
+                    "the replay left the generator at offset 0, the eager run at 20"),
+                std::string::npos)
+          << m["replay_equals_eager_at_offset [artifact-cuda]"];
+    }
+  }
 }
 
 // The layout the judging assumes, on its own: a launch of T threads, thread t's trip k feeding
