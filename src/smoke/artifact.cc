@@ -100,8 +100,10 @@ nlohmann::json Probe::ask(nlohmann::json request) {
     done += size_t(w);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds_);
+  size_t scanned = 0;  // bytes of buffer_ known to hold no line end (an answer can be 100 MB)
   for (;;) {
-    auto nl = buffer_.find('\n');
+    auto nl = buffer_.find('\n', scanned);
+    scanned = buffer_.size();
     if (nl != std::string::npos) {
       std::string answer = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
