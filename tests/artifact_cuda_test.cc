@@ -146,6 +146,8 @@ for line in sys.stdin:
                                     "sm_count": SMS, "max_threads_per_sm": THREADS_PER_SM}})
     elif req["op"] == "rng_graph":
         ans.update({"replays": replays, "two_streams": two_streams, "graphsafe_state": graphsafe_state}[req["check"]](req))
+        if mode == "huge":  # an answer of 48 MB: read and parsed whole, the extra field ignored
+            ans["padding"] = "x" * 48_000_000
     else:  # pad and dtensor: say what was asked, so the test sees where the request was sent
         ans = {"ok": False, "error_type": "Fake", "message": "asked %s on %s" % (req["op"], req.get("device", req.get("backend")))}
     ans["id"] = req.get("id")
@@ -340,6 +342,13 @@ TEST_F(FakeCudaProbe, RngGraphCasesPassWhenTheFillsAreTorchs) {
     EXPECT_EQ(msg, "") << name;
   }
   EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST_F(FakeCudaProbe, HugeAnswersAreReadWhole) {
+  auto r = run("huge", kRng);
+  auto m = outcomes(r.out);
+  ASSERT_EQ(m.size(), 6u) << r.err;
+  for (const auto& [name, msg] : m) EXPECT_EQ(msg, "") << name;
 }
 
 TEST_F(FakeCudaProbe, EachBrokenArtifactFailsItsCaseNamingWhatDiffered) {
