@@ -126,21 +126,33 @@ TEST(ArtifactWheel, InstallsIntoAFreshVenvAndRunsThere) {
   EXPECT_NE(b.out.find("pip could not install"), std::string::npos) << b.out;
 }
 
-// wheelsmoke run ARGS through `py` with a sitecustomize.py that breaks the artifact (every process
-// the probe starts, ranks included, imports it).
-testing::RunResult run_broken(const char* py, const std::string& site, const std::string& args) {
-  testing::TempDir dir;
-  testing::write_file(dir.file("sitecustomize.py"), std::vector<uint8_t>(site.begin(), site.end()));
-  return run_command("PYTHONPATH=" + shell_quote(dir.path()) + " " + std::string(WS_BINARY) + " run " + args +
-                     " --python " + shell_quote(py));
-}
+// Real PyTorch (make test-torch): WHEELCHECK_TORCH_PYTHON names its interpreter; without it the
+// tests skip.
+class ArtifactTorch : public ::testing::Test {
+ protected:
+  std::string py;
+  void SetUp() override {
+    const char* p = std::getenv("WHEELCHECK_TORCH_PYTHON");
+    if (!p || !*p) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
+    py = p;
+  }
+  // wheelsmoke ARGS --python PY (after `env`, assignments for its environment).
+  testing::RunResult ws(const std::string& args, const std::string& env = "") {
+    return run_command(env + std::string(WS_BINARY) + " " + args + " --python " + shell_quote(py));
+  }
+  // wheelsmoke run ARGS through PY with a sitecustomize.py that breaks the artifact (every process
+  // the probe starts, ranks included, imports it).
+  testing::RunResult run_broken(const std::string& site, const std::string& args) {
+    testing::TempDir dir;
+    testing::write_file(dir.file("sitecustomize.py"), std::vector<uint8_t>(site.begin(), site.end()));
+    return ws("run " + args, "PYTHONPATH=" + shell_quote(dir.path()) + " ");
+  }
+};
 
-// Real PyTorch (make test-torch): every pad_concat case passes through the pinned torch, and an
+// Every pad_concat case passes through the pinned torch, and an
 // artifact whose F.pad writes a wrong fill fails with the case named.
-TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
-  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
-  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
-  auto ok = run_command(std::string(WS_BINARY) + " run --suite pad_concat --python " + shell_quote(py));
+TEST_F(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
+  auto ok = ws("run --suite pad_concat");
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("PASS  pad_concat/compiled/bfloat16 [artifact]"), std::string::npos) << ok.out;
   const std::string site =
@@ -149,18 +161,16 @@ TEST(ArtifactTorch, PadConcatThroughRealPyTorchAndABrokenOne) {
       "def pad(x, p, mode='constant', value=None):\n"
       "    return _pad(x, p, mode=mode, value=(value or 0) + 1)\n"
       "F.pad = pad\n";
-  auto bad = run_broken(py, site, "--suite pad_concat --no-compile");
+  auto bad = run_broken(site, "--suite pad_concat --no-compile");
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
   EXPECT_NE(bad.out.find("FAIL  pad_concat/sweep/float32 [artifact]"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("right_pad_last_dim: F.pad's output (float32"), std::string::npos) << bad.out;
 }
 
-TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
-  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
-  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
+TEST_F(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
   // dtensor_view through real DTensors (gloo, a process per rank); and an artifact whose view
   // sharding rule a sitecustomize.py breaks (outputs claimed Replicate) fails naming the case.
-  auto dt = run_command(std::string(WS_BINARY) + " run --suite dtensor_view --python " + shell_quote(py));
+  auto dt = ws("run --suite dtensor_view");
   EXPECT_EQ(dt.exit_code, 0) << dt.out << dt.err;
   EXPECT_NE(dt.out.find("PASS  dtensor_view/sweep [artifact]"), std::string::npos) << dt.out;
   EXPECT_NE(dt.out.find("PASS  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos) << dt.out;
@@ -172,7 +182,7 @@ TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
       "def gather(*a, **k):\n"
       "    return _orig(*a, **k) + 1\n"
       "f.all_gather_single = gather\n";
-  auto g = run_broken(py, corrupt, "--suite dtensor_view");
+  auto g = run_broken(corrupt, "--suite dtensor_view");
   EXPECT_EQ(g.exit_code, 1) << g.out;
   EXPECT_NE(g.out.find("the output gathered by full_tensor() differs from the global view"), std::string::npos)
       << g.out;
@@ -184,7 +194,7 @@ TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
       "    tgt, out = _orig(*a, **k)\n"
       "    return tgt, [Replicate() if p.is_shard() else p for p in out]\n"
       "v.propagate_shape_and_sharding = broken\n";
-  auto dbad = run_broken(py, broken, "--suite dtensor_view");
+  auto dbad = run_broken(broken, "--suite dtensor_view");
   EXPECT_EQ(dbad.exit_code, 1) << dbad.out;
   EXPECT_NE(dbad.out.find("FAIL  dtensor_view/builtin/transpose_moves_shard [artifact]"), std::string::npos)
       << dbad.out;
@@ -194,11 +204,8 @@ TEST(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
 // rng_graph and the bench through the real torch: on a GPU runner every rng_graph case must pass
 // (CUDA graphs with per-capture generators, words against the reference); without one each is
 // skipped naming torch.version.cuda. The bench times eager against compiled, on the GPU if any.
-TEST(ArtifactTorch, RngGraphAndBenchOnWhateverDeviceThereIs) {
-  const char* py = std::getenv("WHEELCHECK_TORCH_PYTHON");
-  if (!py || !*py) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
-  auto r =
-      run_command(std::string(WS_BINARY) + " run --suite rng_graph --python " + shell_quote(py) + " --format json");
+TEST_F(ArtifactTorch, RngGraphAndBenchOnWhateverDeviceThereIs) {
+  auto r = ws("run --suite rng_graph --format json");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -215,7 +222,7 @@ TEST(ArtifactTorch, RngGraphAndBenchOnWhateverDeviceThereIs) {
           << s.dump();
   }
   EXPECT_EQ(cases, 6u) << r.out;
-  auto b = run_command(std::string(WS_BINARY) + " bench --format json --python " + shell_quote(py));
+  auto b = ws("bench --format json");
   ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
   auto bj = nlohmann::json::parse(b.out, nullptr, false);
   ASSERT_FALSE(bj.is_discarded()) << b.out;

@@ -3,6 +3,8 @@
 // CSV readers behind METADATA, WHEEL and RECORD.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "binary/sparse_file.h"
 #include "util/cursor.h"
 #include "util/json_text.h"
@@ -167,15 +169,28 @@ TEST(RecordCsv, AsPythonCsvReadsIt) {
   EXPECT_NE(r.problems[2].find("line 6: expected 3 fields"), std::string::npos) << r.problems[2];
 }
 
-}  // namespace
-}  // namespace wc
-
-namespace wc {
-namespace {
-
 TEST(Parse, IsIdentifier) {
   for (const char* ok : {"a", "_x1", "numpy", "\xc3\xa9t\xc3\xa9"}) EXPECT_TRUE(is_identifier(ok)) << ok;
   for (const char* no : {"", "1a", "my-pkg", "a.b", "hook numpy"}) EXPECT_FALSE(is_identifier(no)) << no;
+}
+
+// The ASCII classes equal the C locale's ctype on every byte, and stay ASCII whatever locale is set.
+TEST(Parse, AsciiClassesEqualTheCLocale) {
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    SCOPED_TRACE(b);
+    EXPECT_EQ(is_digit(c), std::isdigit(b) != 0);
+    EXPECT_EQ(is_alpha(c), std::isalpha(b) != 0);
+    EXPECT_EQ(is_alnum(c), std::isalnum(b) != 0);
+    EXPECT_EQ(is_space(c), std::isspace(b) != 0);
+    EXPECT_EQ(is_hex_digit(c), std::isxdigit(b) != 0);
+    EXPECT_EQ(ascii_lower(c), static_cast<char>(std::tolower(b)));
+    EXPECT_EQ(ascii_upper(c), static_cast<char>(std::toupper(b)));
+  }
+  EXPECT_EQ(to_upper("sm_90a"), "SM_90A");
+  EXPECT_EQ(to_lower("Python3.DLL"), "python3.dll");
+  EXPECT_TRUE(iequals("KERNEL32.dll", "kernel32.DLL"));
+  EXPECT_EQ(trim(" \t\v\f\r\n x \n"), "x");
 }
 
 }  // namespace

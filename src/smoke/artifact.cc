@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/digest.h"
 #include "util/strings.h"
 
 extern char** environ;
@@ -149,6 +150,33 @@ const nlohmann::json& Probe::artifact() {
   }
   hello_ = h;
   return hello_;
+}
+
+std::optional<AnswerTensor> answer_tensor(const nlohmann::json& t, const std::string& dtype, size_t elem_size,
+                                          std::string* why) {
+  if (!t.is_object() || !t.contains("data") || !t.contains("shape") || !t["data"].is_string() || !t["shape"].is_array())
+    return *why = "answer without a tensor", std::nullopt;
+  if (t.value("dtype", std::string()) != dtype)  // wheelsmoke's dtype names are torch's
+    return *why = "dtype " + t.value("dtype", std::string("?")) + ", expected " + dtype, std::nullopt;
+  AnswerTensor out;
+  uint64_t bytes = elem_size;  // shape x elem_size, checked: a hostile shape cannot overflow it
+  for (const auto& d : t["shape"]) {
+    if (!d.is_number_unsigned())
+      return *why = "a shape of " + clip_for_display(t["shape"].dump(), 80) + ", not sizes", std::nullopt;
+    uint64_t n = d.get<uint64_t>();
+    if (n > (uint64_t(1) << 40) || (n && bytes > (uint64_t(1) << 40) / n))
+      return *why = "a shape of " + clip_for_display(t["shape"].dump(), 80) + ", larger than any answer", std::nullopt;
+    bytes *= n;
+    out.shape.push_back(static_cast<int64_t>(n));
+  }
+  if (!base64_decode(t["data"].get<std::string>(), &out.bytes))
+    return *why = "tensor bytes are not base64", std::nullopt;
+  if (out.bytes.size() != bytes) {
+    std::string dims;
+    for (int64_t n : out.shape) dims += (dims.empty() ? "" : ",") + std::to_string(n);
+    return *why = std::to_string(out.bytes.size()) + " bytes for shape [" + dims + "]", std::nullopt;
+  }
+  return out;
 }
 
 std::string artifact_cuda_unavailable(Probe& probe, bool want_cuda) {

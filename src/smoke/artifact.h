@@ -5,7 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +47,16 @@ class Probe {
   void fail(const std::string& why);
   std::string stderr_tail() const;
 };
+
+// A tensor in a probe answer ({"dtype", "shape", "data": base64 of its contiguous bytes}), checked:
+// the dtype named, a shape of non-negative sizes, and exactly shape x `elem_size` bytes. nullopt,
+// with *why ("answer without a tensor", "dtype X, expected Y", ...), otherwise.
+struct AnswerTensor {
+  std::vector<int64_t> shape;
+  std::string bytes;
+};
+std::optional<AnswerTensor> answer_tensor(const nlohmann::json& t, const std::string& dtype, size_t elem_size,
+                                          std::string* why);
 
 // Why the suites cannot run on the artifact's GPU ("--backend cpu", or its torch sees no CUDA
 // device, naming torch.version.cuda); "" when they can.

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "rng_graph/backend.h"
+#include "util/parse.h"
 
 #ifdef WC_WITH_CUDA_RUNTIME
 #include <cuda_runtime_api.h>
@@ -61,7 +62,7 @@ std::string driver_version_string() {
     size_t p = k + 13;
     while (p < s.size() && (s[p] == ' ' || s[p] == '\t')) ++p;
     size_t e = p;
-    while (e < s.size() && (std::isdigit(static_cast<unsigned char>(s[e])) || s[e] == '.')) ++e;
+    while (e < s.size() && (is_digit(s[e]) || s[e] == '.')) ++e;
     if (e > p) return s.substr(p, e - p);
   }
   // NVML as a fallback (containers sometimes hide /proc/driver/nvidia).

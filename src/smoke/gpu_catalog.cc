@@ -1,7 +1,6 @@
 #include "smoke/gpu_catalog.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
 #include "policy/policy.h"
@@ -14,8 +13,7 @@ namespace {
 std::string squash(const std::string& s) {
   std::string out;
   for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (is_alnum(c)) out += ascii_lower(c);
   return out;
 }
 

@@ -325,19 +325,12 @@ class PadConcatSuite : public Suite {
 
   // The tensor an answer carries, in `d` (its dtype must be d's, contiguous).
   static std::optional<Tensor> answer_tensor(const nlohmann::json& t, DType d, std::string* why) {
-    if (!t.is_object() || !t.contains("data") || !t.contains("shape") || !t["data"].is_string() ||
-        !t["shape"].is_array())
-      return *why = "answer without a tensor", std::nullopt;
-    if (t.value("dtype", std::string()) != dtype_name(d))  // wheelsmoke's dtype names are torch's
-      return *why = "dtype " + t.value("dtype", std::string("?")) + ", expected " + dtype_name(d), std::nullopt;
+    auto a = smoke::answer_tensor(t, dtype_name(d), dtype_size(d), why);
+    if (!a) return std::nullopt;
     Tensor out;
     out.dtype = d;
-    out.shape = t["shape"].get<std::vector<int64_t>>();
-    std::string raw;
-    if (!base64_decode(t["data"].get<std::string>(), &raw)) return *why = "tensor bytes are not base64", std::nullopt;
-    out.data.assign(raw.begin(), raw.end());
-    if (int64_t(out.data.size()) != out.numel() * int64_t(dtype_size(d)))
-      return *why = std::to_string(out.data.size()) + " bytes for shape " + shape_str(out.shape), std::nullopt;
+    out.shape = std::move(a->shape);
+    out.data.assign(a->bytes.begin(), a->bytes.end());
     return out;
   }
 

@@ -11,7 +11,6 @@
 #include "rng_graph/torch_fill.h"
 #include "smoke/artifact.h"
 #include "smoke/suite.h"
-#include "util/digest.h"
 
 namespace wc::smoke {
 namespace {
@@ -41,18 +40,13 @@ uint64_t as_u64(const json& v, const std::string& what) {
 
 // The raw bytes of a 1-D tensor in an answer (`numel` elements of `dtype`).
 std::string tensor_bytes(const json& t, const char* dtype, uint64_t numel, size_t elem, const std::string& what) {
-  if (!t.is_object() || !t.contains("data") || !t["data"].is_string())
-    throw std::runtime_error("the probe's answer: " + what + " carries no tensor");
-  if (t.value("dtype", std::string()) != dtype)
-    throw std::runtime_error("the probe's answer: " + what + " has dtype " + t.value("dtype", std::string("?")) +
-                             ", expected " + dtype);
-  std::string raw;
-  if (!base64_decode(t["data"].get<std::string>(), &raw))
-    throw std::runtime_error("the probe's answer: " + what + " is not base64");
-  if (raw.size() != numel * elem)
-    throw std::runtime_error("the probe's answer: " + what + " holds " + std::to_string(raw.size()) +
+  std::string why;
+  auto a = answer_tensor(t, dtype, elem, &why);
+  if (!a) throw std::runtime_error("the probe's answer: " + what + ": " + why);
+  if (a->bytes.size() != numel * elem)
+    throw std::runtime_error("the probe's answer: " + what + " holds " + std::to_string(a->bytes.size()) +
                              " bytes, expected " + std::to_string(numel * elem));
-  return raw;
+  return std::move(a->bytes);
 }
 
 std::string f32(const json& t, uint64_t n, const std::string& what) { return tensor_bytes(t, "float32", n, 4, what); }
@@ -208,7 +202,8 @@ class RngArtifact {
     uint64_t count[2] = {0, 0}, base[2] = {0, 0};
     for (size_t i = 0; i < a["steps"].size(); ++i) {
       const json& st = a["steps"][i];
-      int k = st.at("graph").get<int>() ? 1 : 0;
+      uint64_t k = as_u64(st.at("graph"), "graph");
+      if (k > 1) throw std::runtime_error("the probe's answer: graph " + std::to_string(k) + ", there are two");
       uint64_t off = as_u64(st.at("offset"), "offset");
       if (count[k] == 0) base[k] = off;
       const std::string at = "graph " + std::to_string(k) + "'s replay " + std::to_string(count[k]) + " (step " +
@@ -307,9 +302,14 @@ std::vector<CaseOutcome> rng_graph_artifact_cases(Probe& probe, bool want_cuda, 
   }
   const json& cuda = probe.artifact()["cuda_device"];
   Device dev;
-  if (cuda.value("sm_count", json()).is_number_unsigned()) dev.sm_count = cuda["sm_count"].get<uint32_t>();
-  if (cuda.value("max_threads_per_sm", json()).is_number_unsigned())
-    dev.max_threads_per_sm = cuda["max_threads_per_sm"].get<uint32_t>();
+  // The device's figures from the probe, range-checked (a value out of range leaves the layout
+  // unknown: fills of one block only).
+  auto figure = [&](const char* key) -> uint32_t {
+    const json& v = cuda.value(key, json());
+    return v.is_number_unsigned() && v.get<uint64_t>() <= (1u << 20) ? static_cast<uint32_t>(v.get<uint64_t>()) : 0;
+  };
+  dev.sm_count = figure("sm_count");
+  dev.max_threads_per_sm = figure("max_threads_per_sm");
   a = std::make_unique<RngArtifact>(probe, dev);
   for (const auto& c : cases) out.push_back(run_case(kSuite, c.first, kBackend, c.second));
   if (has_stream_cases)

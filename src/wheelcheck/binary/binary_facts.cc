@@ -42,7 +42,7 @@ std::map<std::string, std::string> BinaryFacts::max_symbol_versions() const {
       auto us = v.find('_');
       if (us == std::string::npos) continue;
       std::string prefix = v.substr(0, us), num = v.substr(us + 1);
-      if (num.empty() || !std::isdigit(static_cast<unsigned char>(num[0]))) continue;
+      if (num.empty() || !is_digit(num[0])) continue;
       auto it = out.find(prefix);
       if (it == out.end() || compare_dotted(it->second, num) < 0) out[prefix] = num;
     }

@@ -1,11 +1,11 @@
 #include "binary/fatbin.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <set>
 
 #include "util/cursor.h"
+#include "util/parse.h"
 
 namespace wc {
 namespace {
@@ -244,7 +244,7 @@ std::string toolkit_release(std::string_view text) {
   std::string best;
   for (size_t p = text.find(marker); p != std::string_view::npos; p = text.find(marker, p + 1)) {
     size_t start = p + marker.size(), end = start;
-    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+    while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
     std::string v(text.substr(start, end - start));
     if (!v.empty() && v.back() != '.' && (best.empty() || compare_dotted(v, best) > 0)) best = v;
   }

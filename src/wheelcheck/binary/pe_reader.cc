@@ -1,7 +1,8 @@
 #include "binary/pe_reader.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "util/strings.h"
 
 namespace wc {
 namespace {
@@ -93,8 +94,7 @@ uint32_t import_rva(const SparseFile& f, const PeHeaders& h) {
 
 // python3.dll, python3t.dll, python312.dll, python314t.dll (any case): the interpreter's own DLL.
 bool is_python_dll(std::string_view dll) {
-  std::string l;
-  for (char c : dll) l += char(std::tolower(static_cast<unsigned char>(c)));
+  std::string l = to_lower(dll);
   if (!l.starts_with("python3") || !l.ends_with(".dll")) return false;
   std::string_view mid = std::string_view(l).substr(7, l.size() - 11);
   if (mid.ends_with('t')) mid.remove_suffix(1);

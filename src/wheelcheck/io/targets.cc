@@ -340,8 +340,7 @@ std::string target_basename(const std::string& target) {
     path = path.substr(0, path.find_first_of("?#"));
     std::string decoded;
     for (size_t i = 0; i < path.size(); ++i) {
-      if (path[i] == '%' && i + 2 < path.size() && std::isxdigit(static_cast<unsigned char>(path[i + 1])) &&
-          std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
+      if (path[i] == '%' && i + 2 < path.size() && is_hex_digit(path[i + 1]) && is_hex_digit(path[i + 2])) {
         decoded += static_cast<char>(*parse_hex(std::string_view(path).substr(i + 1, 2), 255));
         i += 2;
       } else {

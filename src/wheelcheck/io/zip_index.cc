@@ -1,7 +1,5 @@
 #include "io/zip_index.h"
 
-#include <cctype>
-
 #include <algorithm>
 
 #include "util/cursor.h"
@@ -443,8 +441,7 @@ static std::optional<uint64_t> tar_number(std::span<const uint8_t> b, size_t off
   if (b[off] == 0x80 || b[off] == 0xff) return 0;  // base-256: any value parses
   std::string_view field(reinterpret_cast<const char*>(b.data()) + off, len);
   field = field.substr(0, field.find('\0'));
-  while (!field.empty() && std::isspace(static_cast<unsigned char>(field.front()))) field.remove_prefix(1);
-  while (!field.empty() && std::isspace(static_cast<unsigned char>(field.back()))) field.remove_suffix(1);
+  field = trim(field);
   if (field.empty()) return 0;  // tarfile reads an empty field as 0
   return parse_octal(field, UINT64_MAX >> 3);
 }

@@ -1,7 +1,8 @@
 #include "policy/json_locate.h"
 
-#include <cctype>
 #include <vector>
+
+#include "util/parse.h"
 
 namespace wc {
 
@@ -32,7 +33,7 @@ class Locator {
 
  private:
   void skip_ws() {
-    while (i_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[i_]))) {
+    while (i_ < t_.size() && is_space(t_[i_])) {
       if (t_[i_] == '\n') ++line_;
       ++i_;
     }
@@ -91,9 +92,7 @@ class Locator {
     } else if (c == '"') {
       string();
     } else {
-      while (i_ < t_.size() && !std::isspace(static_cast<unsigned char>(t_[i_])) && t_[i_] != ',' && t_[i_] != '}' &&
-             t_[i_] != ']')
-        ++i_;
+      while (i_ < t_.size() && !is_space(t_[i_]) && t_[i_] != ',' && t_[i_] != '}' && t_[i_] != ']') ++i_;
     }
   }
 

@@ -101,10 +101,7 @@ std::optional<ProjectConfig> read_project_config(const std::string& file) {
       overlay[k] = to_json(value);  // a policy key: checked against the policy schema when loaded
     }
   }
-  if (!overlay.empty()) {
-    overlay["extends"] = c.policy.value_or("default");
-    c.policy_overlay = std::move(overlay);
-  }
+  c.policy_overlay = std::move(overlay);
   return c;
 }
 

@@ -28,8 +28,8 @@ struct ProjectConfig {
   std::optional<std::string> policy;
   std::optional<std::vector<std::string>> ignore, select;
   std::optional<bool> strict;
-  // The policy keys of the table (waive, rules, limits, release, ...), as a policy document whose
-  // `extends` is `policy` (or default); empty when the table has none.
+  // The policy keys of the table (waive, rules, limits, release, ...), as a policy document without
+  // `extends` (the caller names the base: `policy`, or the command line's); empty when there are none.
   nlohmann::json policy_overlay;
 };
 

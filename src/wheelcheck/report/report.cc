@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 
 #include "catalog/catalog.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -406,7 +406,7 @@ static std::string uri_reference(const std::string& path) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+    if (is_alnum(static_cast<char>(c)) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
       out += static_cast<char>(c);
     } else {
       out += '%';

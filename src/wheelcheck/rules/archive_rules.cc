@@ -1,5 +1,6 @@
 // WC401-WC405 archive safety, WC701 wheel size, WC706 forbidden content.
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -13,7 +14,7 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
     if (c < 0x20 || c == 0x7f) return "name contains a control character";
   if (name.find('\\') != std::string::npos) return "name contains a backslash";
   if (name[0] == '/') return "absolute path";
-  if (name.size() >= 2 && std::isalpha(static_cast<unsigned char>(name[0])) && name[1] == ':') return "drive letter";
+  if (name.size() >= 2 && is_alpha(name[0]) && name[1] == ':') return "drive letter";
   if (name.size() > max_len)
     return "path is " + std::to_string(name.size()) + " bytes, over the limit of " + std::to_string(max_len);
   auto parts = split(name, '/');

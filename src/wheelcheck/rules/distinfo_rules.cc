@@ -1,6 +1,5 @@
 // WC102 dist-info layout, WC103/WC104 the WHEEL file, WC201-WC203 METADATA.
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "rules/rules.h"
@@ -330,8 +329,7 @@ std::vector<std::string_view> text_lines(std::string_view text) {
 // UTF-8 bytes are all >= 0x80).
 bool script_name_ok(std::string_view n) {
   return !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
-    unsigned char u = static_cast<unsigned char>(c);
-    return std::isalnum(u) || c == '_' || c == '.' || c == '-' || u >= 0x80;
+    return is_alnum(c) || c == '_' || c == '.' || c == '-' || static_cast<unsigned char>(c) >= 0x80;
   });
 }
 

@@ -20,12 +20,14 @@ std::optional<uint64_t> from_chars_checked(std::string_view s, int base, uint64_
   return v;
 }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 }  // namespace
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
+bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || is_digit(s[0])) return false;
@@ -36,7 +38,7 @@ bool is_identifier(std::string_view s) {
 
 bool all_digits(std::string_view s) { return !s.empty() && digit_prefix(s) == s.size(); }
 
-bool is_hex_digit(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
+bool is_hex_digit(char c) { return is_digit(c) || (ascii_lower(c) >= 'a' && ascii_lower(c) <= 'f'); }
 
 bool all_hex(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_hex_digit); }
 
@@ -74,7 +76,7 @@ std::optional<uint64_t> parse_octal(std::string_view s, uint64_t max, std::strin
 }
 
 std::optional<uint64_t> parse_integer(std::string_view s, uint64_t max, std::string* why) {
-  if (s.size() > 2 && s[0] == '0' && lower(s[1]) == 'x') return parse_hex(s, max, why);
+  if (s.size() > 2 && s[0] == '0' && ascii_lower(s[1]) == 'x') return parse_hex(s, max, why);
   return parse_decimal(s, max, why);
 }
 
@@ -94,7 +96,7 @@ std::optional<int> parse_small(std::string_view s, int max) {
 bool consume(std::string_view& s, std::string_view prefix, bool ci) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
-    if (ci ? lower(s[i]) != lower(prefix[i]) : s[i] != prefix[i]) return false;
+    if (ci ? ascii_lower(s[i]) != ascii_lower(prefix[i]) : s[i] != prefix[i]) return false;
   s.remove_prefix(prefix.size());
   return true;
 }

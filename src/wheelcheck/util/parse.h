@@ -26,8 +26,14 @@ std::optional<double> parse_float(std::string_view s);
 // An int-sized decimal (for versions, API levels, SM numbers): parse_decimal with max INT_MAX.
 std::optional<int> parse_small(std::string_view s, int max = 0x7fffffff);
 
+// ASCII character classes (the C locale's, whatever locale is set): untrusted bytes are never
+// classified by the locale's ctype.
 bool is_digit(char c);
+bool is_alpha(char c);
 bool is_alnum(char c);
+bool is_space(char c);  // ' ', \t, \n, \v, \f, \r
+char ascii_lower(char c);
+char ascii_upper(char c);
 // A Python identifier: ASCII letters, digits and '_', not starting with a digit; any byte >= 0x80
 // passes (PEP 3131 names are not judged here). Non-empty.
 bool is_identifier(std::string_view s);

@@ -1,7 +1,6 @@
 #include "wheel/filename.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "util/parse.h"
@@ -10,7 +9,7 @@
 namespace wc {
 namespace {
 
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+bool is_word_char(char c) { return is_alnum(c) || c == '_' || c == '.'; }
 
 std::vector<std::string> split_tag_set(std::string_view s) {
   std::vector<std::string> out;
@@ -42,7 +41,7 @@ std::string canonicalize_name(std::string_view name) {
       if (!in_run) out.push_back('-');
       in_run = true;
     } else {
-      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      out.push_back(ascii_lower(c));
       in_run = false;
     }
   }
@@ -89,14 +88,13 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
                 "' is not escaped (only letters, digits, '_' and '.', no '__')");
   w.canonical_name = canonicalize_name(w.name);
   w.version_text = std::string(parts[1]);
-  if (w.version_text.empty() || std::any_of(w.version_text.begin(), w.version_text.end(),
-                                            [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+  if (w.version_text.empty() || std::any_of(w.version_text.begin(), w.version_text.end(), is_space))
     return fail("version '" + escape_for_display(w.version_text) + "' is not a PEP 440 version");
   w.version = parse_version(w.version_text);
   if (!w.version) return fail("version '" + escape_for_display(w.version_text) + "' is not a PEP 440 version");
   // PEP 825: an optional last part, the variant label. Seven parts: build tag and label; six: a
   // label when the third part starts with a letter (a python tag), else a build tag.
-  bool third_is_tag = !parts[2].empty() && std::isalpha(static_cast<unsigned char>(parts[2][0]));
+  bool third_is_tag = !parts[2].empty() && is_alpha(parts[2][0]);
   bool has_label = dashes == 6 || (dashes == 5 && third_is_tag);
   bool has_build = dashes == 6 || (dashes == 5 && !third_is_tag);
   if (has_label) {

@@ -219,9 +219,8 @@ class Checker {
         auto colon = a.find(':');
         auto dotted = [](std::string_view s) {
           s = trim(s);
-          return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-          });
+          return !s.empty() &&
+                 std::all_of(s.begin(), s.end(), [](char c) { return is_alnum(c) || c == '_' || c == '.'; });
         };
         if (!dotted(std::string_view(a).substr(0, colon)) ||
             (colon != std::string::npos && !dotted(std::string_view(a).substr(colon + 1))))

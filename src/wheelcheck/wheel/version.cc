@@ -1,8 +1,8 @@
 #include "wheel/version.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "util/parse.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -28,7 +28,7 @@ class VersionScanner {
       if (!first) return std::nullopt;
     }
     v.release.push_back(*first);
-    while (peek() == '.' && i_ + 1 < s_.size() && std::isdigit(uc(s_[i_ + 1]))) {
+    while (peek() == '.' && i_ + 1 < s_.size() && is_digit(s_[i_ + 1])) {
       ++i_;
       v.release.push_back(*digits());
     }
@@ -42,20 +42,19 @@ class VersionScanner {
   }
 
  private:
-  static unsigned char uc(char c) { return static_cast<unsigned char>(c); }
   char peek(size_t k = 0) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
   static bool is_sep(char c) { return c == '-' || c == '_' || c == '.'; }
   void trim_ws() {
-    while (i_ < s_.size() && std::isspace(uc(s_[i_]))) ++i_;
+    while (i_ < s_.size() && is_space(s_[i_])) ++i_;
     if (i_ == s_.size()) return;
     size_t end = s_.size();
-    while (end > i_ && std::isspace(uc(s_[end - 1]))) --end;
+    while (end > i_ && is_space(s_[end - 1])) --end;
     s_.resize(end);
   }
   std::optional<uint64_t> digits() {
     size_t start = i_;
     uint64_t v = 0;
-    while (i_ < s_.size() && std::isdigit(uc(s_[i_]))) {
+    while (i_ < s_.size() && is_digit(s_[i_])) {
       if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, uint64_t(s_[i_] - '0'), &v)) overflow_ = true;
       ++i_;
     }
@@ -98,7 +97,7 @@ class VersionScanner {
     v.pre = std::make_pair(std::string(norm[which]), n);
   }
   void post(Version& v) {
-    if (peek() == '-' && std::isdigit(uc(peek(1)))) {
+    if (peek() == '-' && is_digit(peek(1))) {
       ++i_;
       v.post = *digits();
       return;
@@ -116,10 +115,10 @@ class VersionScanner {
     ++i_;  // '+'
     for (;;) {
       size_t start = i_;
-      while (i_ < s_.size() && std::isalnum(uc(s_[i_]))) ++i_;
+      while (i_ < s_.size() && is_alnum(s_[i_])) ++i_;
       if (i_ == start) return false;
       std::string seg = s_.substr(start, i_ - start);
-      if (std::all_of(seg.begin(), seg.end(), [](char c) { return std::isdigit(uc(c)); })) {
+      if (std::all_of(seg.begin(), seg.end(), is_digit)) {
         size_t nz = seg.find_first_not_of('0');
         seg = nz == std::string::npos ? "0" : seg.substr(nz);
       }
