@@ -46,7 +46,10 @@ MangledAbi classify_mangled(std::string_view s) {
         nested_start = false;
         continue;
       }
-      if (nested_start && std::find(out.namespaces.begin(), out.namespaces.end(), id) == out.namespaces.end())
+      // At most kMaxNamespaces, each once: a hostile name of 100,000 nested names would make the
+      // lookup quadratic and every counter below hold the name once per namespace.
+      if (nested_start && out.namespaces.size() < MangledAbi::kMaxNamespaces &&
+          std::find(out.namespaces.begin(), out.namespaces.end(), id) == out.namespaces.end())
         out.namespaces.push_back(id);
       nested_start = false;
       continue;
@@ -123,7 +126,8 @@ void count_cxx_abi(std::string_view symbol, CxxAbiCounts& counts) {
     if (m.cxx11) ++c.cxx11;
     if (m.pre_cxx11) {
       ++c.pre_cxx11;
-      if (c.pre_examples.size() < CxxAbiCount::kMaxExamples) c.pre_examples.emplace_back(symbol);
+      if (c.pre_examples.size() < CxxAbiCount::kMaxExamples)
+        c.pre_examples.emplace_back(symbol.substr(0, CxxAbiCount::kMaxExampleBytes));
     }
   }
 }

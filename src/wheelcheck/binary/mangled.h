@@ -15,7 +15,8 @@ struct MangledAbi {
   bool pre_cxx11 = false;  // std::basic_string (Ss, Sb, St12basic_string) or std::list outside __cxx11
   // Outermost component of each nested name in the symbol (c10 for c10::TensorImpl, at for
   // at::native::add), each once; std and substitutions are not namespaces here.
-  std::vector<std::string_view> namespaces;
+  std::vector<std::string_view> namespaces;  // at most kMaxNamespaces (real symbols name a few)
+  static constexpr size_t kMaxNamespaces = 32;
 };
 
 // The source names are walked as length-prefixed tokens, so an identifier that happens to
@@ -27,6 +28,7 @@ struct CxxAbiCount {
   uint64_t cxx11 = 0, pre_cxx11 = 0;
   std::vector<std::string> pre_examples;  // at most kMaxExamples
   static constexpr size_t kMaxExamples = 5;
+  static constexpr size_t kMaxExampleBytes = 512;  // a name is clipped there (a hostile one can be megabytes)
 };
 using CxxAbiCounts = std::map<std::string, CxxAbiCount, std::less<>>;
 

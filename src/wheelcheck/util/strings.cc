@@ -130,32 +130,94 @@ static bool match_class(std::string_view p, size_t& pi, char c) {
   return found != negate;
 }
 
-static bool glob_at(std::string_view p, size_t pi, std::string_view s, size_t si) {
-  while (pi < p.size()) {
-    char pc = p[pi];
-    if (pc == '*') {
-      bool dbl = pi + 1 < p.size() && p[pi + 1] == '*';
-      size_t next = pi + (dbl ? 2 : 1);
-      // "**/" also matches zero directories.
-      if (dbl && next < p.size() && p[next] == '/' && glob_at(p, next + 1, s, si)) return true;
-      for (size_t k = si;; ++k) {
-        if (glob_at(p, next, s, k)) return true;
-        if (k >= s.size() || (!dbl && s[k] == '/')) return false;
-      }
-    }
-    if (si >= s.size()) return false;
-    if (pc == '?') {
-      if (s[si] == '/') return false;
-      ++pi, ++si;
-    } else if (pc == '[') {
-      if (!match_class(p, pi, s[si])) return false;
-      ++si;
+namespace {
+
+// A glob compiled to a sequence of tokens, matched by simulating all positions at once (a
+// Thompson NFA): O(path x pattern) whatever the input, never backtracking ("**a**a...**b" against
+// a long name took exponential time in the recursive matcher this replaces).
+struct GlobToken {
+  // fork matches nothing itself: it leads to the next token and to the one after "**/" ("**/"
+  // also matches zero directories; compiled as fork, any, '/').
+  enum Kind : uint8_t { literal, one, cls, star, any, fork } kind;
+  char c = 0;         // literal
+  size_t cls_at = 0;  // cls: the '[' in the pattern
+};
+
+std::vector<GlobToken> compile_glob(std::string_view p) {
+  std::vector<GlobToken> t;
+  for (size_t i = 0; i < p.size();) {
+    if (p[i] == '*') {
+      bool dbl = i + 1 < p.size() && p[i + 1] == '*';
+      i += dbl ? 2 : 1;
+      if (dbl && i < p.size() && p[i] == '/') t.push_back({GlobToken::fork});
+      t.push_back({dbl ? GlobToken::any : GlobToken::star});
+    } else if (p[i] == '?') {
+      t.push_back({GlobToken::one});
+      ++i;
+    } else if (p[i] == '[') {
+      GlobToken g{GlobToken::cls};
+      g.cls_at = i;
+      size_t j = i;
+      match_class(p, j, '\0');  // only to find its end
+      t.push_back(g);
+      i = j;
     } else {
-      if (pc != s[si]) return false;
-      ++pi, ++si;
+      GlobToken g{GlobToken::literal};
+      g.c = p[i++];
+      t.push_back(g);
     }
   }
-  return si == s.size();
+  return t;
+}
+
+}  // namespace
+
+static bool glob_nfa(std::string_view p, std::string_view s) {
+  const std::vector<GlobToken> t = compile_glob(p);
+  const size_t n = t.size();
+  std::vector<char> cur(n + 1, 0), next(n + 1, 0);
+  // Adds state i and what it reaches without consuming a character (in increasing order, so one
+  // forward sweep closes the set).
+  auto close = [&](std::vector<char>& set) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!set[i]) continue;
+      GlobToken::Kind k = t[i].kind;
+      if (k == GlobToken::star || k == GlobToken::any || k == GlobToken::fork) set[i + 1] = 1;
+      if (k == GlobToken::fork) set[i + 3] = 1;  // past "**/" (fork, any, slash)
+    }
+  };
+  cur[0] = 1;
+  close(cur);
+  for (char c : s) {
+    std::fill(next.begin(), next.end(), 0);
+    bool alive = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (!cur[i]) continue;
+      const GlobToken& g = t[i];
+      switch (g.kind) {
+        case GlobToken::literal:
+          if (g.c == c) next[i + 1] = alive = 1;
+          break;
+        case GlobToken::one:
+          if (c != '/') next[i + 1] = alive = 1;
+          break;
+        case GlobToken::cls: {
+          size_t at = g.cls_at;
+          if (match_class(p, at, c)) next[i + 1] = alive = 1;
+          break;
+        }
+        case GlobToken::star:
+          if (c != '/') next[i] = alive = 1;
+          break;
+        case GlobToken::any: next[i] = alive = 1; break;
+        case GlobToken::fork: break;
+      }
+    }
+    if (!alive) return false;
+    close(next);
+    cur.swap(next);
+  }
+  return cur[n];
 }
 
 bool glob_match(std::string_view pattern, std::string_view path) {
@@ -170,7 +232,7 @@ bool glob_match(std::string_view pattern, std::string_view path) {
     i = j + 1;
   }
   if (!longest.empty() && path.find(longest) == std::string_view::npos) return false;
-  return glob_at(pattern, 0, path, 0);
+  return glob_nfa(pattern, path);
 }
 
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n) {
