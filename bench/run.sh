@@ -154,6 +154,12 @@ else
   echo "bench: nginx or curl missing; the remote rows are skipped" >&2
 fi
 
+# --- hostile: issue 28's resource classes at three sizes each (linear growth, next to unzip -t) ----
+hostile_table="$cache/hostile.md"
+hostile_work=$(mktemp -d)
+python3 "$here/hostile.py" "$wc" "$hostile_work" > "$hostile_table" || echo "bench: the hostile rows failed" >&2
+rm -rf "$hostile_work"
+
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
@@ -229,3 +235,6 @@ lines += ["## Targets", "", "| file | target | measured | |", "|---|---|---|---|
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY
+if [ -s "$hostile_table" ]; then
+  { printf '\n## Small inputs built to cost much (bench/hostile.py)\n\n'; cat "$hostile_table"; } >> "$here/RESULTS.md"
+fi

@@ -117,7 +117,7 @@ TEST(Policy, SchemaMatchesLoader) {
   auto schema = nlohmann::json::parse(policy_schema_text());
   auto limits = schema["properties"]["limits"]["properties"];
   for (const char* k : {"max_compression_ratio", "ratio_min_entry_bytes", "max_total_uncompressed_bytes", "max_entries",
-                        "max_wheel_bytes", "max_path_length", "max_metadata_bytes"})
+                        "max_wheel_bytes", "max_path_length", "max_metadata_bytes", "max_analysis_bytes"})
     EXPECT_TRUE(limits.contains(k)) << k;
   for (const auto& r : wheelcheck_rules()) {
     std::string text = std::string("{\"rules\": {\"") + r.id + "\": \"off\"}}";

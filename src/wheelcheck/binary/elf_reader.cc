@@ -3,9 +3,11 @@
 #include "binary/fatbin.h"
 #include "binary/hip_bundle.h"
 #include "binary/mangled.h"
+#include "util/budget.h"
 
 #include <cctype>
 #include <set>
+#include <unordered_set>
 
 namespace wc {
 namespace {
@@ -431,7 +433,13 @@ class ElfReader {
     auto dynsym = t->dynsym;
     f_.require(need);
     Cursor strtab = view(stroff, strsz);
-    auto str = [&](uint64_t off) { return std::string(strtab.cstr_at(off)); };
+    // Every string copied out of .dynstr is charged to the wheel's memory budget first: a table of
+    // counts can name one 8 MiB string a million times.
+    auto str = [&](uint64_t off) {
+      std::string_view s = strtab.cstr_at(off);
+      charge_memory(s.size() + sizeof(std::string), "ELF dynamic strings (needed libraries, paths, versions)");
+      return std::string(s);
+    };
     for (uint64_t v : tags[DT_NEEDED]) out_.needed.push_back(str(v));
     if (tags.count(DT_SONAME)) out_.soname = str(tags[DT_SONAME].front());
     auto paths = [&](int64_t tag, std::vector<std::string>& dst) {
@@ -488,6 +496,7 @@ class ElfReader {
   void read_undefined(ByteRange r, const Cursor& strtab) {
     uint64_t entsize = h_.is64 ? 24 : 16;
     Cursor c = view(r.off, r.len);
+    std::unordered_set<uint32_t> named;  // name offsets already taken: a name is copied once
     for (uint64_t i = 1; i < r.len / entsize; ++i) {
       Cursor e = c.sub(i * entsize, entsize);
       uint32_t name = e.u32();
@@ -508,22 +517,30 @@ class ElfReader {
       if (shndx != 0) {
         if (bind == 1 || bind == 2) {  // STB_GLOBAL, STB_WEAK: exported
           std::string_view sym = strtab.cstr_at(name);
-          if (sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) out_.module_inits.emplace_back(sym);
+          if ((sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) && named.insert(name).second) {
+            charge_memory(sym.size() + sizeof(std::string), ".dynsym module init names");
+            out_.module_inits.emplace_back(sym);
+          }
         }
         continue;
       }
-      if (bind != 1 /* STB_GLOBAL */) continue;
-      out_.undefined_symbols.emplace_back(strtab.cstr_at(name));
+      if (bind != 1 /* STB_GLOBAL */ || !named.insert(name).second) continue;
+      std::string_view sym = strtab.cstr_at(name);
+      charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
+      out_.undefined_symbols.emplace_back(sym);
     }
     out_.undefined_symbols_read = true;
   }
 
   // Elf_Verneed / Elf_Vernaux chains (same layout for both classes). The records may sit anywhere
-  // in the file, so each is fetched through the sparse view; cycles are cut by the count.
+  // in the file, so each is fetched through the sparse view; cycles are cut by the count. Each
+  // record is read once: chains that share records (65,536 needs sharing one chain of 65,535 names
+  // would be 4 billion copies) stop where they reach one already read.
   template <typename Str>
   void read_verneed(uint64_t off, uint64_t count, Str& str) {
     if (count > kMaxEntries) throw ParseError("implausible DT_VERNEEDNUM", off);
-    for (uint64_t i = 0; i < count; ++i) {
+    std::unordered_set<uint64_t> seen_need, seen_aux;
+    for (uint64_t i = 0; i < count && seen_need.insert(off).second; ++i) {
       Cursor c = view(off, 16);
       c.u16();
       uint16_t cnt = c.u16();
@@ -531,7 +548,7 @@ class ElfReader {
       uint32_t aux = c.u32(), next = c.u32();
       auto& versions = out_.version_needs[lib];
       uint64_t a = checked_add(off, aux);
-      for (uint16_t k = 0; k < cnt; ++k) {
+      for (uint16_t k = 0; k < cnt && seen_aux.insert(a).second; ++k) {
         Cursor x = view(a, 16);
         x.u32();
         x.u16();
@@ -549,7 +566,8 @@ class ElfReader {
   template <typename Str>
   void read_verdef(uint64_t off, uint64_t count, Str& str) {
     if (count > kMaxEntries) throw ParseError("implausible DT_VERDEFNUM", off);
-    for (uint64_t i = 0; i < count; ++i) {
+    std::unordered_set<uint64_t> seen;
+    for (uint64_t i = 0; i < count && seen.insert(off).second; ++i) {
       Cursor c = view(off, 20);
       c.u16();
       uint16_t flags = c.u16();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "util/budget.h"
 #include "util/cursor.h"
 #include "util/parse.h"
 
@@ -176,6 +177,8 @@ void FatbinScanner::on_entry_header() {
   if (e.compression != "none" && compressed)
     e.uncompressed_size = e.uncompressed_size ? e.uncompressed_size : compressed;
   if (e.compression == "none") e.uncompressed_size = e.payload_size;
+  // Held while scanning, then selected and merged into the binary's facts: about three copies.
+  charge_memory(3 * sizeof(FatbinEntry), "fatbin entries");
   entries.push_back(e);
   ++box.entry_count;
   skip_left_ = header_size - kEntryHeader;

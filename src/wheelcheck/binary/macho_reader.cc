@@ -1,6 +1,9 @@
 #include "binary/macho_reader.h"
 
 #include <algorithm>
+#include <unordered_set>
+
+#include "util/budget.h"
 
 namespace wc {
 namespace {
@@ -59,6 +62,7 @@ bool read_undefined(const SparseFile& f, uint64_t base, uint64_t size, bool is64
   f.require({{sym_at, sym_len}, {str_at, t.strsize}});
   Cursor syms = f.view(sym_at, sym_len, e);
   Cursor strs = f.view(str_at, t.strsize, e);
+  std::unordered_set<uint32_t> named;  // each string offset copied once (524k entries can name one string)
   for (uint64_t i = 0; i < count; ++i) {
     uint32_t strx = syms.u32();
     uint8_t type = syms.u8();
@@ -67,9 +71,12 @@ bool read_undefined(const SparseFile& f, uint64_t base, uint64_t size, bool is64
     syms.skip(is64 ? 8 : 4);
     if ((type & 0xe0) || (type & 0x0e) != 0 || !(type & 0x01) || (desc & 0x40) || strx == 0 || strx >= t.strsize)
       continue;  // a debugging entry, defined, local, or a weak reference
+    if (!named.insert(strx).second) continue;
     std::string_view name = strs.cstr_at(strx);
     if (name.starts_with('_')) name.remove_prefix(1);
-    if (!name.empty()) out.emplace_back(name);
+    if (name.empty()) continue;
+    charge_memory(name.size() + sizeof(std::string), "Mach-O undefined symbol names");
+    out.emplace_back(name);
   }
   return true;
 }

@@ -1,7 +1,9 @@
 #include "binary/pe_reader.h"
 
 #include <algorithm>
+#include <set>
 
+#include "util/budget.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -114,7 +116,9 @@ void read_import_names(const SparseFile& f, const std::vector<PeSection>& secs, 
     uint64_t name_off = checked_add(rva_to_offset(secs, static_cast<uint32_t>(v & 0x7fffffff)), 2);
     if (name_off >= f.size()) throw ParseError("import name past the end of the file", at);
     Cursor n = f.view(name_off, std::min<uint64_t>(512, f.size() - name_off));
-    out.emplace_back(n.cstr_at(0));
+    std::string_view name = n.cstr_at(0);
+    charge_memory(name.size() + sizeof(std::string), "PE import names");
+    out.emplace_back(name);
   }
   throw ParseError("import lookup table has no terminator within 65536 entries", at);
 }
@@ -150,6 +154,9 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
   if (!rva) return fatbin;
   bool pe64 = f.view(h.opt_off, 2).u16() == 0x20b;
   uint64_t off = rva_to_offset(secs, rva);
+  // A lookup table is read once, however many descriptors point at it (4,095 descriptors sharing
+  // one 65,535-entry table were 268 million copies of its names).
+  std::set<uint32_t> tables_read;
   for (int i = 0; i < 4096; ++i) {  // descriptors end with an all-zero one
     Cursor d = f.view(checked_add(off, uint64_t(i) * 20), 20);
     uint32_t ilt = d.u32();
@@ -158,11 +165,16 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
     if (ilt == 0 && name_rva == 0 && iat == 0) return fatbin;
     uint64_t name_off = rva_to_offset(secs, name_rva);
     Cursor n = f.view(name_off, std::min<uint64_t>(256, f.size() - name_off));
-    out.dlls.emplace_back(n.cstr_at(0));
-    if (is_python_dll(out.dlls.back())) {
+    std::string_view dll = n.cstr_at(0);
+    charge_memory(dll.size() + sizeof(std::string), "PE imported DLL names");
+    out.dlls.emplace_back(dll);
+    if (is_python_dll(out.dlls.back()) && tables_read.insert(ilt ? ilt : iat).second) {
       auto& names = out.python_dll_imports[out.dlls.back()];
+      size_t before = names.size();
       read_import_names(f, secs, ilt ? ilt : iat, pe64, names);
-      out.undefined_symbols.insert(out.undefined_symbols.end(), names.begin(), names.end());
+      for (size_t k = before; k < names.size(); ++k)
+        charge_memory(names[k].size() + sizeof(std::string), "PE import names");
+      out.undefined_symbols.insert(out.undefined_symbols.end(), names.begin() + long(before), names.end());
       out.undefined_symbols_read = true;
     }
   }

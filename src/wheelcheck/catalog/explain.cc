@@ -128,9 +128,15 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Installers handle symlinks differently (pip writes them as files); a symlink can point outside the tree.",
        "Ship the file itself, or load the library by its real name.",
        "error   WC402  demo/lib.so: symlink entry (pip installs its target path as a file)"},
-      {"WC403", "Decompression stays under the policy's limits: ratio, total size, entry count.",
-       "Zip bombs exhaust disk and memory of installers and scanners.",
-       "Compress normally; raise limits.max_ratio or max_total_bytes in a policy for legitimate giant wheels.",
+      {"WC403",
+       "Decompression stays under the policy's limits: ratio, total size, entry count; and the analysis of one "
+       "wheel stays under its memory budget (limits.max_analysis_bytes, 1 GiB): symbol names, version needs, "
+       "imports and fatbin entries are charged before they are copied, so a small file whose tables repeat one "
+       "huge string or share one chain a million times is stopped, the entry and the structure named.",
+       "Zip bombs exhaust disk and memory of installers and scanners; binary tables built the same way exhaust "
+       "the gate itself, and a gate that dies judges nothing in the batch.",
+       "Compress normally; raise limits.max_ratio or max_total_bytes in a policy for legitimate giant wheels, "
+       "limits.max_analysis_bytes for a binary whose real tables need more.",
        "error   WC403  demo/pad.bin: 80 MiB at 1000:1 (limit 50:1 above 64 MiB); not inflated"},
       {"WC404",
        "The archive reads as one zip for every reader: end records, central directory, local headers and data "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -12,6 +13,7 @@
 #include "io/inflate.h"
 #include "io/targets.h"
 #include "util/block_pipe.h"
+#include "util/budget.h"
 #include "util/digest.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
@@ -131,18 +133,29 @@ class WheelReader {
     });
     std::atomic<size_t> next{0};
     auto worker = [&] {
-      for (size_t k; (k = next++) < rest.size();) read(rest[k]);
+      try {
+        for (size_t k; (k = next++) < rest.size();) read(rest[k]);
+      } catch (...) {
+        next = rest.size();  // the others stop after their current entry
+        throw;
+      }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < std::max(1u, opt_.threads); ++t) pool.emplace_back(worker);
-    try {
-      worker();
-    } catch (...) {
-      next = rest.size();
+    {
+      // Whatever a worker throws, std::bad_alloc included, is rethrown here, on the wheel's own
+      // thread, inside the per-wheel error boundary: never std::terminate for the whole batch.
+      std::deque<GuardedThread> pool;
+      for (unsigned t = 1; t < std::max(1u, opt_.threads); ++t) pool.emplace_back(worker);
+      std::exception_ptr mine;
+      try {
+        worker();
+      } catch (...) {
+        mine = std::current_exception();
+      }
       for (auto& t : pool) t.join();
-      throw;
+      if (mine) std::rethrow_exception(mine);
+      for (auto& t : pool)
+        if (t.error()) std::rethrow_exception(t.error());
     }
-    for (auto& t : pool) t.join();
     if (first_exception_) std::rethrow_exception(first_exception_);
     read_other_methods();
     reread_missing();
@@ -261,6 +274,8 @@ class WheelReader {
   void read(size_t i) {
     const ZipEntry& z = idx_.entries[i];
     EntryFacts& e = f_.entries[i];
+    BudgetScope scope(current_budget(), z.name);
+    if (opt_.before_entry) opt_.before_entry(z.name);
     e.skipped = skip_reason(z);
     if (!e.skipped.empty()) return;
     if (!fast_path_supports(z)) {
@@ -289,8 +304,7 @@ class WheelReader {
 
   EntryRead read_pipelined(const ZipEntry& z, Work& w) {
     BlockPipe pipe(4, 1u << 20);
-    std::exception_ptr failed;
-    std::thread consumer([&] {
+    GuardedThread consumer([&] {
       try {
         while (BlockPipe::Block* b = pipe.take()) {
           bool more = data(w, b->bytes.data(), b->size);
@@ -298,8 +312,8 @@ class WheelReader {
           if (!more) pipe.close();
         }
       } catch (...) {
-        failed = std::current_exception();
         pipe.close();
+        throw;
       }
     });
     EntryRead r;
@@ -312,7 +326,7 @@ class WheelReader {
     }
     pipe.finish();
     consumer.join();
-    if (failed) std::rethrow_exception(failed);
+    if (consumer.error()) std::rethrow_exception(consumer.error());
     return r;
   }
 
@@ -523,6 +537,19 @@ class WheelReader {
 namespace {
 
 void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
+  // One budget per wheel, charged by every reader on every thread that reads this wheel.
+  MemoryBudget budget(opt.limits.max_analysis_bytes);
+  BudgetScope scope(&budget, "");
+  struct Excess {  // the first excess, whichever way the analysis ended, is the wheel's WC403
+    MemoryBudget& b;
+    WheelFacts& f;
+    ~Excess() {
+      if (b.exceeded()) {
+        auto [message, entry] = b.first_excess();
+        f.limit_events.push_back({message, entry});
+      }
+    }
+  } excess{budget, f};
   ZipIndex idx;
   try {
     if (opt.depth == Depth::metadata)
@@ -546,6 +573,8 @@ void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
     WheelReader(src, idx, f, opt).run();
   } catch (const IoError& e) {
     f.unreadable.push_back({e.what(), "", 0});
+  } catch (const BudgetExceeded&) {
+    // Reported by `excess` (WC403): the entry and the structure that passed the budget.
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "facts/wheel_facts.h"
@@ -24,6 +25,9 @@ struct AnalyzeOptions {
   unsigned threads = 1;
   Depth depth = Depth::full;
   std::vector<std::string> capture_files;  // entries kept as text (e.g. a version file the policy reads)
+  // Called on the reading thread (a worker's, with several threads) before each entry is read: the
+  // tests inject faults there (an allocation failure in a worker must end as a finding).
+  std::function<void(const std::string& entry)> before_entry;
 };
 
 // Reads a wheel once: central directory, every entry streamed (hash, sniff, binary facts), the

@@ -678,9 +678,13 @@ class HttpSource : public Source {
         if (ranged && spool_->have() != size_)
           throw IoError(shown_ + ": the streamed body ends after " + std::to_string(spool_->have()) + " of " +
                         std::to_string(size_) + " bytes (the body was cut short)");
-      } catch (const IoError& e) {
+      } catch (const std::exception& e) {  // IoError, and std::bad_alloc: never std::terminate
         stream_error_ = e.what();
         spool_->fail(e.what());
+        return;
+      } catch (...) {
+        stream_error_ = shown_ + ": streaming the body stopped by an unknown exception";
+        spool_->fail(stream_error_);
         return;
       }
       spool_->fail(shown_ + ": the stream ended");  // wakes readers past the end (none: reads stop at size())

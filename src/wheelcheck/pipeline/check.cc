@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "io/targets.h"
 #include "rules/install_set.h"
 #include "rules/rules.h"
+#include "util/budget.h"
 #include "util/digest.h"
 #include "util/json_text.h"
 #include "util/parse.h"
@@ -64,6 +66,9 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
         else
           facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
                                                                              : analyze_target(t.location, per_wheel);
+      } catch (const std::bad_alloc&) {
+        facts[i] =
+            unreadable_target(t, "analysis stopped: out of memory (std::bad_alloc); the rest of the run went on");
       } catch (const std::exception& e) {
         facts[i] = unreadable_target(t, std::string("analysis stopped by an internal error: ") + e.what());
       } catch (...) {
@@ -76,10 +81,14 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  {
+    std::deque<GuardedThread> pool;  // a worker's exception is rethrown here, never std::terminate
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    for (auto& t : pool)
+      if (t.error()) std::rethrow_exception(t.error());
+  }
   return facts;
 }
 

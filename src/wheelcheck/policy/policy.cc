@@ -468,6 +468,7 @@ void parse_typed(const json& merged, Policy& p) {
     take(l, "max_wheel_bytes", p.limits.max_wheel_bytes);
     take(l, "max_path_length", p.limits.max_path_length);
     take(l, "max_metadata_bytes", p.limits.max_metadata_bytes);
+    take(l, "max_analysis_bytes", p.limits.max_analysis_bytes);
   }
   if (merged.contains("forbid"))
     for (const auto& f : merged["forbid"]) {

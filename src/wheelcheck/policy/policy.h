@@ -30,6 +30,8 @@ struct Limits {
   uint64_t max_wheel_bytes = 0;  // 0: no limit (WC701)
   uint64_t max_path_length = 1024;
   uint64_t max_metadata_bytes = 16u << 20;  // WHEEL, METADATA, RECORD read into memory
+  // What one wheel's analysis may hold in structures sized by the input's counts (util/budget.h).
+  uint64_t max_analysis_bytes = 1ull << 30;
 
   // The whole-archive rule: the declared sizes of all entries over ratio_min_entry_bytes in total
   // and more than max_compression_ratio times their compressed sizes.

@@ -4,8 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+
+#include "util/parse.h"
 
 namespace wc {
 namespace fs = std::filesystem;
@@ -13,6 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uintmax_t kMaxPyproject = 4u << 20;  // a pyproject.toml larger than this is not one
+constexpr size_t kMaxTomlNesting = 128;
 
 // A TOML value as JSON (tables as objects, arrays as arrays; dates and times as their TOML text).
 nlohmann::json to_json(const toml::node& n) {
@@ -55,6 +60,47 @@ std::vector<std::string> string_list(const std::string& file, const toml::node& 
   return out;
 }
 
+// toml++ parses, copies and destroys nested tables and arrays recursively: 500,000 of them
+// overflowed the stack, wherever in the file. Before it sees the text, one linear pass measures the
+// deepest nesting: brackets and braces outside strings and comments, plus the dots of a dotted key
+// (`a.b.c = 1` nests three tables). Returns the 1-based line past `limit`, or 0.
+size_t toml_nesting_over(std::string_view t, size_t limit) {
+  size_t depth = 0, dots = 0, line = 1;
+  for (size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '\n') {
+      ++line, dots = 0;
+    } else if (c == '#') {
+      while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      bool multi = t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      size_t from = i + (multi ? 3 : 1);
+      for (i = from; i < t.size(); ++i) {
+        if (c == '"' && t[i] == '\\') {
+          ++i;
+          continue;
+        }
+        if (t[i] == '\n') ++line;
+        if (t[i] == c && (!multi || t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''"))) {
+          if (multi) i += 2;
+          break;
+        }
+        if (!multi && t[i] == '\n') break;  // a single-line string ends at the line (toml++ reports it)
+      }
+    } else if (c == '[' || c == '{') {
+      ++depth, dots = 0;
+    } else if (c == ']' || c == '}') {
+      depth -= depth > 0;
+    } else if (c == ',' || c == '=') {
+      dots = 0;
+    } else if (c == '.' && !(i > 0 && is_digit(t[i - 1]) && i + 1 < t.size() && is_digit(t[i + 1]))) {
+      ++dots;  // a key's dot, not a number's
+    }
+    if (depth + dots > limit) return line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::optional<ProjectConfig> read_project_config(const std::string& file) {
@@ -64,9 +110,17 @@ std::optional<ProjectConfig> read_project_config(const std::string& file) {
   if (size > kMaxPyproject)
     throw std::runtime_error(file + ": " + std::to_string(size) + " bytes, more than a pyproject.toml holds (" +
                              std::to_string(kMaxPyproject) + ")");
+  std::string text;
+  {
+    std::ifstream in(file, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (size_t line = toml_nesting_over(text, kMaxTomlNesting))
+    throw std::runtime_error(file + ":" + std::to_string(line) + ": tables, arrays or dotted keys nested more than " +
+                             std::to_string(kMaxTomlNesting) + " levels deep (not parsed)");
   toml::table doc;
   try {
-    doc = toml::parse_file(file);
+    doc = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) +
                              ": not valid TOML: " + std::string(e.description()));

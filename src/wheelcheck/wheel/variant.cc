@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -314,12 +315,15 @@ bool is_variant_value(std::string_view s) { return all_of_chars(s, true); }
 
 VariantDocument parse_variant_document(std::string_view text) {
   VariantDocument d;
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) {
-    d.errors.push_back("not valid JSON");
+  // Depth-limited: a variant.json nested a million levels deep is an error, not a stack overflow
+  // (nlohmann copies and destroys values recursively).
+  JsonError why;
+  std::optional<json> doc = parse_json(text, &why, 32);
+  if (!doc) {
+    d.errors.push_back("not valid JSON: " + why.message + (why.byte ? " (byte " + std::to_string(why.byte) + ")" : ""));
     return d;
   }
-  Checker(d).run(doc);
+  Checker(d).run(*doc);
   return d;
 }
 
