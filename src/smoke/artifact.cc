@@ -13,8 +13,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "util/digest.h"
+#include "util/json_text.h"
 #include "util/strings.h"
 
 extern char** environ;
@@ -25,15 +27,45 @@ namespace fs = std::filesystem;
 
 Probe::Probe(std::string python, double case_seconds) : python_(std::move(python)), seconds_(case_seconds) { start(); }
 
+namespace {
+
+constexpr size_t kStderrTail = 64u << 10;
+constexpr size_t kMaxAnswerDepth = 64;
+
+}  // namespace
+
 Probe::~Probe() {
   if (in_ >= 0) close(in_);
   if (out_ >= 0) close(out_);
-  if (pid_ > 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
+  if (err_ >= 0) close(err_);
+  kill_group();
   std::error_code ec;
   if (!dir_.empty()) fs::remove_all(dir_, ec);
+}
+
+// The probe and every process it started (its session: forked children, ranks, compilers).
+void Probe::kill_group() {
+  if (pgid_ > 0) kill(-pgid_, SIGKILL), pgid_ = -1;  // the children too, after the leader was reaped
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+// Whatever stderr holds now, without blocking; only the tail is kept.
+void Probe::drain_stderr() {
+  if (err_ < 0) return;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(err_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) close(err_), err_ = -1;  // every writer is gone
+      return;
+    }
+    err_tail_.append(buf, size_t(n));
+    if (err_tail_.size() > 2 * kStderrTail) err_tail_.erase(0, err_tail_.size() - kStderrTail);
+  }
 }
 
 void Probe::start() {
@@ -42,38 +74,49 @@ void Probe::start() {
   dir_ = tmpl;
   std::string script = dir_ + "/wheelsmoke_probe.py";
   std::ofstream(script) << probe_source();
-  int to_child[2], from_child[2];
-  if (pipe(to_child) != 0 || pipe(from_child) != 0) throw ProbeError("cannot create pipes for the probe");
+  int to_child[2], from_child[2], err_child[2];
+  if (pipe(to_child) != 0 || pipe(from_child) != 0 || pipe(err_child) != 0)
+    throw ProbeError("cannot create pipes for the probe");
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
   posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, (dir_ + "/stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, err_child[1], 2);
   posix_spawn_file_actions_addclose(&fa, to_child[1]);
   posix_spawn_file_actions_addclose(&fa, from_child[0]);
+  posix_spawn_file_actions_addclose(&fa, err_child[0]);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);  // a session (and process group) of its own
   std::vector<std::string> args = {python_, "-u", script};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  int rc = posix_spawnp(&pid_, python_.c_str(), &fa, nullptr, argv.data(), environ);
+  int rc = posix_spawnp(&pid_, python_.c_str(), &fa, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   close(to_child[0]);
   close(from_child[1]);
+  close(err_child[1]);
   in_ = to_child[1];
   out_ = from_child[0];
+  err_ = err_child[0];
   fcntl(in_, F_SETFD, FD_CLOEXEC);
   fcntl(out_, F_SETFD, FD_CLOEXEC);
-  signal(SIGPIPE, SIG_IGN);  // a probe that died is an error answer, not the end of wheelsmoke
+  fcntl(err_, F_SETFD, FD_CLOEXEC);
+  fcntl(err_, F_SETFL, O_NONBLOCK);
+  signal(SIGPIPE, SIG_IGN);     // a probe that died is an error answer, not the end of wheelsmoke
+  pgid_ = rc == 0 ? pid_ : -1;  // POSIX_SPAWN_SETSID: the session and group ids are its pid
   if (rc != 0) {
     pid_ = -1;
     fail("cannot start " + python_ + ": " + std::strerror(rc));
   }
 }
 
-std::string Probe::stderr_tail() const {
-  std::ifstream in(dir_ + "/stderr.txt");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto lines = split(text, '\n');
+std::string Probe::stderr_tail() {
+  drain_stderr();
+  std::string text = err_tail_.size() > kStderrTail ? err_tail_.substr(err_tail_.size() - kStderrTail) : err_tail_;
+  auto lines = split(text, '\n');  // views into `text`
   std::vector<std::string> keep;
   for (auto it = lines.rbegin(); it != lines.rend() && keep.size() < 3; ++it)
     if (!trim(*it).empty()) keep.insert(keep.begin(), std::string(trim(*it)));
@@ -82,11 +125,7 @@ std::string Probe::stderr_tail() const {
 
 void Probe::fail(const std::string& why) {
   if (dead_.empty()) dead_ = "the probe under " + python_ + " " + why;
-  if (pid_ > 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
+  kill_group();
   throw ProbeError(dead_);
 }
 
@@ -108,11 +147,18 @@ nlohmann::json Probe::ask(nlohmann::json request) {
     if (nl != std::string::npos) {
       std::string answer = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
-      nlohmann::json j = nlohmann::json::parse(answer, nullptr, false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("ok"))
+      // Depth-limited (nlohmann copies and destroys values recursively: an answer nested a million
+      // levels deep overflowed the stack), then every field wheelsmoke reads checked for its type.
+      JsonError why;
+      std::optional<nlohmann::json> parsed = parse_json(answer, &why, kMaxAnswerDepth);
+      if (!parsed && why.message.rfind("nested more than", 0) == 0)
+        fail("answered JSON " + why.message + " (byte " + std::to_string(why.byte) + ")");
+      if (!parsed || !parsed->is_object() || !parsed->contains("ok"))
         fail("printed something that is not the protocol: '" + clip_for_display(answer, 120) + "'");
-      if (j.value("id", uint64_t(0)) != id)
-        fail("answered request " + std::to_string(j.value("id", uint64_t(0))) + " when asked " + std::to_string(id));
+      nlohmann::json j = std::move(*parsed);
+      if (std::string wrong = answer_field_types_wrong(j); !wrong.empty()) fail("answered " + wrong);
+      if (j["id"].get<uint64_t>() != id)
+        fail("answered request " + std::to_string(j["id"].get<uint64_t>()) + " when asked " + std::to_string(id));
       return j;
     }
     if (buffer_.size() > (256u << 20)) fail("sent over 256 MiB without a line end");
@@ -120,10 +166,22 @@ nlohmann::json Probe::ask(nlohmann::json request) {
     if (left <= 0)
       fail("gave no answer within " + std::to_string(int(seconds_)) + " s (killed; --case-timeout sets the bound)" +
            stderr_tail());
-    pollfd p{out_, POLLIN, 0};
-    int r = poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
+    // stderr is drained as it comes (a full pipe would stall the probe), keeping only its tail.
+    pollfd p[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+    int r = poll(p, err_ >= 0 ? 2 : 1, int(std::min(left, 1.0) * 1000) + 1);
     if (r < 0 && errno != EINTR) fail("could not be read: " + std::string(std::strerror(errno)));
-    if (r <= 0) continue;
+    if (err_ >= 0 && (p[1].revents & (POLLIN | POLLHUP))) drain_stderr();
+    if (r <= 0 || !(p[0].revents & (POLLIN | POLLHUP))) {
+      // The probe itself may be gone while a child it forked keeps the pipe open.
+      int status = 0;
+      if (pid_ > 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        std::string how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                              : "exited with status " + std::to_string(WEXITSTATUS(status));
+        fail(how + " before answering (a process it started kept its output open; killed)" + stderr_tail());
+      }
+      continue;
+    }
     char buf[65536];
     ssize_t n = read(out_, buf, sizeof buf);
     if (n <= 0) {
@@ -138,6 +196,50 @@ nlohmann::json Probe::ask(nlohmann::json request) {
     }
     buffer_.append(buf, size_t(n));
   }
+}
+
+std::string answer_field_types_wrong(const nlohmann::json& answer) {
+  struct Field {
+    const char* name;
+    const char* what;  // for the message
+    bool (*accepts)(const nlohmann::json&);
+  };
+  static const Field kFields[] = {
+      {"ok", "a boolean", [](const nlohmann::json& v) { return v.is_boolean(); }},
+      {"id", "a request number", [](const nlohmann::json& v) { return v.is_number_unsigned(); }},
+      {"error_type", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"message", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"python", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"torch", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"cuda", "a string or null", [](const nlohmann::json& v) { return v.is_string() || v.is_null(); }},
+      {"device", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"cuda_device", "an object or null", [](const nlohmann::json& v) { return v.is_object() || v.is_null(); }},
+      {"producer", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"backend", "a string", [](const nlohmann::json& v) { return v.is_string(); }},
+      {"error", "a string or null", [](const nlohmann::json& v) { return v.is_string() || v.is_null(); }},
+      {"data_valid", "a boolean", [](const nlohmann::json& v) { return v.is_boolean(); }},
+      {"eager_ms", "a number", [](const nlohmann::json& v) { return v.is_number(); }},
+      {"compiled_ms", "a number", [](const nlohmann::json& v) { return v.is_number(); }},
+      {"bytes_moved", "a number", [](const nlohmann::json& v) { return v.is_number(); }},
+      {"out", "a list or a tensor", [](const nlohmann::json& v) { return v.is_array() || v.is_object(); }},
+      {"replays", "a list", [](const nlohmann::json& v) { return v.is_array(); }},
+      {"steps", "a list", [](const nlohmann::json& v) { return v.is_array(); }},
+      {"seeds", "a list", [](const nlohmann::json& v) { return v.is_array(); }},
+      {"final_offsets", "a list", [](const nlohmann::json& v) { return v.is_array(); }},
+      {"roundtrip", "an object", [](const nlohmann::json& v) { return v.is_object(); }},
+  };
+  static const char* kTypeNames[] = {"null",     "an object", "a list",   "a string", "a boolean",
+                                     "a number", "a number",  "a number", "bytes",    "nothing"};
+  if (!answer.is_object()) return "something that is not an object";
+  if (!answer.contains("id")) return "without the request's \"id\"";
+  for (const Field& f : kFields) {
+    auto it = answer.find(f.name);
+    if (it == answer.end() || f.accepts(*it)) continue;
+    size_t t = static_cast<size_t>(it->type());
+    return "\"" + std::string(f.name) + "\" as " + (t < std::size(kTypeNames) ? kTypeNames[t] : "?") + " (" +
+           clip_for_display(it->dump(), 40) + ") where " + f.what + " belongs";
+  }
+  return "";
 }
 
 const nlohmann::json& Probe::artifact() {

@@ -39,14 +39,24 @@ class Probe {
  private:
   std::string python_, dir_;
   double seconds_;
-  int pid_ = -1, in_ = -1, out_ = -1;
+  // The probe leads a session of its own: everything it forks is killed with it (a child that
+  // kept the pipe open used to outlive wheelsmoke).
+  int pid_ = -1, pgid_ = -1, in_ = -1, out_ = -1, err_ = -1;
   std::string buffer_, dead_;
+  std::string err_tail_;  // the last kStderrTail bytes of its stderr (a ring: never read whole)
   uint64_t next_id_ = 1;
   nlohmann::json hello_;
   void start();
   void fail(const std::string& why);
-  std::string stderr_tail() const;
+  void kill_group();
+  void drain_stderr();
+  std::string stderr_tail();
 };
+
+// Every top-level field of an answer that wheelsmoke reads, with the JSON types it accepts: an
+// answer that breaks this table ("python": 7, "ok": "yes") is a ProbeError naming the field (WS203)
+// before any suite looks at it. Returns "" or the complaint.
+std::string answer_field_types_wrong(const nlohmann::json& answer);
 
 // A tensor in a probe answer ({"dtype", "shape", "data": base64 of its contiguous bytes}), checked:
 // the dtype named, a shape of non-negative sizes, and exactly shape x `elem_size` bytes. nullopt,
