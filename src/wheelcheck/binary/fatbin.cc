@@ -261,8 +261,17 @@ std::string FatbinFacts::newest_toolkit() const {
   return best;
 }
 
+void merge_fatbins(FatbinFacts& into, FatbinFacts&& more) {
+  if (into.empty() && into.container_ranges.empty()) {
+    into = std::move(more);  // no copy of a million entries
+    return;
+  }
+  merge_fatbins(into, static_cast<const FatbinFacts&>(more));
+}
+
 void merge_fatbins(FatbinFacts& into, const FatbinFacts& more) {
   size_t base = into.container_ranges.size();
+  into.entries.reserve(into.entries.size() + more.entries.size());
   into.containers += more.containers;
   into.container_ranges.insert(into.container_ranges.end(), more.container_ranges.begin(), more.container_ranges.end());
   for (auto e : more.entries) {
@@ -274,6 +283,7 @@ void merge_fatbins(FatbinFacts& into, const FatbinFacts& more) {
 FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,
                            std::vector<std::string>& errors) {
   FatbinFacts out;
+  out.entries.reserve(s.entries.size());  // at most these: one allocation, not doubling
   for (const auto& box : s.containers) {
     bool inside = range && box.offset >= range->off && box.offset < range->end();
     if (range && !inside) continue;
@@ -291,9 +301,10 @@ FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange
       if (e.cubin_sm && *e.cubin_sm != e.sm)
         errors.push_back("fatbin entry at offset " + std::to_string(e.offset) + " says sm_" + std::to_string(e.sm) +
                          " but its cubin was built for sm_" + std::to_string(*e.cubin_sm));
-      out.entries.push_back(e);
+      out.entries.push_back(std::move(e));
     }
   }
+  out.entries.shrink_to_fit();
   if (range && out.containers == 0 && range->len > 0)
     errors.push_back(".nv_fatbin section holds no readable fatbin container");
   return out;

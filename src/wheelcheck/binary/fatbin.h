@@ -55,6 +55,7 @@ std::string toolkit_release(std::string_view text);
 
 // Appends `more` to `into` (a cubin's own entry plus the containers found around it).
 void merge_fatbins(FatbinFacts& into, const FatbinFacts& more);
+void merge_fatbins(FatbinFacts& into, FatbinFacts&& more);  // moves when `into` is empty
 FatbinFacts select_fatbins(const FatbinScanner& s, const std::optional<ByteRange>& range,
                            std::vector<std::string>& errors);
 
