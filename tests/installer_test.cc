@@ -193,6 +193,29 @@ TEST(InstallerHarnessFindings, RegressionSeedsAreCurrent) {
   EXPECT_GE(found, 4u);
 }
 
+// `wheelcheck inspect --format json` shows each entry's install path beside its sha256: the same
+// pairs install_map() gives the harness.
+TEST(InstallerDifferential, InspectShowsInstallPaths) {
+  InstallerCase c;
+  for (auto& x : installer_cases())
+    if (x.label == "scripts, data and an entry point") c = x;
+  ASSERT_FALSE(c.bytes.empty());
+  TempDir d;
+  write_file(d.file(c.filename), c.bytes);
+  auto r = run_wheelcheck({"inspect", "--format", "json", d.file(c.filename)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> shown;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& e : j["wheels"][0]["entries"])
+    if (e.contains("install_path") && !e["name"].get<std::string>().ends_with("/RECORD"))
+      shown[e["install_path"]] = e["sha256"];
+  std::map<std::string, std::string> mapped;
+  for (auto& [k, f] : install_map(facts_of(c.bytes, c.filename))) mapped[k] = f.sha256;
+  EXPECT_EQ(shown, mapped);
+  EXPECT_TRUE(shown.count("<scripts>/run") && shown.count("<data>/share/i/x.txt") && shown.count("i/__init__.py"))
+      << r.out.substr(0, 2000);
+}
+
 // ---- the facts the checks rest on, asked of the real programs ------------------------------------
 
 TEST(InstallerFacts, LineBreaksAreStrSplitlines) {
@@ -424,7 +447,7 @@ std::string mutate(std::vector<uint8_t>& z, std::mt19937& rng) {
     }
     size_t i = pick(r.central.size()), c = r.central[i], l = r.local[i];
     const bool both = pick(4) != 0;
-    switch (pick(6)) {
+    switch (pick(8)) {
       case 0: {  // a general-purpose bit
         uint16_t bit = uint16_t(1u << pick(16));
         put16(c + 8, uint16_t(get16(c + 8) ^ bit));
@@ -467,6 +490,20 @@ std::string mutate(std::vector<uint8_t>& z, std::mt19937& rng) {
         what += "name byte " + std::to_string(p) + " = " + std::to_string(b) + "; ";
         break;
       }
+      case 6: {  // CRC or a size, in both headers: zero, one more, or another field's value
+        static const size_t central_at[] = {16, 20, 24}, local_at[] = {14, 18, 22};
+        size_t f = pick(3), from = pick(3);
+        uint32_t v =
+            pick(3) == 0 ? 0 : uint32_t(get16(c + central_at[from]) | get16(c + central_at[from] + 2) << 16) + pick(2);
+        put16(c + central_at[f], uint16_t(v)), put16(c + central_at[f] + 2, uint16_t(v >> 16));
+        if (both) put16(l + local_at[f], uint16_t(v)), put16(l + local_at[f] + 2, uint16_t(v >> 16));
+        what += std::string(f == 0 ? "CRC" : f == 1 ? "compressed size" : "size") + " " + std::to_string(v) + "; ";
+        break;
+      }
+      case 7:  // the DOS attribute byte (read-only, hidden, system, volume label, directory, archive)
+        at(c + 38) = uint8_t(pick(256));
+        what += "DOS attributes " + std::to_string(at(c + 38)) + "; ";
+        break;
       default: {
         static const uint16_t methods[] = {0, 8, 9, 12, 14, 93, 95, 99};
         uint16_t m = methods[pick(std::size(methods))];
@@ -511,7 +548,7 @@ TEST(InstallerDifferential, Mutations) {
   // The mutants wheelcheck passed, once more, through zipfile + installer in one batch.
   size_t with_installer = 0;
   if (oracle().skip.empty() && !mutants.empty()) {
-    Verdicts v = compare(mutants, true, 2000, false);
+    Verdicts v = compare(mutants, true, 20000, false);
     with_installer = v.with_installer;
     total.disagreements.insert(total.disagreements.end(), v.disagreements.begin(), v.disagreements.end());
   }

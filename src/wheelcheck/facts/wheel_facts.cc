@@ -58,6 +58,8 @@ json facts_to_json(const WheelFacts& f) {
               {"compressed_size", e.compressed_size},
               {"method", e.method}};
     if (!e.sha256.empty()) x["sha256"] = e.sha256;
+    if (e.kind == EntryKind::file)  // where pip and installer write it (install_map()'s key)
+      if (auto t = install_target(e.name)) x["install_path"] = t->key();
     if (!e.read_error.empty()) x["read_error"] = e.read_error;
     if (!e.skipped.empty()) x["skipped"] = e.skipped;
     entries.push_back(x);
