@@ -385,6 +385,19 @@ std::string report(const std::vector<std::string>& ds) {
   return out + (ds.size() > 10 ? std::to_string(ds.size() - 10) + " more\n" : "");
 }
 
+// The comparison itself: every path on either side, every digest that differs, a refusal and a
+// note; agreement is the empty string.
+TEST(InstallerDifferential, DifferenceNamesEveryPath) {
+  InstallReading gate{"", {{"a.py", "A"}, {"b.py", "B"}, {"<scripts>/run", "R"}}, {}};
+  InstallReading same = gate, other{"", {{"a.py", "A"}, {"b.py", "X"}, {"c.py", "C"}}, {"a link"}};
+  EXPECT_EQ(fuzz::reading_difference(gate, same, "zipfile"), "");
+  EXPECT_EQ(fuzz::reading_difference(gate, other, "zipfile"),
+            "zipfile: a link\n<scripts>/run: wheelcheck R, zipfile absent\nb.py: wheelcheck B, zipfile X\n"
+            "c.py: wheelcheck absent, zipfile C\n");
+  EXPECT_EQ(fuzz::reading_difference(gate, InstallReading{"BadZipFile: x", {}, {}}, "zipfile"),
+            "zipfile refuses the wheel: BadZipFile: x\n");
+}
+
 TEST(InstallerDifferential, CraftedArchives) {
   std::vector<Sample> samples;
   size_t controls = 0;
