@@ -5,6 +5,11 @@ one JSON line per wheel, in order:
   {"path": P, "refused": "why"}                      zipfile or installer refuses the wheel
   {"path": P, "files": {KEY: SHA256}, "escapes": [KEY...], "scripts": [NAME...]}
 
+with, under "pip", what pip's own installer (pip._internal's install_wheel, the venv's pip) writes
+for real into a temporary prefix: {"refused": "why"} or {"files": {KEY: SHA256}}, the files pip
+generates (INSTALLER, its RECORD, entry-point wrappers) left out; a script whose "#!python" line
+it rewrites has the digest "rewritten" (where it lands is compared, not its bytes).
+
 KEY is the install path as wheelcheck's install_map() spells it: site-packages paths (purelib,
 platlib, the root) as they are, the other schemes as "<scripts>/x", "<headers>/x", "<data>/x";
 SHA256 is RECORD's form (urlsafe base64, no padding) of the bytes zipfile reads. Nothing is written:
@@ -61,6 +66,54 @@ class Recording(WheelDestination):
         pass
 
 
+def pip_install(path):
+    """pip's installer, run for real into a fresh prefix (pip refuses paths outside it itself)."""
+    import tempfile
+    from pip._internal.locations.base import get_major_minor_version  # noqa: F401 (pip is importable)
+    from pip._internal.models.scheme import Scheme
+    from pip._internal.operations.install.wheel import install_wheel
+
+    name = os.path.basename(path).split("-")[0]
+    with tempfile.TemporaryDirectory() as root:
+        dirs = {k: os.path.join(root, k) for k in ("site", "headers", "scripts", "data")}
+        scheme = Scheme(platlib=dirs["site"], purelib=dirs["site"], headers=dirs["headers"],
+                        scripts=dirs["scripts"], data=dirs["data"])
+        try:
+            install_wheel(name, path, scheme, name, pycompile=False, warn_script_location=False)
+        except Hang:
+            raise
+        except BaseException as e:  # pip's refusals, whatever their type
+            return {"refused": "%s: %s" % (type(e).__name__, e)}
+        with zipfile.ZipFile(path) as z:
+            wheel_scripts = {n.split("/", 2)[2] for n in z.namelist()
+                             if n.split("/", 1)[0].endswith(".data") and n.split("/")[1:2] == ["scripts"]
+                             and len(n.split("/", 2)) > 2}
+            rewritten = {n.split("/", 2)[2] for n in z.namelist()
+                         if n.split("/", 2)[2:] and n.split("/", 2)[2] in wheel_scripts
+                         and z.read(n).startswith(b"#!python")}
+        files = {}
+        for scheme_name, top in dirs.items():
+            for base, _, names in os.walk(top):
+                for n in names:
+                    full = os.path.join(base, n)
+                    rel = os.path.relpath(full, top).replace(os.sep, "/")
+                    if scheme_name == "site":
+                        parts = rel.split("/")
+                        if len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] in ("INSTALLER", "RECORD"):
+                            continue
+                        key = rel
+                    else:
+                        if scheme_name == "scripts" and rel not in wheel_scripts:
+                            continue
+                        key = "<%s>/%s" % (scheme_name, rel)
+                        if scheme_name == "scripts" and rel in rewritten:
+                            files[key] = "rewritten"
+                            continue
+                    with open(full, "rb") as f:
+                        files[key] = b64(f.read())
+        return {"files": files}
+
+
 class Hang(Exception):
     pass
 
@@ -91,6 +144,12 @@ def main():
             continue
         signal.alarm(5)
         r = one(path)
+        signal.alarm(0)
+        signal.alarm(5)
+        try:
+            r["pip"] = pip_install(path)
+        except Hang:
+            r["pip"] = {"refused": "pip did not finish in 5 s"}
         signal.alarm(0)
         r["path"] = path
         print(json.dumps(r, sort_keys=True), flush=True)
