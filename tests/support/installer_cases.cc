@@ -193,6 +193,9 @@ void installer_semantics(std::vector<InstallerCase>& out) {
                       {raw_file("i/__init__.py", "def main(): pass\n"),
                        raw_file("i-1.0.dist-info/entry_points.txt", "[console_scripts]\n.. = i:main\n")},
                       "WC208", "script name '..' in [console_scripts] names the scripts directory"));
+  out.push_back(wheel(k, "a name beginning with the .data directory's", "i",
+                      {raw_file("i/__init__.py", ""), raw_file("i-1.0.data_x/y.py", "y = 1\n")}, "WC102",
+                      "begins with the .data directory's 'i-1.0.data' without being inside it"));
   auto ios = macho_thin(0x0100000c, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path", 2);
   auto mac = macho_thin(0x0100000c, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, "@loader_path", 1);
   out.push_back(wheel(k, "an iOS Mach-O in a macOS wheel", "i",

@@ -157,8 +157,18 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   std::map<std::string, size_t> files, dirs;                     // install key -> the first entry placing it
   std::map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
   std::set<std::string> foreign;
+  // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
+  // file name) for a .data path and splits it until it meets that directory: 'x-1.0.data_y/z' or
+  // 'x-1.0.data.py' never does, and the install loops forever (run: it does).
+  const std::string data_dir = f.filename.valid ? f.filename.name + "-" + f.filename.version_text + ".data" : "";
   for (size_t i = 0; i < f.entries.size(); ++i) {
     const EntryFacts& e = f.entries[i];
+    if (!data_dir.empty() && e.name.starts_with(data_dir) && e.name.size() > data_dir.size() &&
+        e.name[data_dir.size()] != '/')
+      s.add("WC102",
+            "the name begins with the .data directory's '" + clip_for_display(data_dir) +
+                "' without being inside it: pypa/installer takes it for a .data path and loops forever",
+            e.name);
     if (e.kind != EntryKind::file && e.kind != EntryKind::directory) continue;
     auto t = install_target(e.name);
     if (!t) {
