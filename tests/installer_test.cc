@@ -184,7 +184,8 @@ TEST(InstallerHarnessFindings, RegressionSeedsAreCurrent) {
   fs::path dir = fs::path(WC_SOURCE_DIR) / "fuzz" / "corpus" / "installer";
   size_t found = 0;
   for (const auto& c : installer_cases()) {
-    if (c.klass != "found by the harness") continue;
+    // The mutations' finds, and the wheel pypa/installer loops on (the oracle's time-out found it).
+    if (c.klass != "found by the harness" && c.label != "a name beginning with the .data directory's") continue;
     std::string name;
     for (char ch : c.label) name += is_alnum(ch) ? ch : '-';
     fs::path seed = dir / name;
@@ -196,7 +197,7 @@ TEST(InstallerHarnessFindings, RegressionSeedsAreCurrent) {
     EXPECT_EQ(read_file(seed.string()), fuzz::installer_input(c.filename, c.bytes)) << seed;
     ++found;
   }
-  EXPECT_GE(found, 4u);
+  EXPECT_GE(found, 6u);
 }
 
 // `wheelcheck inspect --format json` shows each entry's install path beside its sha256: the same
