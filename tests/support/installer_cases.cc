@@ -157,6 +157,16 @@ void line_breaks(std::vector<InstallerCase>& out) {
                                                                               "b.py"}})
     out.push_back(wheel(k, std::string("a name holding ") + label, "r", {raw_file(name, "x = 1\n")}, "WC401",
                         std::string("name contains ") + label + ", a line break"));
+  // A row of RECORD split by a form feed: pip reads "../../../evil.py,," as a row of its own (pip
+  // uninstall removes that path); a csv reader of the file sees a size of "6\f...".
+  InstallerCase injected = wheel(k, "a RECORD row split by a form feed", "r", {raw_file("r/x.py", "x = 1\n")}, "WC301",
+                                 "line 1: U+000C is a line break for pip");
+  auto rows = raw_wheel_entries("r", {raw_file("r/x.py", "x = 1\n")});
+  std::string& record = rows.back().content;
+  record.insert(record.find('\n'), "\f../../../evil.py,,");
+  rows.back().finish();
+  injected.bytes = bytes_of(raw_zip(rows));
+  out.push_back(injected);
   out.push_back(control(wheel(k, "a name holding U+2027", "r",
                               {raw_file("r/a\xe2\x80\xa7"
                                         "b.py",
