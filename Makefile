@@ -43,13 +43,15 @@ test-sanitize: deps
 	cmake --build build-sanitize -j $(JOBS)
 	ctest --preset sanitize -j $(JOBS)
 
-# Every libFuzzer target for FUZZ_SECONDS each (clang), seeded by the tests.
+# Every libFuzzer target for FUZZ_SECONDS each (clang), seeded by the tests; then the installer
+# differential harness (wheelcheck against zipfile + installer and libarchive) as long.
 fuzz: deps
 	@bash scripts/install-deps.sh --fuzz
 	cmake --preset fuzz
 	cmake --build build-fuzz -j $(JOBS)
 	WHEELCHECK_FUZZ_SEEDS=$(CURDIR)/build-fuzz/seeds build-fuzz/tests/wheelcheck_tests --gtest_filter=FuzzCorpus.Seeds
 	bash fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+	WHEELCHECK_DIFF_SECONDS=$(FUZZ_SECONDS) build-fuzz/tests/wheelcheck_tests --gtest_filter='InstallerDifferential.*'
 
 # The dtensor_view model against real PyTorch (the pinned torch in a cached venv; CPU is enough).
 test-torch: deps

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "binary/fatbin.h"
 #include "facts/analyze.h"
 #include "facts/binary_capture.h"
+#include "install_diff.h"
 #include "io/inflate.h"
 #include "io/source.h"
 #include "io/targets.h"
@@ -240,11 +242,36 @@ void cases(const uint8_t* d, size_t n) {
   }
 }
 
+std::vector<uint8_t> installer_input(const std::string& filename, const std::vector<uint8_t>& zip) {
+  std::vector<uint8_t> in(filename.begin(), filename.end());
+  in.push_back('\n');
+  in.insert(in.end(), zip.begin(), zip.end());
+  return in;
+}
+
+void installer(const uint8_t* d, size_t n) {
+  std::string filename = "fuzz-1.0-py3-none-any.whl";
+  const uint8_t* nl = static_cast<const uint8_t*>(std::memchr(d, '\n', std::min<size_t>(n, 200)));
+  if (nl) filename.assign(reinterpret_cast<const char*>(d), nl - d), n -= nl + 1 - d, d = nl + 1;
+  std::vector<uint8_t> zip(d, d + n);
+  InstallReading gate = wheelcheck_reading(zip, filename);
+  if (!gate.refused.empty()) return;
+  for (bool streaming : {false, true}) {
+    std::string diff = reading_difference(gate, libarchive_reading(zip, streaming),
+                                          streaming ? "libarchive (streaming)" : "libarchive (seekable)");
+    if (diff.empty()) continue;
+    std::fprintf(stderr, "wheelcheck passes %s, and another reader installs something else:\n%s", filename.c_str(),
+                 diff.c_str());
+    std::abort();
+  }
+}
+
 const std::vector<NamedTarget>& all_targets() {
   static const std::vector<NamedTarget> t = {
-      {"zip", zip},         {"filename", filename}, {"metadata", metadata}, {"record", record},   {"wheel", wheel},
-      {"version", version}, {"elf", elf},           {"macho", macho},       {"pe", pe},           {"fatbin", fatbin},
-      {"policy", policy},   {"index", index},       {"inflate", inflate},   {"capture", capture}, {"cases", cases}};
+      {"zip", zip},         {"filename", filename}, {"metadata", metadata}, {"record", record},
+      {"wheel", wheel},     {"version", version},   {"elf", elf},           {"macho", macho},
+      {"pe", pe},           {"fatbin", fatbin},     {"policy", policy},     {"index", index},
+      {"inflate", inflate}, {"capture", capture},   {"cases", cases},       {"installer", installer}};
   return t;
 }
 

@@ -36,6 +36,14 @@ void inflate(const uint8_t* d, size_t n);
 // with a small retention cap, re-reads served from the input) equal the whole-image parse.
 void capture(const uint8_t* d, size_t n);
 
+// Differential (issue 28): what wheelcheck's index says a wheel installs equals what libarchive's
+// seekable and streaming readers give, unless wheelcheck refuses the wheel. The input is
+// "WHEEL-FILENAME\n" and the archive's bytes (no newline in the first 200 bytes: the whole input is
+// the archive, named fuzz-1.0-py3-none-any.whl). A difference aborts (a crash for libFuzzer).
+void installer(const uint8_t* d, size_t n);
+// The installer target's input for an archive called `filename`.
+std::vector<uint8_t> installer_input(const std::string& filename, const std::vector<uint8_t>& zip);
+
 // wheelsmoke --cases documents: every suite's loader (validation, size caps, unknown keys).
 void cases(const uint8_t* d, size_t n);
 

@@ -7,6 +7,7 @@
 
 #include "fuzz_targets.h"
 #include "support/fixtures.h"
+#include "support/installer_cases.h"
 #include "support/raw_zip.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
@@ -78,6 +79,9 @@ TEST(FuzzCorpus, Seeds) {
                             testing::descriptor_wheel(true), testing::overlapping_bomb(8, 1u << 16)})
     seeds["zip"].push_back(testing::bytes_of(shape));
   seeds["inflate"] = seeds["zip"];
+  // Issue 28's crafted archives (refused ones and controls), named as their wheels.
+  for (const auto& c : testing::installer_cases())
+    seeds["installer"].push_back(fuzz::installer_input(c.filename, c.bytes));
   for (const auto* kind : {"elf", "macho", "pe", "fatbin"})
     for (auto s : seeds[kind]) {
       s.insert(s.begin(), 3);  // the capture target's first byte picks the chunk size

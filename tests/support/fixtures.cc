@@ -35,9 +35,9 @@ void put(std::vector<uint8_t>& v, size_t at, const void* p, size_t n) { std::mem
 // Thin 64-bit Mach-O (mach_header_64, then load commands): LC_BUILD_VERSION (platform 1 = macOS,
 // minos/sdk as xxxx.yy.zz nibbles), LC_LOAD_DYLIB (dylib_command, name at offset 24), LC_RPATH.
 std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vector<std::string>& dylibs,
-                                const std::string& rpath) {
+                                const std::string& rpath, uint32_t platform) {
   Bytes cmds;
-  cmds.u32(0x32).u32(24).u32(1).u32(minos).u32(0x000E0000).u32(0);  // LC_BUILD_VERSION, ntools 0
+  cmds.u32(0x32).u32(24).u32(platform).u32(minos).u32(0x000E0000).u32(0);  // LC_BUILD_VERSION, ntools 0
   for (const auto& d : dylibs) {
     uint32_t size = static_cast<uint32_t>((24 + d.size() + 1 + 7) & ~size_t(7));
     cmds.u32(0xc).u32(size).u32(24).u32(0).u32(0x10000).u32(0x10000).str(d, size - 24);

@@ -11,7 +11,8 @@ namespace wc::testing {
 
 // Thin 64-bit Mach-O: LC_BUILD_VERSION (minos as xxxx.yy.zz nibbles), LC_LOAD_DYLIB per dylib, one LC_RPATH.
 std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vector<std::string>& dylibs,
-                                const std::string& rpath);
+                                const std::string& rpath,
+                                uint32_t platform = 1);  // LC_BUILD_VERSION platform (1 macOS, 2 iOS)
 // The same (macOS 11, libSystem) with a symbol table: `defined` exported, each of `undefined`
 // imported, plus one weak reference (`weakly_bound`) that is optional.
 std::vector<uint8_t> macho_thin_with_symbols(uint32_t cputype, const std::vector<std::string>& undefined,

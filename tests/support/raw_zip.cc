@@ -53,9 +53,10 @@ RawEntry& RawEntry::finish() {
 
 std::string local_header(const RawEntry& e) {
   bool descr = e.descriptor;
-  return le32(0x04034b50) + le16(20) + le16(uint16_t((descr ? 8 : 0) | 0x800)) + le16(e.deflate ? 8 : 0) + le32(0) +
-         le32(descr ? 0 : e.crc) + le32(descr ? 0 : uint32_t(e.csize)) + le32(descr ? 0 : uint32_t(e.usize)) +
-         le16(uint16_t(e.name.size())) + le16(uint16_t(e.local_extra.size())) + e.name + e.local_extra;
+  return le32(0x04034b50) + le16(e.version_needed) + le16(uint16_t(((descr ? 8 : 0) | e.flags) ^ e.local_flags_xor)) +
+         le16(e.deflate ? 8 : 0) + le32(0) + le32(descr ? 0 : e.crc) + le32(descr ? 0 : uint32_t(e.csize)) +
+         le32(descr ? 0 : uint32_t(e.usize)) + le16(uint16_t(e.name.size())) + le16(uint16_t(e.local_extra.size())) +
+         e.name + e.local_extra;
 }
 
 std::string data_descriptor(uint32_t crc, uint64_t csize, uint64_t usize, bool signature) {
@@ -67,10 +68,11 @@ std::string local_record(const RawEntry& e) {
 }
 
 std::string central_record(const RawEntry& e, uint64_t local_offset) {
-  return le32(0x02014b50) + le16(0x0314) + le16(20) + le16(uint16_t((e.descriptor ? 8 : 0) | 0x800)) +
-         le16(e.deflate ? 8 : 0) + le32(0) + le32(e.crc) + le32(uint32_t(e.csize)) + le32(uint32_t(e.usize)) +
-         le16(uint16_t(e.name.size())) + le16(uint16_t(e.central_extra.size())) + le16(0) + le16(0) + le16(0) +
-         le32(e.unix_mode << 16) + le32(uint32_t(local_offset)) + e.name + e.central_extra;
+  return le32(0x02014b50) + le16(e.made_by) + le16(e.version_needed) +
+         le16(uint16_t((e.descriptor ? 8 : 0) | e.flags)) + le16(e.deflate ? 8 : 0) + le32(0) + le32(e.crc) +
+         le32(uint32_t(e.csize)) + le32(uint32_t(e.usize)) + le16(uint16_t(e.name.size())) +
+         le16(uint16_t(e.central_extra.size())) + le16(0) + le16(0) + le16(0) + le32(e.unix_mode << 16 | e.dos_attr) +
+         le32(uint32_t(local_offset)) + e.name + e.central_extra;
 }
 
 std::string end_record(uint64_t entries, uint64_t cd_size, uint64_t cd_offset, const std::string& comment) {
@@ -102,11 +104,13 @@ std::string raw_zip(std::vector<RawEntry> entries, const std::string& comment) {
   return out + cd + end_record(entries.size(), cd.size(), cd_offset, comment);
 }
 
-std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vector<RawEntry>& files) {
+std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vector<RawEntry>& files,
+                                        const std::string& tag) {
   std::vector<RawEntry> all = files;
   const std::string di = name + "-1.0.dist-info/";
-  all.push_back(
-      raw_file(di + "WHEEL", "Wheel-Version: 1.0\nGenerator: raw\nRoot-Is-Purelib: true\nTag: py3-none-any\n"));
+  const bool pure = tag.ends_with("-any");
+  all.push_back(raw_file(di + "WHEEL", "Wheel-Version: 1.0\nGenerator: raw\nRoot-Is-Purelib: " +
+                                           std::string(pure ? "true" : "false") + "\nTag: " + tag + "\n"));
   all.push_back(raw_file(di + "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n"));
   std::string record;
   for (auto& e : all) {

@@ -17,6 +17,12 @@ struct RawEntry {
   std::string local_extra;  // extra field bytes as written
   std::string central_extra;
   uint32_t unix_mode = 0100644;
+  // Header fields as other writers set them (the defaults are what this file always wrote).
+  uint16_t made_by = 0x0314;     // host in the high byte (3 Unix, 0 MS-DOS, ...)
+  uint16_t version_needed = 20;  // "version needed to extract", both headers
+  uint16_t flags = 0x0800;       // general-purpose bits besides the descriptor bit (default: UTF-8)
+  uint16_t local_flags_xor = 0;  // bits flipped in the local header only
+  uint8_t dos_attr = 0;          // low byte of the external attributes (0x10: directory)
 
   // Filled by finish(): what the headers declare (tests may overwrite them to lie).
   std::string data;  // the compressed bytes as stored
@@ -48,9 +54,10 @@ std::string unicode_path_extra(const std::string& name, const std::string& path)
 
 // A whole archive from entries in order: local records, central directory, end record.
 std::string raw_zip(std::vector<RawEntry> entries, const std::string& comment = "");
-// The dist-info files (WHEEL, METADATA, RECORD listing `files` and itself) of a py3-none-any wheel
-// named name-1.0, with the files first.
-std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vector<RawEntry>& files);
+// The dist-info files (WHEEL, METADATA, RECORD listing `files` and itself) of a wheel named
+// name-1.0 tagged `tag` (Root-Is-Purelib when the platform is any), with the files first.
+std::vector<RawEntry> raw_wheel_entries(const std::string& name, const std::vector<RawEntry>& files,
+                                        const std::string& tag = "py3-none-any");
 
 std::vector<uint8_t> bytes_of(const std::string& s);
 

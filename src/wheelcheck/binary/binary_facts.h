@@ -49,6 +49,9 @@ struct MachOSlice {
   uint32_t cputype = 0;
   std::string minos, sdk;  // "11.0"; empty if absent
   int minos_major = 0, minos_minor = 0;
+  // LC_BUILD_VERSION platforms (1 macOS, 2 iOS, 6 Mac Catalyst, 7 iOS simulator, ...): a zippered
+  // library has two.
+  std::vector<uint32_t> build_platforms;
   std::vector<std::string> dylibs, rpaths;
 };
 

@@ -123,6 +123,7 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFa
         break;
       case LC_BUILD_VERSION: {
         uint32_t platform = c.u32();
+        s.build_platforms.push_back(platform);
         if (platform == 1) s.minos = xyz_version(c.u32(), &s.minos_major, &s.minos_minor), s.sdk = xyz_version(c.u32());
         break;
       }

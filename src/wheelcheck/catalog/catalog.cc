@@ -62,7 +62,8 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC306", S::error, "RECORD uses a weak or unknown hash algorithm, or no hash", "core"},
       {"WC307", S::error, "duplicate entry names", "core"},
       {"WC401", S::error,
-       "unsafe entry path (absolute, .., backslash, drive letter, NUL, control character, not UTF-8, over-long)",
+       "unsafe entry path (absolute, .., backslash, drive letter, NUL, control character or line break, not UTF-8 or "
+       "cp437-decoded, over-long, colliding, collapsed by Windows or by case folding)",
        "core"},
       {"WC402", S::error, "symlink, device or other non-regular entry", "core"},
       {"WC403", S::error, "decompression or analysis limits exceeded (ratio, total size, entry count, memory budget)",

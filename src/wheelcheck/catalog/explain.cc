@@ -121,9 +121,21 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Rebuild from a clean tree.", "error   WC307  demo/__init__.py appears twice"},
       {"WC401",
        "Entry paths are relative, without '..', backslashes, drive letters, NUL or control characters, valid UTF-8, "
-       "not over-long.",
-       "An unsafe path writes outside site-packages when extracted (zip-slip).",
-       "Never build archives by hand from untrusted names.", "error   WC401  ../../etc/profile.d/x.sh: path escapes"},
+       "not over-long; no character Python's str.splitlines() breaks on (\\r, \\v, \\f, \\x1c-\\x1e, U+0085, "
+       "U+2028, U+2029); a non-ASCII name carries the UTF-8 flag (zipfile reads it as cp437 otherwise) and decodes to "
+       "no other entry's name; no two entries install to one path, and no path is both a file and a directory. "
+       "Components Windows collapses (a trailing dot or space, ':' for an NTFS alternate data stream, device names "
+       "CON, PRN, AUX, NUL, COM1-9, LPT1-9 with any extension) are errors for wheels that install on Windows "
+       "(win_* or any platform) and warnings elsewhere; names equal but for case are errors for wheels that install "
+       "on Windows or macOS (win_*, macosx_* or any), whose file systems fold case, and warnings elsewhere.",
+       "An unsafe path writes outside site-packages when extracted (zip-slip). pip reads RECORD line by line with "
+       "str.splitlines(), so a name holding any of its line breaks injects a RECORD row (pip uninstall then deletes "
+       "the path it names). A name that decodes or folds onto another's, or a path that is a file and a directory, "
+       "installs one entry's bytes where RECORD verified another's, or fails half-way. On Windows 'x.' and 'x' are "
+       "one file, 'a.py:evil' is a stream of a.py and aux.py opens a device: what was checked is not what lands.",
+       "Never build archives by hand from untrusted names; rename the files that collide or that Windows cannot "
+       "hold.",
+       "error   WC401  ../../etc/profile.d/x.sh: path escapes"},
       {"WC402", "Every entry is a regular file or directory (no symlinks, devices, FIFOs).",
        "Installers handle symlinks differently (pip writes them as files); a symlink can point outside the tree.",
        "Ship the file itself, or load the library by its real name.",

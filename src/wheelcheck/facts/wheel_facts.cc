@@ -1,6 +1,7 @@
 #include "facts/wheel_facts.h"
 
 #include "binary/binary_facts.h"
+#include "wheel/entry_names.h"
 
 namespace wc {
 
@@ -57,6 +58,8 @@ json facts_to_json(const WheelFacts& f) {
               {"compressed_size", e.compressed_size},
               {"method", e.method}};
     if (!e.sha256.empty()) x["sha256"] = e.sha256;
+    if (e.kind == EntryKind::file)  // where pip and installer write it (install_map()'s key)
+      if (auto t = install_target(e.name)) x["install_path"] = t->key();
     if (!e.read_error.empty()) x["read_error"] = e.read_error;
     if (!e.skipped.empty()) x["skipped"] = e.skipped;
     entries.push_back(x);
@@ -90,6 +93,17 @@ json facts_to_json(const WheelFacts& f) {
   if (f.from_index_metadata) j["source"] = "index metadata (PEP 658)";
   j["bytes_read"] = f.bytes_read;
   return j;
+}
+
+std::map<std::string, InstalledFile> install_map(const WheelFacts& f) {
+  std::map<std::string, InstalledFile> out;
+  const std::string record = f.dist_info.empty() ? "" : f.dist_info + "/RECORD";
+  for (const auto& e : f.entries) {
+    if (e.kind != EntryKind::file || e.name == record) continue;
+    auto t = install_target(e.name);
+    if (t) out[t->key()] = {e.name, e.sha256};
+  }
+  return out;
 }
 
 }  // namespace wc

@@ -107,4 +107,16 @@ struct WheelFacts {
 
 nlohmann::json facts_to_json(const WheelFacts& f);
 
+// What pip and pypa/installer write for the wheel: each regular file's install path
+// (InstallTarget::key(): site-packages paths as they are, `<scripts>/x`, `<headers>/x`, `<data>/x`)
+// -> the entry and its sha256 (RECORD form; empty when it was not read whole). Left out:
+// directories, the dist-info RECORD (installers write their own), `.data` entries no installer
+// places (WC102 refuses the wheel). Two entries at one path: the later one. The differential
+// harness (tests/installer_test.cc) compares this with what zipfile + installer and libarchive do.
+struct InstalledFile {
+  std::string entry;
+  std::string sha256;
+};
+std::map<std::string, InstalledFile> install_map(const WheelFacts& f);
+
 }  // namespace wc

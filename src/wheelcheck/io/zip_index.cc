@@ -1,6 +1,9 @@
 #include "io/zip_index.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <initializer_list>
+#include <unordered_map>
 
 #include "util/cursor.h"
 #include "util/parse.h"
@@ -71,8 +74,13 @@ bool find_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   e.pos = tail_off + i;
   e.disk = c.u16();
   e.cd_disk = c.u16();
-  c.u16();
+  const uint16_t on_disk = c.u16();
   e.entries = c.u16();
+  if (on_disk != e.entries)
+    idx.inconsistent.push_back({"the end record counts " + std::to_string(on_disk) + " entries on this disk and " +
+                                    std::to_string(e.entries) +
+                                    " in all (one disk: they must agree; libarchive refuses the archive)",
+                                "", tail_off + i + 8});
   e.cd_size = c.u32();
   e.cd_offset = c.u32();
   e.comment_len = c.u16();
@@ -122,8 +130,13 @@ void read_zip64_eocd(Source& src, ZipIndex& idx, Eocd& e) {
   r.u16();
   r.u16();
   uint32_t disk64 = r.u32(), cd_disk64 = r.u32();
-  r.u64();
+  const uint64_t on_disk = r.u64();
   uint64_t entries = r.u64(), cd_size = r.u64(), cd_offset = r.u64();
+  if (on_disk != entries)
+    idx.inconsistent.push_back({"the ZIP64 end record counts " + std::to_string(on_disk) +
+                                    " entries on this disk and " + std::to_string(entries) +
+                                    " in all (one disk: they must agree)",
+                                "", off + 24});
   // (Some writers store the low bits of a large value instead of the saturated marker: that agrees.)
   auto disagree = [&](const char* what, uint64_t narrow, uint64_t saturated, uint64_t wide) {
     if (narrow == saturated || narrow == wide || narrow == (wide & saturated)) return false;
@@ -148,10 +161,19 @@ void read_zip64_eocd(Source& src, ZipIndex& idx, Eocd& e) {
 
 // ZIP64 extended information (header 0x0001) holds the fields whose 32-bit slot is 0xFFFFFFFF, in
 // order; the Info-ZIP Unicode Path field (0x7075: version 1, CRC-32 of the name, UTF-8 name) is
-// kept whole, since unzip extracts by it.
-void apply_extras(Cursor extra, ZipEntry& z, bool want_offset) {
+// kept whole, since unzip extracts by it. Returns what Python's zipfile (ZipInfo._decodeExtra)
+// refuses the whole archive for, or "": a field running past the extra block, a ZIP64 field
+// without a value its header saturates.
+std::string apply_extras(Cursor extra, ZipEntry& z, bool want_offset) {
+  std::string refused;
   while (extra.remaining() >= 4) {
     uint16_t id = extra.u16(), len = extra.u16();
+    if (len > extra.remaining() && refused.empty()) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "extra field 0x%04x claims %u bytes where %zu are left", id, unsigned(len),
+                    extra.remaining());
+      refused = buf;
+    }
     Cursor body = extra.sub(extra.pos(), std::min<uint64_t>(len, extra.remaining()));
     extra.skip(std::min<uint64_t>(len, extra.remaining()));
     if (id == 0x7075 && body.remaining() >= 5) {
@@ -160,26 +182,100 @@ void apply_extras(Cursor extra, ZipEntry& z, bool want_offset) {
       continue;
     }
     if (id != 0x0001) continue;
-    if (z.uncompressed_size == 0xFFFFFFFF && body.remaining() >= 8) z.uncompressed_size = body.u64();
-    if (z.compressed_size == 0xFFFFFFFF && body.remaining() >= 8) z.compressed_size = body.u64();
-    if (want_offset && z.local_offset == 0xFFFFFFFF && body.remaining() >= 8) z.local_offset = body.u64();
+    auto take = [&](uint64_t& v, const char* what) {
+      if (body.remaining() >= 8) {
+        v = body.u64();
+      } else if (refused.empty()) {
+        refused = std::string("its ZIP64 extra field lacks the ") + what + " the header defers to it";
+      }
+    };
+    if (z.uncompressed_size == 0xFFFFFFFF) take(z.uncompressed_size, "uncompressed size");
+    if (z.compressed_size == 0xFFFFFFFF) take(z.compressed_size, "compressed size");
+    if (want_offset && z.local_offset == 0xFFFFFFFF) take(z.local_offset, "local header offset");
   }
+  return refused;
 }
 
-EntryKind kind_of(ZipEntry& z) {
-  if (z.made_by_host == 3) {  // Unix: st_mode in the high 16 bits
-    z.unix_mode = z.external_attr >> 16;
-    switch (z.unix_mode & 0170000) {
-      case 0120000: return EntryKind::symlink;
-      case 0040000: return EntryKind::directory;
-      case 0100000:
-      case 0: break;
-      default: return EntryKind::other;
-    }
+// Code page 437 above 0x7f (CPython's cp437 codec; checked against it by the tests).
+constexpr uint16_t kCp437High[128] = {
+    0x00c7, 0x00fc, 0x00e9, 0x00e2, 0x00e4, 0x00e0, 0x00e5, 0x00e7, 0x00ea, 0x00eb, 0x00e8, 0x00ef, 0x00ee,
+    0x00ec, 0x00c4, 0x00c5, 0x00c9, 0x00e6, 0x00c6, 0x00f4, 0x00f6, 0x00f2, 0x00fb, 0x00f9, 0x00ff, 0x00d6,
+    0x00dc, 0x00a2, 0x00a3, 0x00a5, 0x20a7, 0x0192, 0x00e1, 0x00ed, 0x00f3, 0x00fa, 0x00f1, 0x00d1, 0x00aa,
+    0x00ba, 0x00bf, 0x2310, 0x00ac, 0x00bd, 0x00bc, 0x00a1, 0x00ab, 0x00bb, 0x2591, 0x2592, 0x2593, 0x2502,
+    0x2524, 0x2561, 0x2562, 0x2556, 0x2555, 0x2563, 0x2551, 0x2557, 0x255d, 0x255c, 0x255b, 0x2510, 0x2514,
+    0x2534, 0x252c, 0x251c, 0x2500, 0x253c, 0x255e, 0x255f, 0x255a, 0x2554, 0x2569, 0x2566, 0x2560, 0x2550,
+    0x256c, 0x2567, 0x2568, 0x2564, 0x2565, 0x2559, 0x2558, 0x2552, 0x2553, 0x256b, 0x256a, 0x2518, 0x250c,
+    0x2588, 0x2584, 0x258c, 0x2590, 0x2580, 0x03b1, 0x00df, 0x0393, 0x03c0, 0x03a3, 0x03c3, 0x00b5, 0x03c4,
+    0x03a6, 0x0398, 0x03a9, 0x03b4, 0x221e, 0x03c6, 0x03b5, 0x2229, 0x2261, 0x00b1, 0x2265, 0x2264, 0x2320,
+    0x2321, 0x00f7, 0x2248, 0x00b0, 0x2219, 0x00b7, 0x221a, 0x207f, 0x00b2, 0x25a0, 0x00a0};
+
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// What the entry is. Python's zipfile (so pip and installer) calls an entry a directory only when
+// its name ends in '/', and writes every other entry as a regular file; unzip and libarchive also
+// honour the attributes. Attributes that say "directory" on a name without the slash would have
+// the gate skip bytes pip installs: the entry is read as the file pip writes, and refused (WC404).
+// A symlink mode (S_IFLNK in the high 16 bits) counts from any host: unzip makes symlinks of it
+// for VMS, Atari, BeOS and AtheOS archives as well as Unix ones (tests/installer_test.cc asks it).
+EntryKind kind_of(ZipEntry& z, std::vector<ZipProblem>& problems) {
+  const uint32_t high = z.external_attr >> 16, type = high & 0170000;
+  if (z.made_by_host == 3 || type == 0120000) z.unix_mode = high;
+  if (type == 0120000) return EntryKind::symlink;
+  if (z.made_by_host == 3 && type != 0 && type != 0100000 && type != 0040000) return EntryKind::other;
+  const bool slash = !z.name.empty() && z.name.back() == '/';
+  const bool unix_dir = z.made_by_host == 3 && type == 0040000, dos_dir = (z.external_attr & 0x10) != 0;
+  if (slash) return EntryKind::directory;
+  if (unix_dir || dos_dir) {
+    char attr[64];
+    std::snprintf(attr, sizeof attr, unix_dir ? "Unix mode %06o" : "DOS attributes 0x%02x",
+                  unix_dir ? unsigned(high) : unsigned(z.external_attr & 0xff));
+    problems.push_back({std::string("the entry's ") + attr +
+                            " say directory but its name does not end in '/': zipfile and pip install it as a "
+                            "file (read and checked here as one), unzip and libarchive make a directory",
+                        z.name, z.local_offset});
   }
-  if (!z.name.empty() && z.name.back() == '/') return EntryKind::directory;
-  if (z.made_by_host == 0 && (z.external_attr & 0x10)) return EntryKind::directory;
   return EntryKind::file;
+}
+
+// The general-purpose bits Python's zipfile refuses or that change how an entry's data is read,
+// with what each means; the descriptor (bit 3) and UTF-8 (bit 11) bits are handled where they are
+// read. Bits 1, 2 (deflate options) and the unused 7-10, 14, 15 change nothing.
+constexpr std::pair<uint16_t, const char*> kDataBits[] = {
+    {0x0001, "bit 0: encrypted (pip cannot read it without a password)"},
+    {0x0010, "bit 4: enhanced deflating (reserved)"},
+    {0x0020, "bit 5: compressed patched data (zipfile refuses it)"},
+    {0x0040, "bit 6: strong encryption (zipfile refuses it)"},
+    {0x1000, "bit 12: enhanced compression (reserved)"},
+    {0x2000, "bit 13: masked local header values (central directory encryption)"},
+};
+
+// The bits of kDataBits and the data descriptor bit: a local header that differs from the central
+// directory in any of them is read one way by streaming readers and another by zipfile.
+constexpr uint16_t kReadingBits = 0x0001 | 0x0008 | 0x0010 | 0x0020 | 0x0040 | 0x1000 | 0x2000;
+
+// Python's zipfile refuses archives whose "version needed to extract" is above this (zipfile.py
+// MAX_EXTRACT_VERSION: 6.3).
+constexpr uint16_t kMaxExtractVersion = 63;
+
+// What zipfile refuses or reads otherwise in one central directory record: the version needed,
+// the bits of kDataBits, a name it decodes as cp437 (no UTF-8 flag) that is not ASCII.
+void check_reading_flags(ZipIndex& idx, const ZipEntry& z) {
+  auto add = [&](std::string m) { idx.inconsistent.push_back({std::move(m), z.name, z.local_offset}); };
+  // zipfile reads the field as two bytes, the version and a "reserved" one (where some writers put
+  // the host), and compares the version alone.
+  if (const unsigned v = z.version_needed & 0xff; v > kMaxExtractVersion)
+    add("version needed to extract is " + std::to_string(v / 10) + "." + std::to_string(v % 10) +
+        ", above the 6.3 Python's zipfile reads (it refuses the archive)");
+  for (auto [bit, what] : kDataBits)
+    if (z.flags & bit) add(std::string("general-purpose flag ") + what);
+  if (z.zipfile_name != z.name)
+    idx.unsafe_names.push_back(
+        {"the name is not ASCII and its UTF-8 flag (bit 11) is clear: zipfile and pip decode "
+         "it as cp437, '" +
+             clip_for_display(z.zipfile_name) + "', and install it under that name",
+         z.name, z.local_offset});
 }
 
 void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
@@ -199,7 +295,7 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
     z.central_index = idx.entries.size();
     uint16_t made_by = c.u16();
     z.made_by_host = static_cast<uint8_t>(made_by >> 8);
-    c.u16();
+    z.version_needed = c.u16();
     z.flags = c.u16();
     z.method = c.u16();
     c.u32();
@@ -212,10 +308,14 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
     z.external_attr = c.u32();
     z.local_offset = c.u32();
     z.name = std::string(c.str(name_len));
-    apply_extras(c.sub(c.pos(), extra_len), z, true);
+    z.zipfile_name = (z.flags & 0x0800) || is_ascii(z.name) ? z.name : cp437_to_utf8(z.name);
+    std::string refused = apply_extras(c.sub(c.pos(), extra_len), z, true);
+    if (!refused.empty())
+      idx.inconsistent.push_back({refused + " (Python's zipfile refuses the whole archive)", z.name, z.local_offset});
     c.skip(extra_len);
     c.skip(comment_len);
-    z.kind = kind_of(z);
+    z.kind = kind_of(z, idx.inconsistent);
+    check_reading_flags(idx, z);
     idx.entries.push_back(std::move(z));
   }
   if (!c.at_end())
@@ -299,7 +399,8 @@ uint64_t check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   auto var = src.get(var_off, name_len + extra_len);
   Cursor v(var, var_off);
   std::string_view lname = v.str(name_len);
-  apply_extras(v.sub(name_len, extra_len), loc, false);
+  if (std::string bad = apply_extras(v.sub(name_len, extra_len), loc, false); !bad.empty())
+    add("local header: " + bad + " (libarchive refuses the entry)");
   z.data_offset = var_off + name_len + extra_len;
   if (lname != z.name) add("local header name '" + clip_for_display(lname) + "' differs from the central directory");
   if (loc.unicode_path && !z.unicode_path) z.unicode_path = loc.unicode_path;
@@ -308,8 +409,29 @@ uint64_t check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   if (method != z.method)
     add("local header compression method " + std::to_string(method) + " differs from the central directory's " +
         std::to_string(z.method));
-  if ((flags ^ z.flags) & 0x0009)
-    add("local header flags (encryption, data descriptor) differ from the central directory's");
+  if ((flags ^ z.flags) & kReadingBits) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "local header flags 0x%04x differ from the central directory's 0x%04x in bits that change how the "
+                  "data is read (0x%04x)",
+                  unsigned(flags), unsigned(z.flags), unsigned((flags ^ z.flags) & kReadingBits));
+    add(buf);
+  }
+  if (((flags ^ z.flags) & 0x0800) && !is_ascii(z.name))
+    add(std::string("the UTF-8 flag (bit 11) is ") + (z.flags & 0x0800 ? "set" : "clear") +
+        " in the central directory and not in the local header: zipfile decodes the two names differently and "
+        "refuses the entry");
+  // With a data descriptor the local header's CRC and sizes may be zero ("not known yet"; writers
+  // that stream fill in what they know, libarchive's the uncompressed size); a value that is there
+  // must be the central directory's: libarchive's seekable reader reads by it.
+  auto known_differs = [](uint64_t local, uint64_t central) { return local != 0 && local != central; };
+  if ((flags & 0x0008) && (known_differs(loc.crc32, z.crc32) || known_differs(loc.compressed_size, z.compressed_size) ||
+                           known_differs(loc.uncompressed_size, z.uncompressed_size)))
+    add("the data descriptor flag is set and the local header declares CRC-32 " + std::to_string(loc.crc32) + ", " +
+        std::to_string(loc.compressed_size) + " -> " + std::to_string(loc.uncompressed_size) +
+        " bytes, against the central directory's " + std::to_string(z.crc32) + ", " +
+        std::to_string(z.compressed_size) + " -> " + std::to_string(z.uncompressed_size) +
+        ": libarchive reads by them");
   if ((flags & 0x0008) == 0) {
     if (loc.crc32 != z.crc32) add("local header CRC-32 differs from the central directory");
     if (loc.compressed_size != z.compressed_size || loc.uncompressed_size != z.uncompressed_size)
@@ -317,7 +439,6 @@ uint64_t check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
           std::to_string(loc.uncompressed_size) + ") differ from the central directory's (" +
           std::to_string(z.compressed_size) + " -> " + std::to_string(z.uncompressed_size) + ")");
   }
-  if (z.flags & 0x0001) add("entry is encrypted");
   if (z.data_offset > idx.archive_size || idx.archive_size - z.data_offset < z.compressed_size) {
     idx.fatal.push_back({"entry data runs past the end of the file", z.name, z.data_offset});
     return 0;
@@ -397,6 +518,40 @@ void check_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
     }
 }
 
+// The first of `sigs` (little-endian record signatures) in [from, to), read in bounded pieces.
+std::pair<std::optional<uint64_t>, uint32_t> find_signature(Source& src, uint64_t from, uint64_t to,
+                                                            std::initializer_list<uint32_t> sigs) {
+  std::vector<uint8_t> buf;
+  for (uint64_t at = from; at < to; at += 1u << 20) {
+    uint64_t n = std::min<uint64_t>(to - at, (1u << 20) + 3);
+    buf.resize(static_cast<size_t>(n));
+    size_t got = src.read_at(at, buf.data(), buf.size());
+    for (size_t k = 0; k + 4 <= got; ++k) {
+      if (buf[k] != 0x50 || buf[k + 1] != 0x4b) continue;
+      uint32_t v = buf[k] | buf[k + 1] << 8 | buf[k + 2] << 16 | uint32_t(buf[k + 3]) << 24;
+      for (uint32_t sig : sigs)
+        if (v == sig) return {at + k, sig};
+    }
+  }
+  return {std::nullopt, 0};
+}
+
+// A STORED entry with a data descriptor has no length a streaming reader can trust: libarchive's
+// streaming reader ends it at the first descriptor signature whose CRC and size fit the bytes so
+// far and takes what follows for the next local record, which the seekable reader (and zipfile)
+// never sees. Such an entry holding either signature is refused, naming where.
+void check_stored_descriptor(Source& src, ZipIndex& idx, const ZipEntry& z) {
+  if (z.method != 0 || !(z.flags & 0x0008) || !z.data_offset) return;
+  auto [at, sig] = find_signature(src, z.data_offset, z.data_offset + z.compressed_size, {kLocalSig, kDescriptorSig});
+  if (!at) return;
+  idx.inconsistent.push_back(
+      {std::string("a STORED entry with a data descriptor holds a ") +
+           (sig == kLocalSig ? "local file header" : "data descriptor") + " signature at offset " +
+           std::to_string(*at) +
+           ": libarchive's streaming reader ends the entry there and reads what follows as another entry",
+       z.name, *at});
+}
+
 // With every local record followed: each byte from the first local header to the central
 // directory belongs to exactly one record. Gaps (where a local record nothing lists can hide) and
 // overlaps make readers that walk local headers see another archive than readers of the directory.
@@ -404,19 +559,7 @@ void check_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
 void check_layout(Source& src, ZipIndex& idx, const std::vector<std::pair<uint64_t, uint64_t>>& records) {
   size_t listed = 0;
   auto gap = [&](uint64_t from, uint64_t to, const std::string& before) {
-    // Is there a local header signature in the gap? Read it in bounded pieces.
-    std::optional<uint64_t> hidden;
-    std::vector<uint8_t> buf;
-    for (uint64_t at = from; at < to && !hidden; at += 1u << 20) {
-      uint64_t n = std::min<uint64_t>(to - at, (1u << 20) + 3);
-      buf.resize(static_cast<size_t>(n));
-      size_t got = src.read_at(at, buf.data(), buf.size());
-      for (size_t k = 0; k + 4 <= got; ++k)
-        if (buf[k] == 0x50 && buf[k + 1] == 0x4b && buf[k + 2] == 0x03 && buf[k + 3] == 0x04) {
-          hidden = at + k;
-          break;
-        }
-    }
+    std::optional<uint64_t> hidden = find_signature(src, from, to, {kLocalSig}).first;
     std::string what = std::to_string(to - from) + " bytes at offset " + std::to_string(from) + " " + before +
                        (hidden ? " hold a local file record (offset " + std::to_string(*hidden) +
                                      ") that the central directory does not list"
@@ -426,6 +569,12 @@ void check_layout(Source& src, ZipIndex& idx, const std::vector<std::pair<uint64
   uint64_t at = records.empty() ? idx.central_directory_offset : records.front().first;
   for (const auto& [start, end] : records) {
     if (start > at) gap(at, start, "between entries");
+    if (start < at)
+      add_counted(
+          idx.inconsistent, listed,
+          {"the local record at offset " + std::to_string(start) + " begins inside the previous one (which ends at " +
+               std::to_string(at) + "): its local name or extra field runs into the next record",
+           "", start});
     at = std::max(at, end);
   }
   if (idx.central_directory_offset > at) gap(at, idx.central_directory_offset, "before the central directory");
@@ -464,6 +613,47 @@ static bool tar_header(std::span<const uint8_t> b) {
   return int64_t(*want) == unsigned_sum || int64_t(*want) == signed_sum;
 }
 
+std::string cp437_to_utf8(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size() * 2);
+  for (char ch : raw) {
+    unsigned char b = static_cast<unsigned char>(ch);
+    uint32_t cp = b < 0x80 ? b : kCp437High[b - 0x80];
+    if (cp < 0x80) {
+      out += char(cp);
+    } else if (cp < 0x800) {
+      out += char(0xc0 | (cp >> 6));
+      out += char(0x80 | (cp & 0x3f));
+    } else {
+      out += char(0xe0 | (cp >> 12));
+      out += char(0x80 | ((cp >> 6) & 0x3f));
+      out += char(0x80 | (cp & 0x3f));
+    }
+  }
+  return out;
+}
+
+// Two entries zipfile names alike once it has decoded them (one name cp437, the other UTF-8):
+// pip installs one entry's bytes under the name RECORD verified for the other.
+static void check_decoded_duplicates(ZipIndex& idx) {
+  std::unordered_map<std::string_view, const ZipEntry*> by_raw, by_decoded;
+  for (const auto& z : idx.entries) by_raw.emplace(z.name, &z);
+  for (const auto& z : idx.entries) {
+    if (z.zipfile_name == z.name) continue;
+    auto other = by_raw.find(z.zipfile_name);
+    const ZipEntry* dup = other != by_raw.end() ? other->second : nullptr;
+    if (!dup) {
+      auto [it, fresh] = by_decoded.emplace(z.zipfile_name, &z);
+      if (fresh) continue;
+      dup = it->second;
+    }
+    idx.unsafe_names.push_back({"zipfile decodes this name to '" + clip_for_display(z.zipfile_name) +
+                                    "', the name it gives the entry '" + clip_for_display(dup->name) +
+                                    "' too: pip installs one entry's bytes under the other's name",
+                                z.name, z.local_offset});
+  }
+}
+
 ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted,
                         const std::function<uint64_t(const ZipEntry&)>& data_wanted) {
   ZipIndex idx;
@@ -500,6 +690,7 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
     idx.central_directory_offset = e.cd_offset;
     read_central(src, idx, e);
     if (!idx.fatal.empty()) return idx;
+    check_decoded_duplicates(idx);
     // Every entry in file order, sorted once: the overlap and layout checks walk it, and the local
     // headers are read along it (neighbouring headers share a window).
     std::vector<ZipEntry*> order;
@@ -529,6 +720,7 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
     bool followed = true;
     for (auto* z : by_offset) {
       uint64_t end = check_local(window, idx, *z);
+      if (end) check_stored_descriptor(src, idx, *z);
       if (end)
         records.emplace_back(z->local_offset, end);
       else

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/source.h"
@@ -18,6 +19,10 @@ enum class EntryKind { file, directory, symlink, other };
 
 struct ZipEntry {
   std::string name;  // raw bytes of the central directory name
+  // The name as Python's zipfile (pip, pypa/installer) decodes it, in UTF-8: the bytes themselves
+  // when general-purpose bit 11 is set or the name is ASCII, their cp437 reading otherwise.
+  std::string zipfile_name;
+  uint16_t version_needed = 0;  // "version needed to extract" (central directory)
   uint16_t flags = 0;
   uint16_t method = 0;
   uint32_t crc32 = 0;
@@ -61,6 +66,9 @@ struct ZipIndex {
   std::string comment;
   bool ok() const { return fatal.empty(); }
 };
+
+// `raw` read as code page 437 (what zipfile does with a name whose UTF-8 flag is clear), in UTF-8.
+std::string cp437_to_utf8(std::string_view raw);
 
 // Never throws for bad data: problems are recorded. IoError from the source still propagates.
 // `local_wanted`, when given, limits the local-header checks (and data offsets) to the entries it

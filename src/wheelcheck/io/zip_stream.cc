@@ -128,6 +128,7 @@ std::string read_entry_data(struct archive* a, Sink&& sink) {
 }  // namespace
 
 std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVisitor& v) {
+  Utf8ThreadLocale utf8;  // or every non-ASCII name is lost in the C locale
   std::vector<ZipProblem> problems;
   SourceClient client;
   client.src = &src;
@@ -167,6 +168,7 @@ std::vector<ZipProblem> stream_entries(Source& src, const ZipIndex& idx, EntryVi
 
 std::map<size_t, std::string> reread_entries(Source& src, const ZipIndex& idx,
                                              const std::map<size_t, RereadSink>& sinks) {
+  Utf8ThreadLocale utf8;  // or every non-ASCII name is lost in the C locale
   std::map<size_t, std::string> errors;
   SourceClient client;
   client.src = &src;

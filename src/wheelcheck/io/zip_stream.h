@@ -3,6 +3,8 @@
 // entry size). The bytes come from a Source through libarchive's callback API, never a temp file.
 #pragma once
 
+#include <locale.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -13,6 +15,28 @@
 #include "io/zip_index.h"
 
 namespace wc {
+
+// libarchive hands out a name only once it has converted it to the current locale's charset: in
+// the C locale every non-ASCII name comes back NULL (a warning, "Pathname cannot be converted from
+// UTF-8 to current locale"). While one of these lives, the calling thread reads in C.UTF-8 (where
+// that conversion is the identity); nothing else in the process changes locale.
+class Utf8ThreadLocale {
+ public:
+  Utf8ThreadLocale() : utf8_(newlocale(LC_ALL_MASK, "C.UTF-8", static_cast<locale_t>(0))) {
+    if (utf8_) previous_ = uselocale(utf8_);
+  }
+  ~Utf8ThreadLocale() {
+    if (!utf8_) return;
+    uselocale(previous_);
+    freelocale(utf8_);
+  }
+  Utf8ThreadLocale(const Utf8ThreadLocale&) = delete;
+  Utf8ThreadLocale& operator=(const Utf8ThreadLocale&) = delete;
+
+ private:
+  locale_t utf8_;
+  locale_t previous_ = static_cast<locale_t>(0);
+};
 
 class EntryVisitor {
  public:

@@ -1,15 +1,35 @@
-// WC401-WC405 archive safety, WC701 wheel size, WC706 forbidden content.
+// WC401-WC405 archive safety, WC701 wheel size, WC706 forbidden content; the WC102 findings of
+// where installers place entries (.data schemes, metadata of other projects).
+#include <map>
+#include <set>
+
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
+#include "wheel/py_text.h"
 
 namespace wc {
 namespace {
+
+// The code point of the line break at `name[i]` (python_line_break_at() says it is one).
+std::string code_point_at(std::string_view name, size_t i, size_t len) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(name[i + k]); };
+  uint32_t cp = len == 1 || (len == 2 && b(0) == '\r') ? b(0) : len == 2 ? 0x85 : 0x2000 | (b(2) & 0x3f);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", unsigned(cp));
+  return buf;
+}
 
 std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.empty()) return "empty name";
   if (name.find('\0') != std::string::npos) return "name contains NUL";
   if (!is_valid_utf8(name)) return "name is not valid UTF-8";
+  // pip reads RECORD with str.splitlines(): a name holding any of its line breaks adds a row
+  // (uninstall then deletes the path that row names).
+  if (size_t at = find_python_line_break(name); at != std::string::npos)
+    return "name contains " + code_point_at(name, at, python_line_break_at(name, at)) +
+           ", a line break for Python's str.splitlines(): pip reads RECORD with it, so the name injects a RECORD row";
   for (unsigned char c : name)
     if (c < 0x20 || c == 0x7f) return "name contains a control character";
   if (name.find('\\') != std::string::npos) return "name contains a backslash";
@@ -83,6 +103,124 @@ void readability(const WheelFacts& f, FindingSink& s) {
   }
 }
 
+// Where the wheel installs: on Windows (win_* tags, or any platform), on macOS (macosx_*, or any).
+// A wheel whose name does not parse could install anywhere.
+struct Reach {
+  bool windows = true, macos = true;
+};
+
+Reach reach_of(const WheelFacts& f) {
+  if (!f.filename.valid || f.filename.platform_tags.empty()) return {};
+  Reach r{false, false};
+  for (const auto& tag : f.filename.platform_tags) {
+    std::string t = to_lower(tag);
+    if (t == "any") return {};
+    r.windows |= t.starts_with("win");
+    r.macos |= t.starts_with("macosx");
+  }
+  return r;
+}
+
+bool is_windows_device(std::string_view component) {
+  std::string stem = to_upper(component.substr(0, component.find('.')));
+  while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "aux .py" is AUX too
+  for (const char* d : {"CON", "PRN", "AUX", "NUL"})
+    if (stem == d) return true;
+  return stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && stem[3] >= '1' && stem[3] <= '9';
+}
+
+// What Windows does to one path component that POSIX keeps: "" when nothing.
+std::string windows_collapse(std::string_view c) {
+  if (c.empty()) return "";
+  if (c.back() == '.' || c.back() == ' ')
+    return "component '" + clip_for_display(c, 60) +
+           "' ends in a dot or a space, which Windows strips: it names another file there";
+  if (c.find(':') != std::string_view::npos)
+    return "component '" + clip_for_display(c, 60) +
+           "' holds ':', which NTFS reads as an alternate data stream of the name before it";
+  if (is_windows_device(c))
+    return "component '" + clip_for_display(c, 60) +
+           "' is a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, any extension): opening it opens the "
+           "device";
+  return "";
+}
+
+// Where pip and installer put each entry, and what that breaks: entries no installer places
+// (WC102), metadata directories of another project (WC102), two entries at one path or a path
+// that is both a file and a directory (WC401), and names other platforms' file systems collapse
+// (WC401: errors where the wheel installs there, warnings elsewhere).
+void installed_paths(const WheelFacts& f, FindingSink& s) {
+  const Reach reach = reach_of(f);
+  const std::optional<Severity> on_windows = reach.windows ? std::nullopt : std::optional(Severity::warning);
+  const std::optional<Severity> on_case_folding =
+      reach.windows || reach.macos ? std::nullopt : std::optional(Severity::warning);
+  std::map<std::string, size_t> files, dirs;                     // install key -> the first entry placing it
+  std::map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
+  std::set<std::string> foreign;
+  // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
+  // file name) for a .data path and splits it until it meets that directory: 'x-1.0.data_y/z' or
+  // 'x-1.0.data.py' never does, and the install loops forever (run: it does).
+  const std::string data_dir = f.filename.valid ? f.filename.name + "-" + f.filename.version_text + ".data" : "";
+  for (size_t i = 0; i < f.entries.size(); ++i) {
+    const EntryFacts& e = f.entries[i];
+    if (!data_dir.empty() && e.name.starts_with(data_dir) && e.name.size() > data_dir.size() &&
+        e.name[data_dir.size()] != '/')
+      s.add("WC102",
+            "the name begins with the .data directory's '" + clip_for_display(data_dir) +
+                "' without being inside it: pypa/installer takes it for a .data path and loops forever",
+            e.name);
+    if (e.kind != EntryKind::file && e.kind != EntryKind::directory) continue;
+    auto t = install_target(e.name);
+    if (!t) {
+      if (e.kind == EntryKind::file)
+        s.add("WC102",
+              "a .data entry outside purelib/, platlib/, headers/, scripts/ and data/: pip and installer refuse the "
+              "wheel",
+              e.name);
+      continue;
+    }
+    std::string key = t->key();
+    if (e.kind == EntryKind::directory) {
+      while (key.ends_with('/')) key.pop_back();
+      if (!key.empty()) dirs.emplace(key, i);
+    } else if (auto [it, fresh] = files.emplace(key, i); !fresh && f.entries[it->second].name != e.name) {
+      s.add("WC401",
+            "installs to '" + clip_for_display(key) + "' as the entry '" +
+                clip_for_display(f.entries[it->second].name) + "' does: one overwrites the other",
+            e.name);
+    }
+    for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1))
+      dirs.emplace(key.substr(0, slash), i);
+    if (auto [it, fresh] = folded.emplace(to_lower(nfc(key)), std::pair(key, i)); !fresh && key != it->second.first)
+      s.add("WC401",
+            "installs to '" + clip_for_display(key) +
+                "', which a case-insensitive file system (Windows, macOS) takes "
+                "for '" +
+                clip_for_display(it->second.first) + "' (the entry '" +
+                clip_for_display(f.entries[it->second.second].name) + "')",
+            e.name, std::nullopt, on_case_folding);
+    std::string top = t->path.substr(0, t->path.find('/'));
+    if (t->library() && top != f.dist_info && (top.ends_with(".dist-info") || top.ends_with(".egg-info")) &&
+        (e.name != t->path || top.ends_with(".egg-info")) && foreign.insert(top).second)
+      s.add("WC102",
+            "installs the metadata directory '" + clip_for_display(top) +
+                "' into site-packages beside the wheel's own: pip list and importlib.metadata then report the "
+                "project it names",
+            e.name);
+    for (std::string_view c : split(t->path, '/'))
+      if (std::string why = windows_collapse(c); !why.empty()) {
+        s.add("WC401", why, e.name, std::nullopt, on_windows);
+        break;
+      }
+  }
+  for (const auto& [key, i] : files)
+    if (auto d = dirs.find(key); d != dirs.end())
+      s.add("WC401",
+            "installs '" + clip_for_display(key) + "' as a file, and the entry '" +
+                clip_for_display(f.entries[d->second].name) + "' as a directory: installers fail half-way",
+            f.entries[i].name);
+}
+
 }  // namespace
 
 void archive_rules(const WheelFacts& f, FindingSink& s) {
@@ -100,6 +238,7 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
       s.add("WC402", std::string("non-regular entry (mode ") + mode + ")", e.name);
     }
   }
+  installed_paths(f, s);
   uint64_t max = s.policy().limits.max_wheel_bytes;
   if (max && f.file_size > max)
     s.add("WC701",

@@ -7,6 +7,8 @@
 //    binary still misses a library, a warning when they are dead;
 //  - platform-independent wheels get no architecture or library verdicts (content_rules says what
 //    their native files are).
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -387,6 +389,37 @@ void report_minos(const MinosGaps& gaps, FindingSink& s) {
   }
 }
 
+const char* apple_platform_name(uint32_t p) {
+  static const char* const names[] = {"unknown",
+                                      "macOS",
+                                      "iOS",
+                                      "tvOS",
+                                      "watchOS",
+                                      "bridgeOS",
+                                      "Mac Catalyst",
+                                      "iOS simulator",
+                                      "tvOS simulator",
+                                      "watchOS simulator",
+                                      "DriverKit",
+                                      "visionOS",
+                                      "visionOS simulator"};
+  return p < std::size(names) ? names[p] : "an unknown platform";
+}
+
+// A slice whose LC_BUILD_VERSION names platforms, none of them macOS (an iOS or Mac Catalyst
+// build): dyld refuses it in a macOS Python ("building for macOS, but linking in object file built
+// for iOS"). Zippered libraries carry macOS and Mac Catalyst both: fine.
+void macho_build_platform(const BinaryFacts& b, FindingSink& s) {
+  for (const auto& sl : b.slices) {
+    const auto& p = sl.build_platforms;
+    if (p.empty() || std::find(p.begin(), p.end(), 1u) != p.end()) continue;
+    s.add("WC506",
+          sl.arch + " slice is built for " + apple_platform_name(p.front()) + " (LC_BUILD_VERSION platform " +
+              std::to_string(p.front()) + "; macOS is 1): a macOS Python cannot load it",
+          b.path);
+  }
+}
+
 void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, MinosGaps& gaps, FindingSink& s) {
   std::vector<PlatformTag> tags;
   for (const auto& t : f.filename.platform_tags) {
@@ -400,6 +433,8 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
     s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
     return;
   }
+  if (std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::macos; }))
+    macho_build_platform(b, s);
   std::set<std::string> have;
   for (const auto& sl : b.slices) have.insert(sl.arch);
   for (const auto& tag : tags) {

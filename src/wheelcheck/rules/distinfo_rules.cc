@@ -5,6 +5,7 @@
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "wheel/py_text.h"
 
 namespace wc {
 namespace {
@@ -399,6 +400,10 @@ void entry_points(const WheelFacts& f, FindingSink& s) {
     if ((section == "console_scripts" || section == "gui_scripts") && !name.empty() && !script_name_ok(name))
       problems.push_back(where + "script name '" + clip_for_display(name, 60) + "' in [" + section +
                          "] is outside [\\w.-]+ (PyPI rejects it; installers would write that file name)");
+    else if ((section == "console_scripts" || section == "gui_scripts") && (name == "." || name == ".."))
+      problems.push_back(where + "script name '" + name + "' in [" + section +
+                         "] names the scripts directory or its parent: installers write the script there (over a "
+                         "directory, outside the environment's bin/)");
     if (!object_reference_ok(value))
       problems.push_back(where + "'" + clip_for_display(value, 60) + "' is not an object reference (module:attr)");
   }
@@ -406,12 +411,16 @@ void entry_points(const WheelFacts& f, FindingSink& s) {
   if (problems.size() > 5) s.add("WC208", std::to_string(problems.size() - 5) + " more problems like these", entry);
 }
 
-// WC209: .pth lines that execute code at every interpreter start (PEP 829 ends that).
+// WC209: .pth lines that execute code at every interpreter start (PEP 829 ends that). Lines as
+// site.py splits them: str.splitlines() since Python 3.13 (a lone '\r', '\f' or U+2028 starts a
+// line), after a UTF-8 byte order mark.
 void pth_files(const WheelFacts& f, FindingSink& s) {
   for (const auto& [name, text] : f.captured) {
     if (!name.ends_with(".pth")) continue;
     size_t line_no = 0, first = 0, count = 0;
-    for (std::string_view line : text_lines(text)) {
+    std::string_view body = text;
+    consume(body, "\xef\xbb\xbf");
+    for (std::string_view line : python_splitlines(body)) {
       ++line_no;
       if (line.starts_with("import ") || line.starts_with("import\t")) {
         if (!count++) first = line_no;

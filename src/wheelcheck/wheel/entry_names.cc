@@ -37,6 +37,19 @@ std::string install_path(std::string_view entry) {
   return "";
 }
 
+std::optional<InstallTarget> install_target(std::string_view entry) {
+  auto slash = entry.find('/');
+  if (slash == std::string_view::npos || !entry.substr(0, slash).ends_with(".data"))
+    return InstallTarget{"", std::string(entry)};
+  std::string_view rest = entry.substr(slash + 1);
+  auto sub = rest.find('/');
+  if (sub == std::string_view::npos) return rest.empty() ? std::optional(InstallTarget{"", ""}) : std::nullopt;
+  std::string_view scheme = rest.substr(0, sub);
+  for (std::string_view known : {"purelib", "platlib", "headers", "scripts", "data"})
+    if (scheme == known) return InstallTarget{std::string(scheme), std::string(rest.substr(sub + 1))};
+  return std::nullopt;
+}
+
 bool is_native_library_name(std::string_view name) {
   name = last_component(name);
   if (ends_with_ci(name, ".pyd") || ends_with_ci(name, ".dylib") || ends_with_ci(name, ".dll")) return true;

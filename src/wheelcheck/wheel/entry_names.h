@@ -12,6 +12,18 @@ namespace wc {
 // Where an entry lands in site-packages: `{name}.data/{purelib,platlib}/x` -> `x`, other entries as
 // they are; "" for `.data/{scripts,headers,data}` (installed elsewhere, not on a library search path).
 std::string install_path(std::string_view entry);
+// Where an installer writes an entry (pip's and pypa/installer's rules): `{name}.data/{scheme}/x`
+// goes to `x` in that scheme, anything else to `entry` in the root scheme (scheme ""). nullopt
+// for a `.data` entry no installer places: a scheme other than purelib, platlib, headers, scripts,
+// data, or a file directly under `{name}.data/` (pip and installer refuse the wheel).
+struct InstallTarget {
+  std::string scheme;  // "" (the root: purelib or platlib as WHEEL says), or the .data scheme
+  std::string path;    // within the scheme
+  bool library() const { return scheme.empty() || scheme == "purelib" || scheme == "platlib"; }
+  // One namespace for all schemes: site-packages paths as they are, the others as `<scheme>/path`.
+  std::string key() const { return library() ? path : "<" + scheme + ">/" + path; }
+};
+std::optional<InstallTarget> install_target(std::string_view entry);
 // The file name of an entry path: what follows the last '/'.
 std::string_view last_component(std::string_view name);
 

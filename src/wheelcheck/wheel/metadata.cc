@@ -1,8 +1,10 @@
 #include "wheel/metadata.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "util/strings.h"
+#include "wheel/py_text.h"
 
 namespace wc {
 
@@ -91,8 +93,22 @@ RecordFile parse_record(std::string_view text) {
     row.clear();
     row_started = false;
   };
+  bool told_break = false;
   while (i < text.size()) {
     char c = text[i];
+    // pip and installer read RECORD as csv over str.splitlines(): every other line break starts a
+    // row there that this reader (csv over the file, \r and \n) never sees.
+    if (c != '\r' && c != '\n' && !told_break) {
+      if (size_t n = python_line_break_at(text, i)) {
+        told_break = true;
+        const unsigned cp = n == 1 ? static_cast<unsigned char>(c) : n == 2 ? 0x85u : 0x2000u | (text[i + 2] & 0x3f);
+        char at[16];
+        std::snprintf(at, sizeof at, "U+%04X", cp);
+        rec.problems.push_back("line " + std::to_string(line) + ": " + at +
+                               " is a line break for pip, which reads RECORD with str.splitlines(): it starts a row "
+                               "there");
+      }
+    }
     if (in_quotes) {
       if (c == '"') {
         if (i + 1 < text.size() && text[i + 1] == '"') {
