@@ -47,33 +47,19 @@ struct Oracle {
   std::string skip;    // why there is none
 };
 
-// The venv with the pinned installer: made once through tools/wc_cache.py where the checkout has
-// it (a shared cache; exit 3 means the index is offline), else in a temporary folder of this
-// process (pip install from the index; a failure is reported as the reason to skip).
+// The venv with the pinned installer, made once in the shared test cache through tools/wc_cache.py
+// (locked, marked complete last); exit 3 means the index is offline: the tests that need it skip.
 const Oracle& oracle() {
-  static TempDir own;
   static const Oracle o = [] {
-    Oracle r;
-    const fs::path cache_tool = fs::path(WC_SOURCE_DIR) / "tools" / "wc_cache.py";
-    if (fs::exists(cache_tool)) {
-      const char* home = std::getenv("HOME");
-      std::string dir = std::getenv("WHEELCHECK_CACHE") ? std::string(std::getenv("WHEELCHECK_CACHE"))
-                                                        : std::string(home ? home : "/tmp") + "/.cache/wheelcheck";
-      auto run = run_command("python3 " + shell_quote(cache_tool.string()) + " venv " +
-                             shell_quote(dir + "/venv-installer-0.7.0") + " " + kInstallerPin);
-      if (run.exit_code == 3) return Oracle{"", "the package index is offline: " + run.err};
-      if (run.exit_code != 0) return Oracle{"", "wc_cache.py venv failed: " + run.err};
-      std::string bin = run.out.substr(0, run.out.find_last_not_of("\n") + 1);
-      bin = bin.substr(bin.rfind('\n') + 1);
-      r.python = bin + "/python";
-      return r;
-    }
-    std::string venv = own.file("venv");
-    auto run = run_command("python3 -m venv " + shell_quote(venv) + " && " + shell_quote(venv + "/bin/python") +
-                           " -m pip install -q --disable-pip-version-check " + kInstallerPin + " 2>&1");
-    if (run.exit_code != 0) return Oracle{"", "no venv with " + std::string(kInstallerPin) + ": " + run.out};
-    r.python = venv + "/bin/python";
-    return r;
+    const char* home = std::getenv("HOME");
+    std::string dir = std::string(home && *home ? home : "/tmp") + "/.cache/wheelcheck-tests";
+    auto run = run_command("python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/wc_cache.py") + " venv " +
+                           shell_quote(dir + "/venv-installer-0.7.0") + " " + kInstallerPin);
+    if (run.exit_code == 3) return Oracle{"", "the package index is offline: " + run.err};
+    if (run.exit_code != 0) return Oracle{"", "wc_cache.py venv failed: " + run.err};
+    std::string bin = run.out.substr(0, run.out.find_last_not_of("\n") + 1);
+    bin = bin.substr(bin.rfind('\n') + 1);
+    return Oracle{bin + "/python", ""};
   }();
   return o;
 }
