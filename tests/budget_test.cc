@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <new>
+#include <random>
 #include <thread>
 
 #include "binary/binary_facts.h"
@@ -14,6 +15,8 @@
 #include "io/source.h"
 #include "pipeline/check.h"
 #include "policy/policy.h"
+#include "rules/install_set.h"
+#include "support/fixtures.h"
 #include "support/test_support.h"
 #include "util/budget.h"
 #include "wheel_builder.h"
@@ -269,6 +272,50 @@ TEST(DeepInputs, AHostileForbidGlobEnds) {
     if (e.path().extension() == ".whl") wheel = e.path().string();
   auto r = testing::run_wheelcheck({"check", "-q", "--policy", policy, wheel});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+// Judging every wheel of a run pairs it only with the wheels its declarations name or its search
+// paths reach (InstallSetIndex): the sets are the very same, in the same order, as the walk over
+// every wheel of the run. Wheels here: four projects on three platforms, each requiring some of
+// the others (some under markers), some with a library whose RUNPATH reaches another's folder.
+TEST(Scale, InstallSetIndexGivesTheSameSets) {
+  const std::vector<std::string> projects{"alpha", "beta", "gamma", "delta"};
+  const std::vector<std::string> tags{"cp312-cp312-manylinux_2_17_x86_64", "cp312-cp312-manylinux_2_17_aarch64",
+                                      "py3-none-any", "cp311-cp311-manylinux_2_17_x86_64"};
+  std::vector<WheelFacts> all;
+  std::mt19937 rng(11);
+  for (int i = 0; i < 48; ++i) {
+    const std::string& name = projects[size_t(i) % projects.size()];
+    const std::string& tag = tags[rng() % tags.size()];
+    testing::WheelBuilder b(name, "1." + std::to_string(i), tag);
+    b.purelib(tag == "py3-none-any");
+    for (const auto& other : projects)
+      if (other != name && rng() % 2) b.requires_dist(other + (rng() % 3 == 0 ? "; sys_platform == 'win32'" : ""));
+    if (tag != "py3-none-any") {
+      if (rng() % 2) {  // a library searching $ORIGIN/../lib: shared/lib is another wheel's folder
+        auto elf = testing::tiny_elf(true, false, 62);
+        b.add("shared/sub/_ext" + std::to_string(i) + ".so", std::string(elf.begin(), elf.end()));
+      } else {
+        b.add("shared/lib/libfoo.so.1", "not an ELF");
+      }
+    }
+    b.add(name + "/__init__.py", "");
+    all.push_back(testing::facts_of(b.build(), b.filename()));
+  }
+  InstallSetIndex index(all);
+  size_t nontrivial = 0;
+  for (const auto& f : all) {
+    InstallSet plain = install_set_for(f, all), indexed = install_set_for(f, all, &index);
+    EXPECT_EQ(plain.wheels, indexed.wheels) << f.path;
+    nontrivial += plain.wheels.size() > 2;
+  }
+  EXPECT_GT(nontrivial, 10u) << "the sets must reach beyond the wheel itself for the comparison to mean anything";
 }
 
 }  // namespace

@@ -198,9 +198,10 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
 
 }  // namespace
 
-WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy) {
+WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy,
+                         InstallSetIndex* index) {
   try {
-    return check_wheel(f, policy, install_set_for(f, all));
+    return check_wheel(f, policy, install_set_for(f, all, index));
   } catch (const std::exception& e) {
     FindingSink s(policy);
     s.add("WC404", std::string("checking stopped by an internal error: ") + e.what());
@@ -327,11 +328,12 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   report.policy_source = policy.spec;
   report.depth = req.depth == Depth::metadata ? "metadata" : "full";
   std::vector<SetMember> members;
+  InstallSetIndex index(facts);
   for (size_t i = 0; i < judged; ++i) {
     const WheelFacts& f = facts[i];
     ItemResult item;
     item.path = f.path;
-    WheelVerdict v = judge_wheel(f, facts, policy);
+    WheelVerdict v = judge_wheel(f, facts, policy, &index);
     item.findings = std::move(v.findings);
     item.waived = std::move(v.waived);
     item.size = f.file_size;

@@ -9,6 +9,7 @@
 #include "facts/analyze.h"
 #include "policy/policy.h"
 #include "report/report.h"
+#include "rules/install_set.h"
 #include "rules/release_set.h"
 
 namespace wc {
@@ -55,7 +56,9 @@ void judge_set(RunReport& report, const std::vector<SetMember>& members, const P
 
 // One wheel's verdict against the others checked with it; an exception while judging becomes a
 // WC404 finding naming what failed.
-WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy);
+// `index` (made once for `all`) keeps a run of many wheels linear; the verdict is the same without it.
+WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy,
+                         InstallSetIndex* index = nullptr);
 
 unsigned default_jobs();
 

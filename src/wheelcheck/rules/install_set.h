@@ -3,6 +3,10 @@
 // against wheels of its own set: an aarch64 cusolver wheel does not find x86_64 cublas.
 #pragma once
 
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "facts/wheel_facts.h"
@@ -21,6 +25,21 @@ bool installable_together(const WheelFilename& a, const WheelFilename& b);
 // under any marker or extra that can hold on f's platform, and theirs in turn), and the wheels its
 // binaries' own search paths reach; each installable together with f. Wheels of the run that f
 // neither declares nor reaches never change its verdict.
-InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all);
+//
+// With `index` (made once for `all`), only the wheels a declaration names or a search path reaches
+// are looked at: judging every wheel of a 100,000-target run stays linear instead of pairing each
+// with every other. The set is the same, in the same order.
+struct InstallSetIndex;
+InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index = nullptr);
+
+// Where each wheel of a run is found: by canonical project name and by install directory.
+struct InstallSetIndex {
+  explicit InstallSetIndex(const std::vector<WheelFacts>& all);
+  std::map<std::string, std::vector<size_t>> by_project;  // positions in `all`
+  // Install directories per wheel, computed on first use (most runs' binaries search none).
+  std::vector<std::optional<std::set<std::string>>> dirs;
+  std::map<std::string, std::vector<size_t>> by_dir;  // filled with dirs, for every wheel at once
+  bool dirs_indexed = false;
+};
 
 }  // namespace wc
