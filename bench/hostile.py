@@ -7,7 +7,7 @@ linearly (or not at all) with the input, and stay near the cost of merely readin
 
 Columns: N, wheelcheck's time and peak RSS, unzip -t's time on the same wheel, and the growth of
 wheelcheck's time and RSS per doubling of N (1.0-2.0 is linear or better; 4.0 would be quadratic)."""
-import os, subprocess, sys, tempfile, time
+import os, shutil, socket, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = os.path.join(HERE, "..", "tools", "hostile_inputs.py")
@@ -19,7 +19,14 @@ CLASSES = [  # (class, sizes, what the input is)
     ("mangled", [43750, 87500, 175000], "one mangled name of N nested names (8 bytes each)"),
     ("fatbin", [65536, 131072, 262144], "a fatbin of N entries"),
     ("glob", [4, 8, 16], "a forbid glob of N '**a' then '**b', against 400-byte names"),
+    ("index", [25000, 50000, 100000], "an index page of N links to wheels that do not exist (404)"),
 ]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def measure(cmd):
@@ -37,9 +44,41 @@ def main():
     wc, work = sys.argv[1], sys.argv[2]
     print("| class | input | N | wheelcheck s | peak RSS MB | unzip -t s | time x per doubling | RSS x per doubling |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
+    # The index row's links lead to a loopback nginx that answers 404 (the Python fault server costs
+    # 20 ms a request itself, which would drown what is measured).
+    port, conf = free_port(), os.path.join(work, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"worker_processes 1; pid {work}/nginx.pid; error_log {work}/nginx.err; daemon on;\n"
+                f"events {{ worker_connections 1024; }}\n"
+                f"http {{ access_log off; server {{ listen 127.0.0.1:{port}; root {work}; }} }}\n")
+    nginx = subprocess.run(["nginx", "-c", conf, "-p", work], capture_output=True) if shutil.which("nginx") else None
+    try:
+        run_classes(wc, work, port if nginx and nginx.returncode == 0 else 0)
+    finally:
+        if nginx and nginx.returncode == 0:
+            subprocess.run(["nginx", "-c", conf, "-p", work, "-s", "stop"], capture_output=True)
+    return 0
+
+
+def run_classes(wc, work, port):
     for kind, sizes, what in CLASSES:
         prev = None
         for n in sizes:
+            if kind == "index":
+                if not port:
+                    print(f"| {kind} | {what} | {n} | (no nginx) | | | | |")
+                    continue
+                os.makedirs(os.path.join(work, f"idx{n}"), exist_ok=True)
+                with open(os.path.join(work, f"idx{n}", "index.html"), "w") as f:
+                    f.write("".join(f'<a href="/none/p-{i}-py3-none-any.whl"></a>\n' for i in range(n)))
+                cmd = [wc, "check", "-q", f"http://127.0.0.1:{port}/idx{n}/"]
+                measure(cmd)
+                t, rss = min(measure(cmd) for _ in range(3))
+                growth_t = f"{t / prev[0]:.2f}" if prev and prev[0] > 0.05 else "-"
+                growth_m = f"{rss / prev[1]:.2f}" if prev else "-"
+                print(f"| {kind} | {what} | {n} | {t:.2f} | {rss:.0f} | - | {growth_t} | {growth_m} |", flush=True)
+                prev = (t, rss)
+                continue
             out = os.path.join(work, f"{kind}-{n}")
             path = subprocess.run([sys.executable, GEN, kind, str(n), out], capture_output=True, text=True,
                                   check=True).stdout.strip()
@@ -56,7 +95,6 @@ def main():
             growth_m = f"{rss / prev[1]:.2f}" if prev else "-"
             print(f"| {kind} | {what} | {n} | {t:.2f} | {rss:.0f} | {unzip_t:.2f} | {growth_t} | {growth_m} |", flush=True)
             prev = (t, rss)
-    return 0
 
 
 if __name__ == "__main__":
