@@ -152,7 +152,9 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "error   WC403  demo/pad.bin: 80 MiB at 1000:1 (limit 50:1 above 64 MiB); not inflated"},
       {"WC404",
        "The archive reads as one zip for every reader: end records, central directory, local headers and data "
-       "agree, CRCs match, no bytes hidden between entries; remote reads that fail land here too.",
+       "agree, CRCs match, no bytes hidden between entries, no entry's data (its size from the 32-bit fields or a "
+       "ZIP64 extra) runs into the next record, no ZIP64 end record carries extensible data; remote reads that fail "
+       "land here too.",
        "Readers that disagree install different files from the same wheel: what was checked is not what pip "
        "installs.",
        "Rebuild the wheel with a standard zip writer; for remote failures, see the HTTP message.",
