@@ -10,7 +10,8 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
   static const std::vector<RuleHelp> help = {
       {"WC101",
        "The file name splits into {name}-{version}(-{build})?-{python}-{abi}-{platform}.whl (a PEP 825 variant label "
-       "may follow), the name is escaped, the version is PEP 440, the build tag starts with a digit.",
+       "may follow), the name is escaped, the version is PEP 440, the build tag starts with a digit, no member of a "
+       "compressed tag set is empty and every interpreter tag is an identifier (py3, cp312; not 2.7.6 or py+3).",
        "pip and uv pick wheels by their file name alone; a name they cannot parse is never installed, and PyPI "
        "refuses the upload.",
        "Let the build backend name the wheel (python -m build, pip wheel); do not rename wheels by hand.",

@@ -31,6 +31,23 @@ void note_style(WheelFilename& w) {
   }
 }
 
+// A compressed tag set with an empty member ('py3.') or an interpreter that is not an identifier
+// ('2.7.6', 'py+3', 'py 3') names a tag no interpreter has: packaging (26.3, tags.parse_tag) and
+// pypa/wheel refuse the name. "" when the tags are well formed.
+std::string tag_set_problem(const std::vector<std::string_view>& sets) {
+  static const char* const kWhat[] = {"python", "abi", "platform"};
+  for (size_t k = 0; k < sets.size(); ++k)
+    for (auto member : split(sets[k], '.')) {
+      if (member.empty())
+        return std::string(kWhat[k]) + " tag set '" + escape_for_display(sets[k]) +
+               "' has an empty member (packaging and wheel refuse the name)";
+      if (k == 0 && !is_identifier(member))
+        return "interpreter tag '" + escape_for_display(member) + "' in '" + escape_for_display(sets[k]) +
+               "' is not an identifier, so no interpreter matches it (packaging and wheel refuse the name)";
+    }
+  return "";
+}
+
 }  // namespace
 
 std::string canonicalize_name(std::string_view name) {
@@ -122,6 +139,7 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
   if (has_label && is_digit(parts[ti][0]))
     return fail("python tag '" + escape_for_display(parts[ti]) +
                 "' starts with a digit; with a variant label the python tag must not (PEP 825)");
+  if (std::string bad = tag_set_problem({parts[ti], parts[ti + 1], parts[ti + 2]}); !bad.empty()) return fail(bad);
   w.python_tags = split_tag_set(parts[ti]);
   w.abi_tags = split_tag_set(parts[ti + 1]);
   w.platform_tags = split_tag_set(parts[ti + 2]);
