@@ -76,5 +76,61 @@ TEST(PeerArchive, Zip64EndRecordWithExtensibleDataIsRefused) {
   EXPECT_FALSE(has_rule(plain, "WC404")) << dump(plain);
 }
 
+// A wheel o-1.0 of `files` (and the dist-info files) whose RECORD rows are what `row_path` makes
+// of each name ("" leaves the row out); RECORD lists itself last.
+std::string wheel_with_record(const std::vector<RawEntry>& files,
+                              const std::function<std::string(const std::string&)>& row_path) {
+  auto entries = raw_wheel_entries("o", files);
+  entries.pop_back();
+  std::string record;
+  for (const auto& e : entries)
+    if (std::string p = row_path(e.name); !p.empty())
+      record += csv_field(p) + "," + sha256_record(e.content) + "," + std::to_string(e.content.size()) + "\n";
+  record += "o-1.0.dist-info/RECORD,,\n";
+  entries.push_back(raw_file("o-1.0.dist-info/RECORD", record));
+  return raw_zip(entries);
+}
+
+std::string backslashed(std::string s) {
+  std::replace(s.begin(), s.end(), '/', '\\');
+  return s;
+}
+
+// pypa/installer tests/test_records.py test_parse_record_entry_with_backslash_path: RECORD paths
+// with '\\' are read with '/', and installer validates such a wheel; PyPI accepts it.
+TEST(PeerRecord, BackslashPathsMatchTheirEntries) {
+  auto fs = findings_of(bytes_of(wheel_with_record(
+                            {raw_file("o/__init__.py", "x = 1\n"), raw_file("o/sub/a.py", "y = 2\n")}, backslashed)),
+                        kName);
+  for (const char* rule : {"WC301", "WC302", "WC304", "WC305", "WC306"}) EXPECT_FALSE(has_rule(fs, rule)) << dump(fs);
+}
+
+// The other way round: an entry whose *name* holds a backslash is no entry installer finds for
+// its RECORD row (installer reads the row as 'o/a.py'), so it is unlisted and the row is missing.
+TEST(PeerRecord, BackslashInAnEntryNameMatchesNoRow) {
+  auto fs = findings_of(bytes_of(wheel_with_record({raw_file("o/__init__.py", ""), raw_file("o\\a.py", "y = 2\n")},
+                                                   [](const std::string& n) { return n; })),
+                        kName);
+  EXPECT_TRUE(says(fs, "o\\a.py: archive entry is not listed in RECORD")) << dump(fs);
+  EXPECT_TRUE(says(fs, "o/a.py: RECORD lists a file the archive lacks")) << dump(fs);
+}
+
+// pypa/installer tests/test_sources.py test_reject_signature_file_in_record (refused) and
+// test_accept_wheel_with_signature_file (the same file not in RECORD: installed; WC210 warns).
+TEST(PeerRecord, SignatureFileListedInRecordIsAnError) {
+  const std::vector<RawEntry> files = {raw_file("o/__init__.py", ""),
+                                       raw_file("o-1.0.dist-info/RECORD.jws", "{\"hash\": \"sha256=x\"}")};
+  auto listed = findings_of(bytes_of(wheel_with_record(files, [](const std::string& n) { return n; })), kName);
+  EXPECT_TRUE(std::any_of(listed.begin(), listed.end(), [](const Finding& f) {
+    return f.rule == "WC301" && f.severity == Severity::error && f.entry == "o-1.0.dist-info/RECORD.jws" &&
+           f.message.find("pypa/installer refuses to install the wheel") != std::string::npos;
+  })) << dump(listed);
+  auto unlisted = findings_of(
+      bytes_of(wheel_with_record(files, [](const std::string& n) { return n.ends_with(".jws") ? "" : n; })), kName);
+  EXPECT_FALSE(has_rule(unlisted, "WC301")) << dump(unlisted);
+  EXPECT_FALSE(has_rule(unlisted, "WC304")) << dump(unlisted);
+  EXPECT_TRUE(has_rule(unlisted, "WC210")) << dump(unlisted);
+}
+
 }  // namespace
 }  // namespace wc

@@ -97,7 +97,10 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "other projects use too.",
        "Put data inside the package (package data), or under {name}.data/data/ for install-scheme data.",
        "warning WC213  include/: top-level directory in site-packages with no Python module or library"},
-      {"WC301", "RECORD exists and is CSV of path,hash,size rows.",
+      {"WC301",
+       "RECORD exists and is CSV of path,hash,size rows, and does not list the signature files RECORD.jws and "
+       "RECORD.p7s (pypa/installer refuses the wheel if it does). A backslash in a row's path reads as '/', as "
+       "installer reads it.",
        "Installers verify files and uninstall by RECORD; without it the wheel cannot be verified or removed.",
        "Rebuild; tools that modify wheels (auditwheel, delocate) rewrite RECORD for you.",
        "error   WC301  demo-1.0.dist-info/RECORD is missing"},
