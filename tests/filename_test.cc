@@ -104,6 +104,13 @@ TEST(PlatformTags, Classification) {
                                   {"manylinux2010_aarch64", PlatformFamily::manylinux, false, "aarch64", 2, 12},
                                   {"musllinux_1_2_x86_64", PlatformFamily::musllinux, true, "x86_64", 1, 2},
                                   {"linux_x86_64", PlatformFamily::linux, false, "x86_64", 0, 0},
+                                  // PyPI accepts linux_armv6l/armv7l (forklift/legacy.py _allowed_platforms)
+                                  // and manylinux_3_0_* (tests/unit/forklift/test_legacy.py
+                                  // test_upload_succeeds_with_wheel: manylinux_3_0_s390x; PEP 600).
+                                  {"linux_armv6l", PlatformFamily::linux, true, "armv6l", 0, 0},
+                                  {"linux_armv7l", PlatformFamily::linux, true, "armv7l", 0, 0},
+                                  {"linux_aarch64", PlatformFamily::linux, false, "aarch64", 0, 0},
+                                  {"manylinux_3_0_x86_64", PlatformFamily::manylinux, true, "x86_64", 3, 0},
                                   {"macosx_11_0_arm64", PlatformFamily::macos, true, "arm64", 11, 0},
                                   {"macosx_10_9_universal2", PlatformFamily::macos, true, "universal2", 10, 9},
                                   {"macosx_11_3_arm64", PlatformFamily::macos, false, "arm64", 11, 3},

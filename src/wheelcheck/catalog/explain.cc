@@ -38,9 +38,10 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Build platform wheels with the platform's tags (bdist_wheel --plat-name, or the backend's settings).",
        "error   WC105  demo/_ext.cpython-312-x86_64-linux-gnu.so: an extension module in a wheel tagged py3-none-any"},
       {"WC106",
-       "Every platform tag is a valid one PyPI accepts (manylinux/musllinux with a glibc/musl version, macOS, "
-       "Windows, iOS, Android, Emscripten).",
-       "PyPI rejects linux_x86_64 and malformed tags; installers never match them.",
+       "Every platform tag is a valid one PyPI accepts (manylinux/musllinux with a glibc/musl version, any glibc "
+       "major from 2 (PEP 600), macOS, Windows, iOS, Android, Emscripten, and linux_armv6l/linux_armv7l, which "
+       "PyPI's list allows).",
+       "PyPI rejects linux_x86_64 and the other linux_* tags, and malformed tags; installers never match them.",
        "Run auditwheel repair (Linux), delocate (macOS) or set the tag the binaries justify.",
        "error   WC106  platform tag 'linux_x86_64' is not accepted by PyPI"},
       {"WC107", "File name parts in normal form: lower-case escaped name, normalised version, lower-case tags.",

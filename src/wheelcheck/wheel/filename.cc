@@ -233,8 +233,10 @@ void classify_linux_family(std::string_view tag, PlatformTag& p) {
     p.problem = "architecture '" + p.arch + "' is not a Linux architecture PyPI accepts";
     return;
   }
-  if (p.major != (musl ? 1 : 2)) {
-    p.problem = std::string(musl ? "musl" : "glibc") + " major version must be " + (musl ? "1" : "2");
+  // PEP 600 sets no limit on glibc's major version (manylinux_3_0_x86_64 is a valid tag, and PyPI
+  // accepts it); glibc 1 and musl other than 1 never existed.
+  if (musl ? p.major != 1 : p.major < 2) {
+    p.problem = std::string(musl ? "musl major version must be 1" : "glibc major version must be 2 or later");
     return;
   }
   p.pypi_accepted = true;
@@ -298,7 +300,14 @@ PlatformTag classify_platform(std::string_view tag) {
   } else if (tag.starts_with("linux_")) {
     p.family = PlatformFamily::linux;
     p.arch = std::string(tag.substr(6));
-    p.problem = "'linux_*' wheels are not portable; PyPI rejects them (use a manylinux or musllinux tag)";
+    // PyPI's static list has allowed linux_armv6l and linux_armv7l since 2017 (Raspberry Pi
+    // wheels; warehouse forklift/legacy.py _allowed_platforms); every other linux_* it rejects.
+    if (p.arch == "armv6l" || p.arch == "armv7l")
+      p.pypi_accepted = true;
+    else
+      p.problem =
+          "'linux_*' wheels are not portable; PyPI rejects them (use a manylinux or musllinux tag; PyPI "
+          "allows only linux_armv6l and linux_armv7l)";
   } else if (tag.starts_with("macosx_")) {
     classify_macos(tag, p);
   } else if (tag == "win32" || tag == "win_amd64" || tag == "win_arm64" || tag == "win_ia64") {
