@@ -531,7 +531,8 @@ void check_data_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
     if (!z.data_offset || z.overlaps) continue;
     const bool last = i + 1 == order.size();
     uint64_t limit = last ? idx.central_directory_offset : order[i + 1]->local_offset;
-    if (z.data_offset + z.compressed_size <= limit) continue;  // checked against the file's size
+    // (A local name or extra field that itself runs past the limit is check_layout's to explain.)
+    if (z.data_offset > limit || z.data_offset + z.compressed_size <= limit) continue;  // sizes checked
     z.overlaps = true;
     if (!last) order[i + 1]->overlaps = true;
     add_counted(idx.inconsistent, listed,
