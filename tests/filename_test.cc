@@ -54,6 +54,26 @@ TEST(WheelFilename, RejectsWithReason) {
   EXPECT_NE(parse_wheel_filename("pkg-one-py3-none-any.whl").error.find("PEP 440"), std::string::npos);
 }
 
+// Interpreter tags no interpreter can match (issue 31). The cases are packaging's
+// tests/test_utils.py test_parse_wheel_invalid_filename ('py3.', '2.7.6') and tests/test_tags.py
+// (the InvalidTag cases 'py3.2-none-any', 'py+3-none-any'), where packaging 26.3 raises.
+TEST(WheelFilename, RejectsTagsNoInterpreterMatches) {
+  for (const char* f : {"foo-1.0-py3.-none-any.whl", "playlyfe-0.1.1-2.7.6-none-any.whl", "foo-1.0-py3.2-none-any.whl",
+                        "foo-1.0-py+3-none-any.whl", "foo-1.0-py 3-none-any.whl", "foo-1.0-py3-none.-any.whl",
+                        "foo-1.0-py3-none-.any.whl"}) {
+    auto w = parse_wheel_filename(f);
+    EXPECT_FALSE(w.valid) << f;
+    EXPECT_NE(w.error.find("packaging and wheel refuse the name"), std::string::npos) << f << ": " << w.error;
+  }
+  EXPECT_EQ(parse_wheel_filename("playlyfe-0.1.1-2.7.6-none-any.whl").error,
+            "interpreter tag '2' in '2.7.6' is not an identifier, so no interpreter matches it (packaging and wheel "
+            "refuse the name)");
+  // Identifiers pass, whatever their case or underscores.
+  for (const char* f : {"foo-1.0-py2.py3-none-any.whl", "foo-1.0-cp313_t-none-any.whl", "foo-1.0-_x-none-any.whl",
+                        "foo-1.0-PY3-none-any.whl"})
+    EXPECT_TRUE(parse_wheel_filename(f).valid) << f << ": " << parse_wheel_filename(f).error;
+}
+
 TEST(WheelFilename, StyleProblems) {
   auto w = parse_wheel_filename("My.Pkg-01.0-PY3-none-any.whl");
   ASSERT_TRUE(w.valid);
@@ -84,6 +104,13 @@ TEST(PlatformTags, Classification) {
                                   {"manylinux2010_aarch64", PlatformFamily::manylinux, false, "aarch64", 2, 12},
                                   {"musllinux_1_2_x86_64", PlatformFamily::musllinux, true, "x86_64", 1, 2},
                                   {"linux_x86_64", PlatformFamily::linux, false, "x86_64", 0, 0},
+                                  // PyPI accepts linux_armv6l/armv7l (forklift/legacy.py _allowed_platforms)
+                                  // and manylinux_3_0_* (tests/unit/forklift/test_legacy.py
+                                  // test_upload_succeeds_with_wheel: manylinux_3_0_s390x; PEP 600).
+                                  {"linux_armv6l", PlatformFamily::linux, true, "armv6l", 0, 0},
+                                  {"linux_armv7l", PlatformFamily::linux, true, "armv7l", 0, 0},
+                                  {"linux_aarch64", PlatformFamily::linux, false, "aarch64", 0, 0},
+                                  {"manylinux_3_0_x86_64", PlatformFamily::manylinux, true, "x86_64", 3, 0},
                                   {"macosx_11_0_arm64", PlatformFamily::macos, true, "arm64", 11, 0},
                                   {"macosx_10_9_universal2", PlatformFamily::macos, true, "universal2", 10, 9},
                                   {"macosx_11_3_arm64", PlatformFamily::macos, false, "arm64", 11, 3},
@@ -142,7 +169,8 @@ std::vector<std::string> generate_filenames(size_t n) {
                                              "1.0-",
                                              "0.0.0+cpu"};
   const std::vector<std::string> builds = {"", "", "", "1", "0042abc", "abc", "7_x", "1.2"};
-  const std::vector<std::string> pys = {"py3", "cp312", "py2.py3", "cp313", "pp310", "PY3", "cp39.cp310", "", "py"};
+  const std::vector<std::string> pys = {"py3", "cp312", "py2.py3", "cp313", "pp310", "PY3", "cp39.cp310",
+                                        "",    "py",    "py3.",    "py+3",  "py3.2", "2.7"};
   const std::vector<std::string> abis = {"none", "cp312", "abi3", "cp313t", "cp39.cp310", "CP312", "", "pypy310_pp73"};
   const std::vector<std::string> plats = {"any",
                                           "manylinux_2_28_x86_64",
@@ -178,6 +206,21 @@ std::string known_disagreement(const std::string& f) {
   // (With a PEP 825 label the tags are the three parts before it.)
   for (size_t i = parts.size() < 4 ? 0 : parts.size() - 4; i < parts.size(); ++i)
     if (i >= 2 && parts[i].empty()) return "empty tag (PEP 425)";
+  // packaging before 26.3 (the oracle may be older) accepts a compressed tag set with an empty
+  // member and interpreter tags that are not identifiers; 26.3 and pypa/wheel refuse them.
+  if (parts.size() >= 5) {
+    const size_t first = parts.size() == 7 || (parts.size() == 6 && !parts[2].empty() &&
+                                               std::isalpha(static_cast<unsigned char>(parts[2][0])))
+                             ? parts.size() - 4
+                             : parts.size() - 3;
+    for (size_t i = first; i < first + 3 && i < parts.size(); ++i)
+      for (auto m : split(parts[i], '.')) {
+        if (m.empty()) return "empty member of a tag set (packaging 26.3)";
+        if (i == first && (std::isdigit(static_cast<unsigned char>(m[0])) ||
+                           std::any_of(m.begin(), m.end(), [](char c) { return c == '+' || c == ' '; })))
+          return "interpreter tag not an identifier (packaging 26.3)";
+      }
+  }
   // Binary distribution format spec: the name is escaped to [A-Za-z0-9_.]; packaging's \w also
   // accepts non-ASCII letters.
   if (!parts.empty() &&

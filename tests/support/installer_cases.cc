@@ -191,6 +191,10 @@ void installer_semantics(std::vector<InstallerCase>& out) {
                       "a .data entry outside purelib/"));
   out.push_back(wheel(k, "a file directly under .data", "i", {raw_file("i-1.0.data/evil.py", "x = 1\n")}, "WC102",
                       "a .data entry outside purelib/"));
+  // A file (not the directory) named like a scheme: pip refuses the wheel (issue 31).
+  out.push_back(wheel(k, "a file named like the platlib scheme", "i",
+                      {raw_file("i/__init__.py", ""), raw_file("i-1.0.data/platlib", "x = 1\n")}, "WC102",
+                      "a .data entry outside purelib/"));
   out.push_back(wheel(k, "another project's dist-info through purelib", "i",
                       {raw_file("i/__init__.py", ""), raw_file("i-1.0.data/purelib/torch-99.0.dist-info/METADATA",
                                                                "Metadata-Version: 2.1\nName: torch\nVersion: 99.0\n")},

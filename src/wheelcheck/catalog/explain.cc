@@ -10,7 +10,8 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
   static const std::vector<RuleHelp> help = {
       {"WC101",
        "The file name splits into {name}-{version}(-{build})?-{python}-{abi}-{platform}.whl (a PEP 825 variant label "
-       "may follow), the name is escaped, the version is PEP 440, the build tag starts with a digit.",
+       "may follow), the name is escaped, the version is PEP 440, the build tag starts with a digit, no member of a "
+       "compressed tag set is empty and every interpreter tag is an identifier (py3, cp312; not 2.7.6 or py+3).",
        "pip and uv pick wheels by their file name alone; a name they cannot parse is never installed, and PyPI "
        "refuses the upload.",
        "Let the build backend name the wheel (python -m build, pip wheel); do not rename wheels by hand.",
@@ -37,9 +38,10 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Build platform wheels with the platform's tags (bdist_wheel --plat-name, or the backend's settings).",
        "error   WC105  demo/_ext.cpython-312-x86_64-linux-gnu.so: an extension module in a wheel tagged py3-none-any"},
       {"WC106",
-       "Every platform tag is a valid one PyPI accepts (manylinux/musllinux with a glibc/musl version, macOS, "
-       "Windows, iOS, Android, Emscripten).",
-       "PyPI rejects linux_x86_64 and malformed tags; installers never match them.",
+       "Every platform tag is a valid one PyPI accepts (manylinux/musllinux with a glibc/musl version, any glibc "
+       "major from 2 (PEP 600), macOS, Windows, iOS, Android, Emscripten, and linux_armv6l/linux_armv7l, which "
+       "PyPI's list allows).",
+       "PyPI rejects linux_x86_64 and the other linux_* tags, and malformed tags; installers never match them.",
        "Run auditwheel repair (Linux), delocate (macOS) or set the tag the binaries justify.",
        "error   WC106  platform tag 'linux_x86_64' is not accepted by PyPI"},
       {"WC107", "File name parts in normal form: lower-case escaped name, normalised version, lower-case tags.",
@@ -96,7 +98,10 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "other projects use too.",
        "Put data inside the package (package data), or under {name}.data/data/ for install-scheme data.",
        "warning WC213  include/: top-level directory in site-packages with no Python module or library"},
-      {"WC301", "RECORD exists and is CSV of path,hash,size rows.",
+      {"WC301",
+       "RECORD exists and is CSV of path,hash,size rows, and does not list the signature files RECORD.jws and "
+       "RECORD.p7s (pypa/installer refuses the wheel if it does). A backslash in a row's path reads as '/', as "
+       "installer reads it.",
        "Installers verify files and uninstall by RECORD; without it the wheel cannot be verified or removed.",
        "Rebuild; tools that modify wheels (auditwheel, delocate) rewrite RECORD for you.",
        "error   WC301  demo-1.0.dist-info/RECORD is missing"},
@@ -152,7 +157,9 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "error   WC403  demo/pad.bin: 80 MiB at 1000:1 (limit 50:1 above 64 MiB); not inflated"},
       {"WC404",
        "The archive reads as one zip for every reader: end records, central directory, local headers and data "
-       "agree, CRCs match, no bytes hidden between entries; remote reads that fail land here too.",
+       "agree, CRCs match, no bytes hidden between entries, no entry's data (its size from the 32-bit fields or a "
+       "ZIP64 extra) runs into the next record, no ZIP64 end record carries extensible data; remote reads that fail "
+       "land here too.",
        "Readers that disagree install different files from the same wheel: what was checked is not what pip "
        "installs.",
        "Rebuild the wheel with a standard zip writer; for remote failures, see the HTTP message.",

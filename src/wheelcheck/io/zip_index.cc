@@ -127,6 +127,14 @@ void read_zip64_eocd(Source& src, ZipIndex& idx, Eocd& e) {
                          "", off});
     return;
   }
+  // Version 1 of the record is 56 bytes; more is "extensible data" (APPNOTE 4.3.14), which no
+  // wheel writer emits. Python's zipfile reads the 56 bytes before the locator as the record and
+  // refuses the archive; PyPI rejects it (warehouse's zip64_eocd_extensible_data case).
+  if (rest > 44)
+    idx.inconsistent.push_back({"the ZIP64 end record carries " + std::to_string(rest - 44) +
+                                    " bytes of extensible data: Python's zipfile reads the 56 bytes before the "
+                                    "locator as the record and refuses the archive (PyPI rejects it too)",
+                                "", off + 56});
   r.u16();
   r.u16();
   uint32_t disk64 = r.u32(), cd_disk64 = r.u32();
@@ -509,6 +517,36 @@ void check_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
                  z.name, z.local_offset});
   }
   add_overflow(idx.inconsistent, listed, "overlapping entries");
+}
+
+// Once the local headers are read: the central directory alone cannot see the local extra field,
+// so an entry whose data (at data_offset, compressed_size long; the size perhaps from a ZIP64
+// extra) runs into the next local header or the central directory is caught here. It is the same
+// overlap check_overlaps reports, and the entry is marked alike so that it is never inflated.
+// (warehouse's zip64_extra_csize case: a ZIP64 extra whose compressed size is one byte long.)
+void check_data_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
+  size_t listed = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    ZipEntry& z = *order[i];
+    if (!z.data_offset || z.overlaps) continue;
+    const bool last = i + 1 == order.size();
+    uint64_t limit = last ? idx.central_directory_offset : order[i + 1]->local_offset;
+    // (A local name or extra field that itself runs past the limit is check_layout's to explain.)
+    if (z.data_offset > limit || z.data_offset + z.compressed_size <= limit) continue;  // sizes checked
+    z.overlaps = true;
+    if (!last) order[i + 1]->overlaps = true;
+    add_counted(idx.inconsistent, listed,
+                {last ? "entry data overlaps the central directory"
+                      : "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'",
+                 z.name, z.data_offset});
+  }
+  add_overflow(idx.inconsistent, listed, "overlapping entries (after their local headers)");
+}
+
+// Entries whose data overlaps another's and the bytes they declare (WC403 judges them).
+void count_overlapping(ZipIndex& idx) {
+  idx.overlapping_entries = 0;
+  idx.overlapping_bytes = 0;
   for (const auto& z : idx.entries)
     if (z.overlaps) {
       ++idx.overlapping_entries;
@@ -703,6 +741,7 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
       idx.inconsistent.push_back(
           {std::to_string(first) + " bytes of data before the first entry (prepended data)", "", 0});
     check_overlaps(idx, order);
+    count_overlapping(idx);
     std::vector<ZipEntry*> by_offset;
     by_offset.reserve(local_wanted ? 0 : order.size());
     for (auto* z : order)
@@ -727,6 +766,8 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
         followed = false;
       if (!idx.fatal.empty()) return idx;
     }
+    check_data_overlaps(idx, order);
+    count_overlapping(idx);
     for (auto& z : idx.entries) {
       if (z.method != 0 && z.method != 8)
         idx.methods.push_back({"compression method " + std::to_string(z.method) +

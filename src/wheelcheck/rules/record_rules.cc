@@ -7,12 +7,21 @@
 
 #include "rules/rules.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 
 namespace wc {
 namespace {
 
 bool is_signature_or_record(const std::string& dist_info, const std::string& path) {
   return path == dist_info + "/RECORD" || path == dist_info + "/RECORD.jws" || path == dist_info + "/RECORD.p7s";
+}
+
+// A signature file anywhere in the dist-info directory, as pypa/installer (sources.py,
+// validate_record) recognises one: it refuses a wheel whose RECORD lists it.
+bool is_listed_signature(const std::string& dist_info, const std::string& path) {
+  if (dist_info.empty() || !path.starts_with(dist_info + "/")) return false;
+  std::string_view last = last_component(path);
+  return last == "RECORD.jws" || last == "RECORD.p7s";
 }
 
 void check_row(const WheelFacts& f, const RecordRow& row, FindingSink& s) {
@@ -128,6 +137,11 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
       s.add("WC301", "RECORD lists this path more than once", row.path);
       continue;
     }
+    if (is_listed_signature(f.dist_info, row.path))
+      s.add("WC301",
+            "RECORD lists the signature file " + std::string(last_component(row.path)) +
+                ", which must not be in it: pypa/installer refuses to install the wheel",
+            row.path);
     check_row(f, row, s);
     if (!f.find_entry(row.path)) s.add("WC305", "RECORD lists a file the archive lacks", row.path);
   }

@@ -31,6 +31,23 @@ void note_style(WheelFilename& w) {
   }
 }
 
+// A compressed tag set with an empty member ('py3.') or an interpreter that is not an identifier
+// ('2.7.6', 'py+3', 'py 3') names a tag no interpreter has: packaging (26.3, tags.parse_tag) and
+// pypa/wheel refuse the name. "" when the tags are well formed.
+std::string tag_set_problem(const std::vector<std::string_view>& sets) {
+  static const char* const kWhat[] = {"python", "abi", "platform"};
+  for (size_t k = 0; k < sets.size(); ++k)
+    for (auto member : split(sets[k], '.')) {
+      if (member.empty())
+        return std::string(kWhat[k]) + " tag set '" + escape_for_display(sets[k]) +
+               "' has an empty member (packaging and wheel refuse the name)";
+      if (k == 0 && !is_identifier(member))
+        return "interpreter tag '" + escape_for_display(member) + "' in '" + escape_for_display(sets[k]) +
+               "' is not an identifier, so no interpreter matches it (packaging and wheel refuse the name)";
+    }
+  return "";
+}
+
 }  // namespace
 
 std::string canonicalize_name(std::string_view name) {
@@ -122,6 +139,7 @@ WheelFilename parse_wheel_filename(std::string_view filename) {
   if (has_label && is_digit(parts[ti][0]))
     return fail("python tag '" + escape_for_display(parts[ti]) +
                 "' starts with a digit; with a variant label the python tag must not (PEP 825)");
+  if (std::string bad = tag_set_problem({parts[ti], parts[ti + 1], parts[ti + 2]}); !bad.empty()) return fail(bad);
   w.python_tags = split_tag_set(parts[ti]);
   w.abi_tags = split_tag_set(parts[ti + 1]);
   w.platform_tags = split_tag_set(parts[ti + 2]);
@@ -215,8 +233,10 @@ void classify_linux_family(std::string_view tag, PlatformTag& p) {
     p.problem = "architecture '" + p.arch + "' is not a Linux architecture PyPI accepts";
     return;
   }
-  if (p.major != (musl ? 1 : 2)) {
-    p.problem = std::string(musl ? "musl" : "glibc") + " major version must be " + (musl ? "1" : "2");
+  // PEP 600 sets no limit on glibc's major version (manylinux_3_0_x86_64 is a valid tag, and PyPI
+  // accepts it); glibc 1 and musl other than 1 never existed.
+  if (musl ? p.major != 1 : p.major < 2) {
+    p.problem = std::string(musl ? "musl major version must be 1" : "glibc major version must be 2 or later");
     return;
   }
   p.pypi_accepted = true;
@@ -280,7 +300,14 @@ PlatformTag classify_platform(std::string_view tag) {
   } else if (tag.starts_with("linux_")) {
     p.family = PlatformFamily::linux;
     p.arch = std::string(tag.substr(6));
-    p.problem = "'linux_*' wheels are not portable; PyPI rejects them (use a manylinux or musllinux tag)";
+    // PyPI's static list has allowed linux_armv6l and linux_armv7l since 2017 (Raspberry Pi
+    // wheels; warehouse forklift/legacy.py _allowed_platforms); every other linux_* it rejects.
+    if (p.arch == "armv6l" || p.arch == "armv7l")
+      p.pypi_accepted = true;
+    else
+      p.problem =
+          "'linux_*' wheels are not portable; PyPI rejects them (use a manylinux or musllinux tag; PyPI "
+          "allows only linux_armv6l and linux_armv7l)";
   } else if (tag.starts_with("macosx_")) {
     classify_macos(tag, p);
   } else if (tag == "win32" || tag == "win_amd64" || tag == "win_arm64" || tag == "win_ia64") {

@@ -88,6 +88,10 @@ RecordFile parse_record(std::string_view text) {
       rec.problems.push_back("line " + std::to_string(row_line) + ": expected 3 fields (path,hash,size), found " +
                              std::to_string(row.size()));
     } else {
+      // The spec lets a RECORD written on Windows separate paths with backslashes; pypa/installer
+      // (records.parse_record_file) reads each as '/' before matching paths to the archive's names,
+      // and PyPI accepts such wheels. Names are matched as installer matches them.
+      std::replace(row[0].begin(), row[0].end(), '\\', '/');
       rec.rows.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2]), row_line});
     }
     row.clear();
