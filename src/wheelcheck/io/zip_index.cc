@@ -494,6 +494,19 @@ void add_overflow(std::vector<ZipProblem>& to, size_t n, const std::string& what
   if (n > kListed) to.push_back({std::to_string(n - kListed) + " more " + what + " not listed", "", 0});
 }
 
+// Entry i of `order` (by offset) and the record after it overlap: both are marked, never to be
+// inflated, and the first is reported at offset `at` (its record or its data).
+void mark_overlap(ZipIndex& idx, size_t& listed, const std::vector<ZipEntry*>& order, size_t i, uint64_t at) {
+  ZipEntry& z = *order[i];
+  const bool last = i + 1 == order.size();
+  z.overlaps = true;
+  if (!last) order[i + 1]->overlaps = true;
+  add_counted(idx.inconsistent, listed,
+              {last ? "entry data overlaps the central directory"
+                    : "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'",
+               z.name, at});
+}
+
 // From the central directory alone: each entry's record needs at least its fixed header, its name
 // and its compressed data before the next entry's record (or the central directory) begins. An
 // entry whose data reaches into another's is the overlapping zip-bomb construction (many entries
@@ -509,12 +522,7 @@ void check_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
     const bool last = i + 1 == order.size();
     uint64_t limit = last ? idx.central_directory_offset : order[i + 1]->local_offset;
     if (min_end <= limit) continue;
-    z.overlaps = true;
-    if (!last) order[i + 1]->overlaps = true;
-    add_counted(idx.inconsistent, listed,
-                {last ? "entry data overlaps the central directory"
-                      : "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'",
-                 z.name, z.local_offset});
+    mark_overlap(idx, listed, order, i, z.local_offset);
   }
   add_overflow(idx.inconsistent, listed, "overlapping entries");
 }
@@ -533,12 +541,7 @@ void check_data_overlaps(ZipIndex& idx, const std::vector<ZipEntry*>& order) {
     uint64_t limit = last ? idx.central_directory_offset : order[i + 1]->local_offset;
     // (A local name or extra field that itself runs past the limit is check_layout's to explain.)
     if (z.data_offset > limit || z.data_offset + z.compressed_size <= limit) continue;  // sizes checked
-    z.overlaps = true;
-    if (!last) order[i + 1]->overlaps = true;
-    add_counted(idx.inconsistent, listed,
-                {last ? "entry data overlaps the central directory"
-                      : "entry data overlaps the entry '" + clip_for_display(order[i + 1]->name) + "'",
-                 z.name, z.data_offset});
+    mark_overlap(idx, listed, order, i, z.data_offset);
   }
   add_overflow(idx.inconsistent, listed, "overlapping entries (after their local headers)");
 }
