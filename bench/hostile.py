@@ -60,40 +60,36 @@ def main():
     return 0
 
 
+def command_for(wc, work, port, kind, n):
+    """(the wheelcheck command for CLASS at size N, the wheel unzip -t reads or None)."""
+    if kind == "index":
+        os.makedirs(os.path.join(work, f"idx{n}"), exist_ok=True)
+        with open(os.path.join(work, f"idx{n}", "index.html"), "w") as f:
+            f.write("".join(f'<a href="/none/p-{i}-py3-none-any.whl"></a>\n' for i in range(n)))
+        return [wc, "check", "-q", f"http://127.0.0.1:{port}/idx{n}/"], None
+    out = os.path.join(work, f"{kind}-{n}")
+    path = subprocess.run([sys.executable, GEN, kind, str(n), out], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    if kind == "glob":
+        wheel = next(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".whl"))
+        return [wc, "check", "-q", "--policy", path, wheel], wheel
+    return [wc, "check", "-q", path], path
+
+
 def run_classes(wc, work, port):
     for kind, sizes, what in CLASSES:
         prev = None
         for n in sizes:
-            if kind == "index":
-                if not port:
-                    print(f"| {kind} | {what} | {n} | (no nginx) | | | | |")
-                    continue
-                os.makedirs(os.path.join(work, f"idx{n}"), exist_ok=True)
-                with open(os.path.join(work, f"idx{n}", "index.html"), "w") as f:
-                    f.write("".join(f'<a href="/none/p-{i}-py3-none-any.whl"></a>\n' for i in range(n)))
-                cmd = [wc, "check", "-q", f"http://127.0.0.1:{port}/idx{n}/"]
-                measure(cmd)
-                t, rss = min(measure(cmd) for _ in range(3))
-                growth_t = f"{t / prev[0]:.2f}" if prev and prev[0] > 0.05 else "-"
-                growth_m = f"{rss / prev[1]:.2f}" if prev else "-"
-                print(f"| {kind} | {what} | {n} | {t:.2f} | {rss:.0f} | - | {growth_t} | {growth_m} |", flush=True)
-                prev = (t, rss)
+            if kind == "index" and not port:
+                print(f"| {kind} | {what} | {n} | (no nginx) | | | | |")
                 continue
-            out = os.path.join(work, f"{kind}-{n}")
-            path = subprocess.run([sys.executable, GEN, kind, str(n), out], capture_output=True, text=True,
-                                  check=True).stdout.strip()
-            if kind == "glob":
-                wheel = next(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".whl"))
-                cmd = [wc, "check", "-q", "--policy", path, wheel]
-            else:
-                wheel = path
-                cmd = [wc, "check", "-q", wheel]
+            cmd, wheel = command_for(wc, work, port, kind, n)
             measure(cmd)  # warm-up
             t, rss = min(measure(cmd) for _ in range(3))
-            unzip_t = min(measure(["unzip", "-tqq", wheel])[0] for _ in range(3))
+            unzip_t = f"{min(measure(['unzip', '-tqq', wheel])[0] for _ in range(3)):.2f}" if wheel else "-"
             growth_t = f"{t / prev[0]:.2f}" if prev and prev[0] > 0.05 else "-"
             growth_m = f"{rss / prev[1]:.2f}" if prev else "-"
-            print(f"| {kind} | {what} | {n} | {t:.2f} | {rss:.0f} | {unzip_t:.2f} | {growth_t} | {growth_m} |", flush=True)
+            print(f"| {kind} | {what} | {n} | {t:.2f} | {rss:.0f} | {unzip_t} | {growth_t} | {growth_m} |", flush=True)
             prev = (t, rss)
 
 

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "support/test_support.h"
 
@@ -110,7 +112,7 @@ TEST(ProbeBounds, AForkedChildDiesWithTheProbe) {
   bool alive = true;
   for (int i = 0; i < 50 && alive; ++i) {
     alive = running();
-    if (alive) run_command("sleep 0.1");
+    if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_FALSE(alive) << "the probe's child " << pid << " outlived wheelsmoke";
   if (alive) ::kill(pid, SIGKILL);

@@ -124,7 +124,7 @@ def fetch(cache, project, name, sha256, pages=None):
                     out.write(b)
                     got += len(b)
                 promised = r.headers.get("Content-Length")
-                if promised is not None and promised.isdigit() and int(promised) != got:
+                if promised is not None and promised.isascii() and promised.isdigit() and int(promised) != got:
                     raise Failed(f"{name}: download failed: cut short after {got} of {promised} bytes")
                 if h.hexdigest() != sha256:
                     raise Failed(f"{name}: sha256 {h.hexdigest()}, expected {sha256}")

@@ -236,8 +236,12 @@ std::string answer_field_types_wrong(const nlohmann::json& answer) {
     auto it = answer.find(f.name);
     if (it == answer.end() || f.accepts(*it)) continue;
     size_t t = static_cast<size_t>(it->type());
-    return "\"" + std::string(f.name) + "\" as " + (t < std::size(kTypeNames) ? kTypeNames[t] : "?") + " (" +
-           clip_for_display(it->dump(), 40) + ") where " + f.what + " belongs";
+    // Shown without serializing it whole (the value may be a 100 MB string or list).
+    std::string shown = it->is_string()       ? "\"" + clip_for_display(it->get_ref<const std::string&>(), 40) + "\""
+                        : it->is_structured() ? std::to_string(it->size()) + " elements"
+                                              : it->dump();
+    return "\"" + std::string(f.name) + "\" as " + (t < std::size(kTypeNames) ? kTypeNames[t] : "?") + " (" + shown +
+           ") where " + f.what + " belongs";
   }
   return "";
 }

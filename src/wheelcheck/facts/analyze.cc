@@ -540,16 +540,6 @@ void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
   // One budget per wheel, charged by every reader on every thread that reads this wheel.
   MemoryBudget budget(opt.limits.max_analysis_bytes);
   BudgetScope scope(&budget, "");
-  struct Excess {  // the first excess, whichever way the analysis ended, is the wheel's WC403
-    MemoryBudget& b;
-    WheelFacts& f;
-    ~Excess() {
-      if (b.exceeded()) {
-        auto [message, entry] = b.first_excess();
-        f.limit_events.push_back({message, entry});
-      }
-    }
-  } excess{budget, f};
   ZipIndex idx;
   try {
     if (opt.depth == Depth::metadata)
@@ -574,7 +564,12 @@ void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
   } catch (const IoError& e) {
     f.unreadable.push_back({e.what(), "", 0});
   } catch (const BudgetExceeded&) {
-    // Reported by `excess` (WC403): the entry and the structure that passed the budget.
+    // Reported below: the readers' catch blocks may have taken it first.
+  }
+  // The first excess, wherever it was caught, is the wheel's WC403 (only the readers charge).
+  if (budget.exceeded()) {
+    auto [message, entry] = budget.first_excess();
+    f.limit_events.push_back({message, entry});
   }
 }
 

@@ -217,10 +217,6 @@ constexpr uint16_t kCp437High[128] = {
     0x03a6, 0x0398, 0x03a9, 0x03b4, 0x221e, 0x03c6, 0x03b5, 0x2229, 0x2261, 0x00b1, 0x2265, 0x2264, 0x2320,
     0x2321, 0x00f7, 0x2248, 0x00b0, 0x2219, 0x00b7, 0x221a, 0x207f, 0x00b2, 0x25a0, 0x00a0};
 
-bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
 // What the entry is. Python's zipfile (so pip and installer) calls an entry a directory only when
 // its name ends in '/', and writes every other entry as a regular file; unzip and libarchive also
 // honour the attributes. Attributes that say "directory" on a name without the slash would have

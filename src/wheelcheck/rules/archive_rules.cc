@@ -12,15 +12,6 @@
 namespace wc {
 namespace {
 
-// The code point of the line break at `name[i]` (python_line_break_at() says it is one).
-std::string code_point_at(std::string_view name, size_t i, size_t len) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(name[i + k]); };
-  uint32_t cp = len == 1 || (len == 2 && b(0) == '\r') ? b(0) : len == 2 ? 0x85 : 0x2000 | (b(2) & 0x3f);
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "U+%04X", unsigned(cp));
-  return buf;
-}
-
 std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.empty()) return "empty name";
   if (name.find('\0') != std::string::npos) return "name contains NUL";
@@ -28,7 +19,7 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   // pip reads RECORD with str.splitlines(): a name holding any of its line breaks adds a row
   // (uninstall then deletes the path that row names).
   if (size_t at = find_python_line_break(name); at != std::string::npos)
-    return "name contains " + code_point_at(name, at, python_line_break_at(name, at)) +
+    return "name contains " + python_line_break_name(name, at) +
            ", a line break for Python's str.splitlines(): pip reads RECORD with it, so the name injects a RECORD row";
   for (unsigned char c : name)
     if (c < 0x20 || c == 0x7f) return "name contains a control character";
@@ -126,7 +117,8 @@ bool is_windows_device(std::string_view component) {
   while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "aux .py" is AUX too
   for (const char* d : {"CON", "PRN", "AUX", "NUL"})
     if (stem == d) return true;
-  return stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && stem[3] >= '1' && stem[3] <= '9';
+  return stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) &&
+         stem[3] != '0';
 }
 
 // What Windows does to one path component that POSIX keeps: "" when nothing.

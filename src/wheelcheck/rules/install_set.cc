@@ -139,97 +139,78 @@ std::set<std::string> install_dirs(const WheelFacts& w) {
 
 }  // namespace
 
-InstallSetIndex::InstallSetIndex(const std::vector<WheelFacts>& all) : dirs(all.size()) {
+InstallSetIndex::InstallSetIndex(const std::vector<WheelFacts>& all) : all_(all) {
   for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].filename.valid) by_project[all[i].filename.canonical_name].push_back(i);
+    if (all[i].filename.valid) by_project_[all[i].filename.canonical_name].push_back(i);
 }
 
-namespace {
+void InstallSetIndex::index_dirs() {
+  if (dirs_.size() == all_.size()) return;  // done (or no wheels)
+  dirs_.resize(all_.size());
+  for (size_t k = 0; k < all_.size(); ++k) {
+    if (!all_[k].filename.valid) continue;
+    dirs_[k] = install_dirs(all_[k]);
+    for (const auto& d : dirs_[k]) by_dir_[d].push_back(k);
+  }
+}
 
-// The positions in `all` that `w`'s declarations or search paths can reach, ascending.
-std::vector<size_t> candidates(const std::set<std::string>& wanted, const std::set<std::string>& dirs,
-                               const std::vector<WheelFacts>& all, InstallSetIndex& index) {
+const std::set<std::string>& InstallSetIndex::install_dirs_of(size_t i) {
+  index_dirs();
+  return dirs_[i];
+}
+
+std::vector<size_t> InstallSetIndex::reached_by(const std::set<std::string>& projects,
+                                                const std::set<std::string>& dirs) {
   std::vector<size_t> out;
-  for (const auto& name : wanted)
-    if (auto it = index.by_project.find(name); it != index.by_project.end())
+  for (const auto& name : projects)
+    if (auto it = by_project_.find(name); it != by_project_.end())
       out.insert(out.end(), it->second.begin(), it->second.end());
   if (!dirs.empty()) {
-    if (!index.dirs_indexed) {
-      for (size_t i = 0; i < all.size(); ++i) {
-        if (!all[i].filename.valid) continue;
-        index.dirs[i] = install_dirs(all[i]);
-        for (const auto& d : *index.dirs[i]) index.by_dir[d].push_back(i);
-      }
-      index.dirs_indexed = true;
-    }
+    index_dirs();
     for (const auto& d : dirs)
-      if (auto it = index.by_dir.find(d); it != index.by_dir.end())
-        out.insert(out.end(), it->second.begin(), it->second.end());
+      if (auto it = by_dir_.find(d); it != by_dir_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
-}  // namespace
-
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index) {
-  if (index) {
-    // The same walk over far fewer wheels: those a declaration or a search path names.
-    InstallSetIndex& idx = *index;
-    InstallSet set;
-    set.wheels.push_back(&f);
-    std::set<const WheelFacts*> in{&f};
-    const MarkerEnvironment env = environment_for(f.filename);
-    std::deque<const WheelFacts*> queue{&f};
-    while (!queue.empty()) {
-      const WheelFacts* w = queue.front();
-      queue.pop_front();
-      auto wanted = declared_projects(*w, env);
-      auto dirs = searched_dirs(*w);
-      for (size_t i : candidates(wanted, dirs, all, idx)) {
-        const WheelFacts& u = all[i];
-        if (in.count(&u) || !installable_together(f, u)) continue;
-        bool reached = wanted.count(u.filename.canonical_name) > 0;
-        if (!reached && !dirs.empty() && idx.dirs[i])
-          reached = std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return idx.dirs[i]->count(d); });
-        if (reached && in.insert(&u).second) {
-          set.wheels.push_back(&u);
-          queue.push_back(&u);
-        }
-      }
-    }
-    return set;
-  }
   InstallSet set;
   set.wheels.push_back(&f);
   std::set<const WheelFacts*> in{&f};
   const MarkerEnvironment env = environment_for(f.filename);
   std::deque<const WheelFacts*> queue{&f};
-  auto take = [&](const WheelFacts& u) {
-    if (in.insert(&u).second) {
-      set.wheels.push_back(&u);
-      queue.push_back(&u);
-    }
+  // Without an index, each wheel's install directories are computed once and only when a search
+  // path asks.
+  std::map<size_t, std::set<std::string>> dirs_of;
+  auto install_dirs_at = [&](size_t i) -> const std::set<std::string>& {
+    if (index) return index->install_dirs_of(i);
+    auto it = dirs_of.find(i);
+    return it != dirs_of.end() ? it->second : dirs_of.emplace(i, install_dirs(all[i])).first->second;
   };
-  // Each candidate's install directories, computed once and only when a search path asks.
-  std::map<const WheelFacts*, std::set<std::string>> dirs_of;
   while (!queue.empty()) {
     const WheelFacts* w = queue.front();
     queue.pop_front();
-    auto wanted = declared_projects(*w, env);
-    auto dirs = searched_dirs(*w);
-    for (const auto& u : all) {
-      if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) continue;
-      if (wanted.count(u.filename.canonical_name)) {
-        take(u);
-        continue;
+    const auto wanted = declared_projects(*w, env);
+    const auto dirs = searched_dirs(*w);
+    // u joins when w declares its project or w's binaries search a folder u installs into.
+    auto consider = [&](size_t i) {
+      const WheelFacts& u = all[i];
+      if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;
+      bool reached = wanted.count(u.filename.canonical_name) > 0 ||
+                     (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) {
+                       return install_dirs_at(i).count(d) > 0;
+                     }));
+      if (reached && in.insert(&u).second) {
+        set.wheels.push_back(&u);
+        queue.push_back(&u);
       }
-      if (dirs.empty()) continue;
-      auto it = dirs_of.find(&u);
-      if (it == dirs_of.end()) it = dirs_of.emplace(&u, install_dirs(u)).first;
-      if (std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return it->second.count(d) > 0; })) take(u);
-    }
+    };
+    if (index)  // only the wheels a declaration names or a search path reaches, in run order
+      for (size_t i : index->reached_by(wanted, dirs)) consider(i);
+    else
+      for (size_t i = 0; i < all.size(); ++i) consider(i);
   }
   return set;
 }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,17 +28,23 @@ bool installable_together(const WheelFilename& a, const WheelFilename& b);
 // With `index` (made once for `all`), only the wheels a declaration names or a search path reaches
 // are looked at: judging every wheel of a 100,000-target run stays linear instead of pairing each
 // with every other. The set is the same, in the same order.
-struct InstallSetIndex;
+class InstallSetIndex;
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index = nullptr);
 
-// Where each wheel of a run is found: by canonical project name and by install directory.
-struct InstallSetIndex {
+// Where each wheel of a run is found: by canonical project name and, once a search path asks, by
+// the folders it installs into. Made once per run; the positions are in `all`'s order.
+class InstallSetIndex {
+ public:
   explicit InstallSetIndex(const std::vector<WheelFacts>& all);
-  std::map<std::string, std::vector<size_t>> by_project;  // positions in `all`
-  // Install directories per wheel, computed on first use (most runs' binaries search none).
-  std::vector<std::optional<std::set<std::string>>> dirs;
-  std::map<std::string, std::vector<size_t>> by_dir;  // filled with dirs, for every wheel at once
-  bool dirs_indexed = false;
+  // The positions of the wheels of `projects`, and of those installing into one of `dirs`, ascending.
+  std::vector<size_t> reached_by(const std::set<std::string>& projects, const std::set<std::string>& dirs);
+  const std::set<std::string>& install_dirs_of(size_t i);
+
+ private:
+  const std::vector<WheelFacts>& all_;
+  std::map<std::string, std::vector<size_t>> by_project_, by_dir_;
+  std::vector<std::set<std::string>> dirs_;  // every wheel's, made when a search path first asks
+  void index_dirs();
 };
 
 }  // namespace wc

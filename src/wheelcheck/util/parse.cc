@@ -36,6 +36,10 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 bool all_digits(std::string_view s) { return !s.empty() && digit_prefix(s) == s.size(); }
 
 bool is_hex_digit(char c) { return is_digit(c) || (ascii_lower(c) >= 'a' && ascii_lower(c) <= 'f'); }

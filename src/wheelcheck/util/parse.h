@@ -38,6 +38,7 @@ char ascii_upper(char c);
 // passes (PEP 3131 names are not judged here). Non-empty.
 bool is_identifier(std::string_view s);
 bool all_digits(std::string_view s);  // non-empty and only 0-9
+bool is_ascii(std::string_view s);    // every byte below 0x80 (true when empty)
 bool is_hex_digit(char c);
 bool all_hex(std::string_view s);  // non-empty and only 0-9, a-f, A-F (digests of any length)
 // Number of leading decimal digits.

@@ -272,8 +272,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 
 namespace wc {
 std::string nfc(std::string_view s) {
-  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }) || !is_valid_utf8(s))
-    return std::string(s);
+  if (is_ascii(s) || !is_valid_utf8(s)) return std::string(s);
   std::string z(s);  // utf8proc wants a NUL-terminated string
   utf8proc_uint8_t* out = utf8proc_NFC(reinterpret_cast<const utf8proc_uint8_t*>(z.c_str()));
   if (!out) return z;

@@ -1,7 +1,6 @@
 #include "wheel/metadata.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "util/strings.h"
 #include "wheel/py_text.h"
@@ -103,11 +102,8 @@ RecordFile parse_record(std::string_view text) {
     // pip and installer read RECORD as csv over str.splitlines(): every other line break starts a
     // row there that this reader (csv over the file, \r and \n) never sees.
     if (c != '\r' && c != '\n' && !told_break) {
-      if (size_t n = python_line_break_at(text, i)) {
+      if (std::string at = python_line_break_name(text, i); !at.empty()) {
         told_break = true;
-        const unsigned cp = n == 1 ? static_cast<unsigned char>(c) : n == 2 ? 0x85u : 0x2000u | (text[i + 2] & 0x3f);
-        char at[16];
-        std::snprintf(at, sizeof at, "U+%04X", cp);
         rec.problems.push_back("line " + std::to_string(line) + ": " + at +
                                " is a line break for pip, which reads RECORD with str.splitlines(): it starts a row "
                                "there");

@@ -1,5 +1,7 @@
 #include "wheel/py_text.h"
 
+#include <cstdio>
+
 namespace wc {
 
 size_t python_line_break_at(std::string_view s, size_t i) {
@@ -16,6 +18,17 @@ size_t python_line_break_at(std::string_view s, size_t i) {
     case 0xe2: return b(i + 1) == 0x80 && (b(i + 2) == 0xa8 || b(i + 2) == 0xa9) ? 3 : 0;  // U+2028, U+2029
     default: return 0;
   }
+}
+
+std::string python_line_break_name(std::string_view s, size_t i) {
+  const size_t n = python_line_break_at(s, i);
+  if (!n) return "";
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  // One byte (or "\r\n", named by its \r), C2 85, or E2 80 A8/A9.
+  const unsigned cp = n == 1 || b(0) == '\r' ? b(0) : n == 2 ? 0x85u : 0x2000u | (b(2) & 0x3fu);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", cp);
+  return buf;
 }
 
 size_t find_python_line_break(std::string_view s) {

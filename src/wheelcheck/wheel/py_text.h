@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +14,8 @@ namespace wc {
 // U+0085, 3 for U+2028/U+2029), 0 when there is none: \n \r \v \f \x1c \x1d \x1e U+0085 U+2028
 // U+2029 (tests/installer_test.cc checks the set against Python).
 size_t python_line_break_at(std::string_view s, size_t i);
+// The line break at `s[i]` named by its first code point ("U+000B", "U+2028"), "" when there is none.
+std::string python_line_break_name(std::string_view s, size_t i);
 // The first line break in `s` (its offset), or npos.
 size_t find_python_line_break(std::string_view s);
 // s.splitlines() without the line ends.
