@@ -18,6 +18,7 @@ CLASSES = [  # (class, sizes, what the input is)
     ("macho", [131072, 262144, 524288], "N nlist entries naming one 8 MiB string"),
     ("mangled", [43750, 87500, 175000], "one mangled name of N nested names (8 bytes each)"),
     ("fatbin", [65536, 131072, 262144], "a fatbin of N entries"),
+    ("paths", [2000, 4000, 8000], "N files, each 490 directories deep in its own directory"),
     ("glob", [4, 8, 16], "a forbid glob of N '**a' then '**b', against 400-byte names"),
     ("index", [25000, 50000, 100000], "an index page of N links to wheels that do not exist (404)"),
 ]

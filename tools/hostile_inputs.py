@@ -15,6 +15,7 @@ Classes (all wheels but `glob`, which writes a policy, and `toml`, a pyproject.t
   mangled   an ELF whose .dynstr holds one mangled name of N nested source names
   fatbin    a bare fatbin file of N entries in one container
   glob      a policy forbidding N times '**a' then '**b' (and a wheel of a long name to match)
+  paths     N empty modules, each 490 directories deep in a directory of its own (1,000-byte paths)
   toml      a pyproject.toml of N nested tables (a [tool.wheelcheck] after them)
   json      a policy whose JSON nests N arrays deep
 """
@@ -178,6 +179,9 @@ def main():
         path = wheel(out, "cp312-cp312-macosx_11_0_x86_64", {"hostile/_o.so": macho_symbols(n)})
     elif kind == "fatbin":
         path = wheel(out, linux, {"hostile/kernels.fatbin": fatbin(n)})
+    elif kind == "paths":
+        deep = "a/" * 490  # 980 bytes under a directory of each file's own: under the 1,024-byte limit
+        path = wheel(out, "py3-none-any", {f"hostile/{i:x}/{deep}m.py": b"" for i in range(n)})
     elif kind == "glob":
         path = os.path.join(out, "glob-policy.json")
         with open(path, "w") as f:

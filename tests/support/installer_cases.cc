@@ -187,6 +187,16 @@ void installer_semantics(std::vector<InstallerCase>& out) {
   out.push_back(wheel(k, "a file and a directory at one path", "i",
                       {raw_file("i/b", "file\n"), raw_file("i/b/c.py", "x = 1\n")}, "WC401",
                       "installs 'i/b' as a file, and the entry 'i/b/c.py' as a directory"));
+  // Nested clashes: each file key is judged against everything below it, and the entry named is
+  // the first in archive order ('i/b/z.py'), not the first in name order.
+  out.push_back(wheel(k, "a file below a file below a file", "i",
+                      {raw_file("i/b", "file\n"), raw_file("i/b/z.py", "x = 1\n"), raw_file("i/b/a", "file\n"),
+                       raw_file("i/b/a/c.py", "x = 1\n")},
+                      "WC401", "installs 'i/b' as a file, and the entry 'i/b/z.py' as a directory"));
+  out.push_back(wheel(k, "a file inside a file, a sibling with a longer name aside", "i",
+                      {raw_file("i/b.py", "x = 1\n"), raw_file("i/b-c/d.py", "x = 1\n"), raw_file("i/b", "file\n"),
+                       raw_file("i/b/a", "file\n"), raw_file("i/b/a/c.py", "x = 1\n")},
+                      "WC401", "installs 'i/b/a' as a file, and the entry 'i/b/a/c.py' as a directory"));
   out.push_back(wheel(k, "an unknown .data scheme", "i", {raw_file("i-1.0.data/lib/evil.py", "x = 1\n")}, "WC102",
                       "a .data entry outside purelib/"));
   out.push_back(wheel(k, "a file directly under .data", "i", {raw_file("i-1.0.data/evil.py", "x = 1\n")}, "WC102",

@@ -1,7 +1,10 @@
 // WC401-WC405 archive safety, WC701 wheel size, WC706 forbidden content; the WC102 findings of
 // where installers place entries (.data schemes, metadata of other projects).
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "rules/rules.h"
 #include "util/parse.h"
@@ -137,6 +140,63 @@ std::string windows_collapse(std::string_view c) {
   return "";
 }
 
+// An install key that is a file and a directory too: a directory entry of that key, or any file
+// below it. `dir` is the first entry (archive order) making it a directory, as a map of every
+// parent of every file would find it; but that map holds a deep path's every prefix (quadratic in
+// a hostile name). Here one sort with '/' before every other byte puts all keys below "a" right
+// after "a", and one pass with a stack of the open file keys charges each key to one subtree.
+struct DirectoryClash {
+  std::string_view key;
+  size_t file, dir;
+};
+
+std::vector<DirectoryClash> file_directory_clashes(const std::map<std::string, size_t>& files,
+                                                   const std::vector<std::pair<std::string, size_t>>& dirs) {
+  struct Key {
+    std::string_view key;
+    size_t entry;
+    bool dir;
+  };
+  std::vector<Key> keys;
+  keys.reserve(files.size() + dirs.size());
+  for (const auto& [k, i] : files) keys.push_back({k, i, false});
+  for (const auto& [k, i] : dirs) keys.push_back({k, i, true});
+  auto rank = [](char c) { return c == '/' ? 0 : int(static_cast<unsigned char>(c)) + 1; };
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    size_t n = std::min(a.key.size(), b.key.size());
+    for (size_t i = 0; i < n; ++i)
+      if (a.key[i] != b.key[i]) return rank(a.key[i]) < rank(b.key[i]);
+    if (a.key.size() != b.key.size()) return a.key.size() < b.key.size();
+    return std::tie(a.dir, a.entry) < std::tie(b.dir, b.entry);
+  });
+  auto below = [](const Key& k, const Key& file) {
+    return k.key.size() > file.key.size() ? k.key.starts_with(file.key) && k.key[file.key.size()] == '/'
+                                          : k.dir && k.key == file.key;
+  };
+  constexpr size_t none = SIZE_MAX;
+  struct Open {
+    const Key* file;
+    size_t first_below;
+  };
+  std::vector<Open> open;
+  std::vector<DirectoryClash> out;
+  auto close = [&] {
+    Open c = open.back();
+    open.pop_back();
+    if (c.first_below == none) return;
+    out.push_back({c.file->key, c.file->entry, c.first_below});
+    if (!open.empty()) open.back().first_below = std::min(open.back().first_below, c.first_below);
+  };
+  for (const Key& k : keys) {
+    while (!open.empty() && !below(k, *open.back().file)) close();
+    if (!open.empty()) open.back().first_below = std::min(open.back().first_below, k.entry);
+    if (!k.dir) open.push_back({&k, none});
+  }
+  while (!open.empty()) close();
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  return out;
+}
+
 // Where pip and installer put each entry, and what that breaks: entries no installer places
 // (WC102), metadata directories of another project (WC102), two entries at one path or a path
 // that is both a file and a directory (WC401), and names other platforms' file systems collapse
@@ -146,7 +206,8 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   const std::optional<Severity> on_windows = reach.windows ? std::nullopt : std::optional(Severity::warning);
   const std::optional<Severity> on_case_folding =
       reach.windows || reach.macos ? std::nullopt : std::optional(Severity::warning);
-  std::map<std::string, size_t> files, dirs;                     // install key -> the first entry placing it
+  std::map<std::string, size_t> files;               // install key -> the first entry placing it
+  std::vector<std::pair<std::string, size_t>> dir_keys;  // directory entries: install key, entry
   std::map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
   std::set<std::string> foreign;
   // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
@@ -174,15 +235,13 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
     std::string key = t->key();
     if (e.kind == EntryKind::directory) {
       while (key.ends_with('/')) key.pop_back();
-      if (!key.empty()) dirs.emplace(key, i);
+      if (!key.empty()) dir_keys.emplace_back(key, i);
     } else if (auto [it, fresh] = files.emplace(key, i); !fresh && f.entries[it->second].name != e.name) {
       s.add("WC401",
             "installs to '" + clip_for_display(key) + "' as the entry '" +
                 clip_for_display(f.entries[it->second].name) + "' does: one overwrites the other",
             e.name);
     }
-    for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1))
-      dirs.emplace(key.substr(0, slash), i);
     if (auto [it, fresh] = folded.emplace(to_lower(nfc(key)), std::pair(key, i)); !fresh && key != it->second.first)
       s.add("WC401",
             "installs to '" + clip_for_display(key) +
@@ -205,12 +264,11 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
         break;
       }
   }
-  for (const auto& [key, i] : files)
-    if (auto d = dirs.find(key); d != dirs.end())
-      s.add("WC401",
-            "installs '" + clip_for_display(key) + "' as a file, and the entry '" +
-                clip_for_display(f.entries[d->second].name) + "' as a directory: installers fail half-way",
-            f.entries[i].name);
+  for (const auto& c : file_directory_clashes(files, dir_keys))
+    s.add("WC401",
+          "installs '" + clip_for_display(c.key) + "' as a file, and the entry '" +
+              clip_for_display(f.entries[c.dir].name) + "' as a directory: installers fail half-way",
+          f.entries[c.file].name);
 }
 
 }  // namespace
