@@ -206,8 +206,8 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   const std::optional<Severity> on_windows = reach.windows ? std::nullopt : std::optional(Severity::warning);
   const std::optional<Severity> on_case_folding =
       reach.windows || reach.macos ? std::nullopt : std::optional(Severity::warning);
-  std::map<std::string, size_t> files;               // install key -> the first entry placing it
-  std::vector<std::pair<std::string, size_t>> dir_keys;  // directory entries: install key, entry
+  std::map<std::string, size_t> files;                           // install key -> the first entry placing it
+  std::vector<std::pair<std::string, size_t>> dir_keys;          // directory entries: install key, entry
   std::map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
   std::set<std::string> foreign;
   // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
