@@ -132,5 +132,128 @@ TEST(PeerRecord, SignatureFileListedInRecordIsAnError) {
   EXPECT_TRUE(has_rule(unlisted, "WC210")) << dump(unlisted);
 }
 
+// --- What PyPI's upload check refuses and installers read (WC406) -------------------------------
+// warehouse tests/unit/utils/test_zipfiles.py runs warehouse/utils/zipfiles.py over the archives
+// in zipdata/reject/; each case below rebuilds one of them as a wheel (and the controls as the
+// accept/ cases), and each verdict was reproduced by running zipfiles.py on these bytes. Under the
+// default policy WC406 is a warning (pip installs these wheels); the pypi policy refuses them.
+
+// A wheel o-1.0 whose first file entry `change` rewrites, and the findings under `policy`.
+std::vector<Finding> upload_findings(const std::function<void(RawEntry&)>& change, const std::string& policy) {
+  auto entries = raw_wheel_entries("o", {raw_file("o/__init__.py", "x = 1\n", true), raw_file("o/a.py", "y = 2\n")});
+  change(entries[0]);
+  return findings_of(bytes_of(raw_zip(entries)), kName, policy);
+}
+
+// The entry's finding of WC406 at `severity` saying `text`, and nothing else of the archive.
+void expect_upload_refusal(const std::function<void(RawEntry&)>& change, const std::string& text) {
+  auto fs = upload_findings(change, "default");
+  EXPECT_TRUE(says(fs, "WC406 [warning] o/__init__.py: " + text)) << dump(fs);
+  for (const char* id : {"WC401", "WC403", "WC404", "WC405", "WC302", "WC303"})
+    EXPECT_FALSE(has_rule(fs, id)) << dump(fs);
+  auto pypi = upload_findings(change, "pypi");
+  EXPECT_TRUE(says(pypi, "WC406 [error] o/__init__.py: " + text)) << dump(pypi);
+}
+
+// zipfiles.py _handle_central_directory_header: reject/cd_comment.zip.
+TEST(PeerUpload, PerEntryCommentInTheCentralDirectory) {
+  expect_upload_refusal([](RawEntry& e) { e.central_comment = "c"; },
+                        "the central directory entry carries a 1-byte comment (PyPI refuses per-entry comments)");
+}
+
+// reject/data_descriptor.zip: a correct data descriptor, which zipfile and libarchive read.
+TEST(PeerUpload, DataDescriptor) {
+  expect_upload_refusal([](RawEntry& e) { e.descriptor = true; },
+                        "a data descriptor follows the entry's data (flag bit 3) (PyPI's upload check refuses it)");
+}
+
+// reject/extra3byte.zip: three bytes after the last extra field, which zipfile skips.
+TEST(PeerUpload, ThreeStrayBytesInTheExtraField) {
+  expect_upload_refusal([](RawEntry& e) { e.local_extra = e.central_extra = "   "; },
+                        "the local extra field ends in 3 stray bytes, too few for a field header");
+}
+
+// reject/zip64_extra_too_long.zip: the header saturates only the uncompressed size, and its ZIP64
+// extra carries a compressed size too (zero). zipfile reads the one it was asked for; PyPI reads
+// 16 bytes as both sizes.
+TEST(PeerUpload, Zip64ExtraWithASizeTheHeaderDidNotAskFor) {
+  expect_upload_refusal(
+      [](RawEntry& e) {
+        uint64_t usize = e.usize;
+        e.usize = 0xFFFFFFFF;
+        e.local_extra = e.central_extra = le16(0x0001) + le16(16) + le64(usize) + le64(0);
+      },
+      "the local ZIP64 extra field gives the sizes 0 -> 6 as PyPI reads it (the header deferred only the "
+      "uncompressed size to it), the central directory " +
+          std::to_string(raw_deflate("x = 1\n").size()) + " -> 6");
+}
+
+// reject/zip64_extra_usize.zip: an 8-byte ZIP64 extra for the uncompressed size of a DEFLATED
+// entry; PyPI takes 8 bytes for both sizes.
+TEST(PeerUpload, EightByteZip64ExtraOnACompressedEntry) {
+  expect_upload_refusal(
+      [](RawEntry& e) {
+        uint64_t usize = e.usize;
+        e.usize = 0xFFFFFFFF;
+        e.local_extra = e.central_extra = le16(0x0001) + le16(8) + le64(usize);
+      },
+      "the local ZIP64 extra field holds 8 bytes on a compressed entry");
+}
+
+// zipfiles.py DISALLOW_DUPLICATE_EXTRA_IDS: two ZIP64 fields in one local header.
+TEST(PeerUpload, TwoZip64ExtraFields) {
+  expect_upload_refusal([](RawEntry& e) { e.local_extra = le16(0x0001) + le16(0) + le16(0x0001) + le16(0); },
+                        "the local header holds two ZIP64 extra fields");
+}
+
+// A 12-byte ZIP64 extra (not 0, 8, 16, 24 or 28 bytes): zipfile reads the 8 it needs.
+TEST(PeerUpload, Zip64ExtraOfAnOddLength) {
+  expect_upload_refusal(
+      [](RawEntry& e) {
+        uint64_t usize = e.usize;
+        e.usize = 0xFFFFFFFF;
+        e.local_extra = e.central_extra = le16(0x0001) + le16(12) + le64(usize) + le32(0);
+      },
+      "the local ZIP64 extra field is 12 bytes long, not 0, 8, 16, 24 or 28");
+}
+
+// The controls, each accepted by zipfiles.py: a ZIP64 extra of 16 bytes with the true sizes on an
+// entry whose header asked for neither (accept/short_usize_zip64.zip reads ZIP64 sizes too), an
+// empty ZIP64 extra, and a Unicode Path field beside one ZIP64 field.
+TEST(PeerUpload, HonestExtraFieldsAreAccepted) {
+  for (const auto& change : std::vector<std::function<void(RawEntry&)>>{
+           [](RawEntry& e) { e.local_extra = le16(0x0001) + le16(16) + le64(e.usize) + le64(e.csize); },
+           [](RawEntry& e) { e.local_extra = le16(0x0001) + le16(0); },
+           [](RawEntry& e) { e.local_extra = le16(0x0001) + le16(0) + unicode_path_extra(e.name, e.name); },
+           [](RawEntry&) {}}) {
+    auto fs = upload_findings(change, "pypi");
+    EXPECT_FALSE(has_rule(fs, "WC406")) << dump(fs);
+    EXPECT_FALSE(has_rule(fs, "WC404")) << dump(fs);
+  }
+}
+
+// reject/data_descriptor_zip64.zip: a data descriptor with 8-byte sizes after a local header
+// whose ZIP64 extra is empty.
+TEST(PeerUpload, Zip64DataDescriptor) {
+  auto entries = raw_wheel_entries("o", {raw_file("o/__init__.py", "x = 1\n", true)});
+  std::string locals, central;
+  for (auto& e : entries) {
+    central += central_record(e, locals.size());
+    if (&e != &entries[0]) {
+      locals += local_record(e);
+      continue;
+    }
+    e.descriptor = true;
+    e.local_extra = le16(0x0001) + le16(0);
+    central.resize(central.size() - central_record(entries[0], 0).size());  // rewritten with the flag
+    central += central_record(e, locals.size());
+    locals += local_header(e) + e.data + le32(0x08074b50) + le32(e.crc) + le64(e.csize) + le64(e.usize);
+  }
+  std::string zip = locals + central + end_record(entries.size(), central.size(), locals.size());
+  auto fs = findings_of(bytes_of(zip), kName, "pypi");
+  EXPECT_TRUE(says(fs, "WC406 [error] o/__init__.py: a data descriptor follows the entry's data")) << dump(fs);
+  EXPECT_FALSE(has_rule(fs, "WC404")) << dump(fs);
+}
+
 }  // namespace
 }  // namespace wc

@@ -71,8 +71,9 @@ std::string central_record(const RawEntry& e, uint64_t local_offset) {
   return le32(0x02014b50) + le16(e.made_by) + le16(e.version_needed) +
          le16(uint16_t((e.descriptor ? 8 : 0) | e.flags)) + le16(e.deflate ? 8 : 0) + le32(0) + le32(e.crc) +
          le32(uint32_t(e.csize)) + le32(uint32_t(e.usize)) + le16(uint16_t(e.name.size())) +
-         le16(uint16_t(e.central_extra.size())) + le16(0) + le16(0) + le16(0) + le32(e.unix_mode << 16 | e.dos_attr) +
-         le32(uint32_t(local_offset)) + e.name + e.central_extra;
+         le16(uint16_t(e.central_extra.size())) + le16(uint16_t(e.central_comment.size())) + le16(0) + le16(0) +
+         le32(e.unix_mode << 16 | e.dos_attr) + le32(uint32_t(local_offset)) + e.name + e.central_extra +
+         e.central_comment;
 }
 
 std::string end_record(uint64_t entries, uint64_t cd_size, uint64_t cd_offset, const std::string& comment) {

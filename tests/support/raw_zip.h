@@ -16,6 +16,7 @@ struct RawEntry {
   bool descriptor = false;  // flag bit 3: sizes and CRC in a data descriptor after the data
   std::string local_extra;  // extra field bytes as written
   std::string central_extra;
+  std::string central_comment;  // the central directory's per-entry comment
   uint32_t unix_mode = 0100644;
   // Header fields as other writers set them (the defaults are what this file always wrote).
   uint16_t made_by = 0x0314;     // host in the high byte (3 Unix, 0 MS-DOS, ...)

@@ -1,5 +1,7 @@
 #include "support/test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -171,6 +173,16 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
   bool shipped = shipped_policy_text(policy) != nullptr;
   if (shipped && !cache.count(policy)) cache.emplace(policy, load_policy(policy));
   Policy p = shipped ? cache.at(policy) : load_policy(policy);
+  // WHEELCHECK_TEST_KEEP=DIR keeps each wheel judged here as DIR/<test>-<n>-<filename>, to run a
+  // peer (pip, zipfile, warehouse's zipfiles.py) on the very bytes a test judged.
+  if (const char* keep = std::getenv("WHEELCHECK_TEST_KEEP"); keep && *keep) {
+    static int n = 0;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string base = std::string(keep) + "/" +
+                       (info ? std::string(info->test_suite_name()) + "." + info->name() : "") + "-" +
+                       std::to_string(n++) + "-" + filename;
+    std::ofstream(base, std::ios::binary).write(reinterpret_cast<const char*>(zip.data()), std::streamsize(zip.size()));
+  }
   MemorySource src(filename, zip);
   return check_wheel(analyze_wheel(src, analyze_options_for(p)), p).findings;
 }

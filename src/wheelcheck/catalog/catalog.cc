@@ -70,6 +70,10 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "core"},
       {"WC404", S::error, "archive unreadable: not a zip, truncated, CRC error, local/central header mismatch", "core"},
       {"WC405", S::error, "compression method other than STORED or DEFLATED", "core"},
+      {"WC406", S::warning,
+       "zip structure PyPI's upload check refuses though installers read it (per-entry comments, data descriptors, "
+       "stray or duplicate extra fields, ZIP64 extras it reads otherwise; an error in the pypi policy)",
+       "core"},
       {"WC501", S::error, "binary architecture differs from the platform tag", "binaries"},
       {"WC502", S::error, "versioned symbols (GLIBC, GLIBCXX, CXXABI, GCC) newer than the manylinux tag allows",
        "binaries"},

@@ -166,6 +166,16 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "error   WC404  the central directory (offset 1200, 300 bytes) does not end where the end record starts"},
       {"WC405", "Entries are STORED or DEFLATED.", "pip and PyPI accept nothing else (bzip2, lzma, zstd).",
        "Rebuild with deflate.", "error   WC405  demo/data.bin: compression method 93"},
+      {"WC406",
+       "The archive passes PyPI's upload check (warehouse utils/zipfiles.py), which is stricter than installers: "
+       "no per-entry comment in the central directory, no data descriptor, no stray bytes or duplicate ZIP64 / "
+       "Unicode Path fields in a local extra field, and a local ZIP64 extra field of 0, 8, 16, 24 or 28 bytes "
+       "whose sizes, read as PyPI reads them, are the central directory's.",
+       "pip installs such a wheel, and PyPI refuses its upload: the release breaks at the last step. The pypi "
+       "policy makes it an error.",
+       "Rebuild with a seekable zip writer (the wheel and build backends' own writers), not a streaming one.",
+       "error   WC406  demo/__init__.py: a data descriptor follows the entry's data (flag bit 3) (PyPI's upload "
+       "check refuses it)"},
       {"WC501", "Every binary's architecture matches the platform tag (x86_64, aarch64, arm64, universal2 slices...).",
        "A wheel installs on a machine where its code cannot load.",
        "Build on (or cross-compile for) the tagged architecture; fix the tag.",

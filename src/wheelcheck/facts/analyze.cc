@@ -38,6 +38,7 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.inconsistent = idx.inconsistent;
   f.methods = idx.methods;
   f.unsafe_names = idx.unsafe_names;
+  f.upload_refusals = idx.upload_refusals;
   f.overlapping_entries = idx.overlapping_entries;
   f.overlapping_bytes = idx.overlapping_bytes;
   f.zip64 = idx.zip64;

@@ -68,6 +68,7 @@ json facts_to_json(const WheelFacts& f) {
             {"zip64", f.zip64}, {"entries", entries},  {"dist_info", f.dist_info}};
   if (!f.unreadable.empty()) j["unreadable"] = problems_json(f.unreadable);
   if (!f.inconsistent.empty()) j["inconsistent"] = problems_json(f.inconsistent);
+  if (!f.upload_refusals.empty()) j["upload_refusals"] = problems_json(f.upload_refusals);
   if (f.wheel_file) j["wheel"] = header_json(*f.wheel_file);
   if (f.metadata) {
     json m = header_json(*f.metadata);

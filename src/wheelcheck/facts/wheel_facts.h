@@ -48,10 +48,11 @@ struct WheelFacts {
   uint64_t file_size = 0;
   WheelFilename filename;
 
-  std::vector<ZipProblem> unreadable;    // WC404: could not be read at all / stopped
-  std::vector<ZipProblem> inconsistent;  // WC404: readable, structurally wrong
-  std::vector<ZipProblem> methods;       // WC405
-  std::vector<ZipProblem> unsafe_names;  // WC401 from the zip structure (Unicode Path extra fields)
+  std::vector<ZipProblem> unreadable;       // WC404: could not be read at all / stopped
+  std::vector<ZipProblem> inconsistent;     // WC404: readable, structurally wrong
+  std::vector<ZipProblem> methods;          // WC405
+  std::vector<ZipProblem> unsafe_names;     // WC401 from the zip structure (Unicode Path extra fields)
+  std::vector<ZipProblem> upload_refusals;  // WC406: what PyPI's upload check refuses, installers read
   // Entries whose compressed data overlaps another's (never inflated) and what they declare.
   uint64_t overlapping_entries = 0, overlapping_bytes = 0;
   std::vector<LimitEvent> limit_events;  // WC403 raised while reading

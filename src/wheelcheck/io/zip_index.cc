@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <unordered_map>
+#include <utility>
 
 #include "util/cursor.h"
 #include "util/parse.h"
@@ -204,6 +205,17 @@ std::string apply_extras(Cursor extra, ZipEntry& z, bool want_offset) {
   return refused;
 }
 
+// At most this many problems of one kind are listed; the rest are counted in one more.
+constexpr size_t kListed = 16;
+
+void add_counted(std::vector<ZipProblem>& to, size_t& n, ZipProblem p) {
+  if (++n <= kListed) to.push_back(std::move(p));
+}
+
+void add_overflow(std::vector<ZipProblem>& to, size_t n, const std::string& what) {
+  if (n > kListed) to.push_back({std::to_string(n - kListed) + " more " + what + " not listed", "", 0});
+}
+
 // Code page 437 above 0x7f (CPython's cp437 codec; checked against it by the tests).
 constexpr uint16_t kCp437High[128] = {
     0x00c7, 0x00fc, 0x00e9, 0x00e2, 0x00e4, 0x00e0, 0x00e5, 0x00e7, 0x00ea, 0x00eb, 0x00e8, 0x00ef, 0x00ee,
@@ -283,6 +295,7 @@ void check_reading_flags(ZipIndex& idx, const ZipEntry& z) {
 }
 
 void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
+  size_t refusals_listed = 0;
   auto cd = src.read_exact(e.cd_offset, e.cd_size);
   Cursor c(cd, e.cd_offset);
   // Exactly as many as the directory can hold (46 bytes each at least): no growth by doubling,
@@ -318,6 +331,11 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
       idx.inconsistent.push_back({refused + " (Python's zipfile refuses the whole archive)", z.name, z.local_offset});
     c.skip(extra_len);
     c.skip(comment_len);
+    if (comment_len)
+      add_counted(idx.upload_refusals, refusals_listed,
+                  {"the central directory entry carries a " + std::to_string(comment_len) +
+                       "-byte comment (PyPI refuses per-entry comments)",
+                   z.name, z.local_offset});
     z.kind = kind_of(z, idx.inconsistent);
     check_reading_flags(idx, z);
     idx.entries.push_back(std::move(z));
@@ -370,6 +388,57 @@ class Window {
   std::vector<uint8_t> buf_;
 };
 
+// The local header as PyPI's upload check (warehouse utils/zipfiles.py) reads it, where that
+// differs from what installers accept: "" or the first thing it refuses. Its reading of a ZIP64
+// extra (0x0001) is its own: the field must be 0, 8, 16, 24 or 28 bytes; 8 bytes are taken for
+// both sizes (so only on a STORED entry); 16 or more set the compressed size whether or not the
+// header saturated it; the sizes so read must be the central directory's. `loc` holds the local
+// header's 32-bit sizes before any extra was applied.
+std::string upload_refusal(Cursor extra, const ZipEntry& z, uint16_t flags, uint16_t method, const ZipEntry& loc) {
+  uint64_t csize = loc.compressed_size, usize = loc.uncompressed_size;
+  bool zip64_read = false, seen_zip64 = false, seen_unicode = false;
+  while (!extra.at_end()) {
+    if (extra.remaining() < 4)
+      return "the local extra field ends in " + std::to_string(extra.remaining()) +
+             " stray bytes, too few for a field header";
+    uint16_t id = extra.u16(), len = extra.u16();
+    if (len > extra.remaining()) return "";  // apply_extras reports the field that runs past the block
+    Cursor body = extra.sub(extra.pos(), len);
+    extra.skip(len);
+    if (id == 0x7075 && std::exchange(seen_unicode, true))
+      return "the local header holds two Info-ZIP Unicode Path extra fields";
+    if (id != 0x0001) continue;
+    if (std::exchange(seen_zip64, true)) return "the local header holds two ZIP64 extra fields";
+    if (len != 0 && len != 8 && len != 16 && len != 24 && len != 28)
+      return "the local ZIP64 extra field is " + std::to_string(len) + " bytes long, not 0, 8, 16, 24 or 28";
+    if (len == 0) continue;  // saturated sizes without their values: apply_extras reports it
+    zip64_read = true;
+    if (len == 8) {
+      if (method != 0)
+        return "the local ZIP64 extra field holds 8 bytes on a compressed entry: PyPI reads them as both the "
+               "compressed and the uncompressed size";
+      csize = body.u64();
+      if (usize == 0xFFFFFFFF) usize = csize;
+    } else {
+      uint64_t first = body.u64(), second = body.u64();
+      if (usize == 0xFFFFFFFF) usize = first;
+      csize = second;
+    }
+  }
+  if (flags & 0x0008) return "a data descriptor follows the entry's data (flag bit 3)";
+  if (zip64_read && (csize != z.compressed_size || usize != z.uncompressed_size)) {
+    const bool c_asked = loc.compressed_size == 0xFFFFFFFF, u_asked = loc.uncompressed_size == 0xFFFFFFFF;
+    std::string asked = c_asked && u_asked ? "both sizes"
+                        : c_asked          ? "only the compressed size"
+                        : u_asked          ? "only the uncompressed size"
+                                           : "neither size";
+    return "the local ZIP64 extra field gives the sizes " + std::to_string(csize) + " -> " + std::to_string(usize) +
+           " as PyPI reads it (the header deferred " + asked + " to it), the central directory " +
+           std::to_string(z.compressed_size) + " -> " + std::to_string(z.uncompressed_size);
+  }
+  return "";
+}
+
 // The local record of one entry: its header against the central directory, the Unicode Path
 // field, the data descriptor when flag bit 3 says one follows the data. Returns where the record
 // ends (header + name + extra + data + descriptor), or 0 when it could not be followed.
@@ -403,8 +472,11 @@ uint64_t check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   auto var = src.get(var_off, name_len + extra_len);
   Cursor v(var, var_off);
   std::string_view lname = v.str(name_len);
+  const ZipEntry header = loc;  // the 32-bit sizes, before a ZIP64 extra replaces them
   if (std::string bad = apply_extras(v.sub(name_len, extra_len), loc, false); !bad.empty())
     add("local header: " + bad + " (libarchive refuses the entry)");
+  if (std::string why = upload_refusal(v.sub(name_len, extra_len), z, flags, method, header); !why.empty())
+    idx.upload_refusals.push_back({why + " (PyPI's upload check refuses it)", z.name, z.local_offset});
   z.data_offset = var_off + name_len + extra_len;
   if (lname != z.name) add("local header name '" + clip_for_display(lname) + "' differs from the central directory");
   if (loc.unicode_path && !z.unicode_path) z.unicode_path = loc.unicode_path;
@@ -477,17 +549,6 @@ uint64_t check_local(Window& src, ZipIndex& idx, ZipEntry& z) {
   add("the data descriptor (" + seen + ") differs from the central directory (CRC-32 " + std::to_string(z.crc32) +
       ", " + std::to_string(z.compressed_size) + " -> " + std::to_string(z.uncompressed_size) + " bytes)");
   return first_len ? end + *first_len : 0;
-}
-
-// At most this many problems of one kind are listed; the rest are counted in one more.
-constexpr size_t kListed = 16;
-
-void add_counted(std::vector<ZipProblem>& to, size_t& n, ZipProblem p) {
-  if (++n <= kListed) to.push_back(std::move(p));
-}
-
-void add_overflow(std::vector<ZipProblem>& to, size_t n, const std::string& what) {
-  if (n > kListed) to.push_back({std::to_string(n - kListed) + " more " + what + " not listed", "", 0});
 }
 
 // Entry i of `order` (by offset) and the record after it overlap: both are marked, never to be

@@ -55,6 +55,10 @@ struct ZipIndex {
   std::vector<ZipProblem> inconsistent;  // readable but malformed: header mismatch, overlap, extra bytes (WC404)
   std::vector<ZipProblem> methods;       // compression methods other than STORED/DEFLATED (WC405)
   std::vector<ZipProblem> unsafe_names;  // names another extractor would write elsewhere (WC401)
+  // What PyPI's upload check (warehouse utils/zipfiles.py) refuses though installers read the
+  // archive alike: per-entry comments, data descriptors, stray or duplicate extra fields, ZIP64
+  // extras it reads otherwise than zipfile does (WC406).
+  std::vector<ZipProblem> upload_refusals;
   // Entries whose data overlaps another entry's (ZipEntry::overlaps) and what they declare.
   uint64_t overlapping_entries = 0, overlapping_bytes = 0;
   // Every local header was read, so every byte from the first local header to the central

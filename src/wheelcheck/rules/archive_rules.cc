@@ -86,6 +86,7 @@ void readability(const WheelFacts& f, FindingSink& s) {
   for (const auto& p : f.unreadable) s.add("WC404", p.message, p.entry, p.offset);
   for (const auto& p : f.inconsistent) s.add("WC404", p.message, p.entry, p.offset);
   for (const auto& p : f.methods) s.add("WC405", p.message, p.entry, p.offset);
+  for (const auto& p : f.upload_refusals) s.add("WC406", p.message, p.entry, p.offset);
   for (const auto& e : f.entries) {
     if (!e.read_error.empty())
       s.add("WC404", e.read_error, e.name);
