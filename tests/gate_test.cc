@@ -147,8 +147,8 @@ std::vector<GateCase> cases() {
        "does not end where the end record starts"},
       {"overlapping entries (Fifield)", [] { return overlapping_bomb(250, 60u << 20); }, "WC403",
        "250 entries share compressed data"},
-      {"many entries under the per-entry limit", [] { return many_small_bombs(4); }, "WC403",
-       "over the limit of 50:1 for wheels over 64 MiB"},
+      {"many small entries, a bomb together", [] { return many_small_bombs(4); }, "WC403",
+       "over the limit of 50:1 for wheels that inflate to over 64 MiB"},
   };
 }
 

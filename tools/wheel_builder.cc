@@ -42,6 +42,53 @@ std::vector<std::string> expand(const std::string& tag) {
   return out;
 }
 
+uint32_t get32(const std::vector<uint8_t>& b, size_t at) {
+  if (at + 4 > b.size()) throw std::runtime_error("seal: zip record runs past the end");
+  return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 | uint32_t(b[at + 3]) << 24;
+}
+uint16_t get16(const std::vector<uint8_t>& b, size_t at) {
+  if (at + 2 > b.size()) throw std::runtime_error("seal: zip record runs past the end");
+  return uint16_t(b[at] | b[at + 1] << 8);
+}
+void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + i] = uint8_t(v >> (8 * i));
+}
+void put16(std::vector<uint8_t>& b, size_t at, uint16_t v) { b[at] = uint8_t(v), b[at + 1] = uint8_t(v >> 8); }
+
+// libarchive writes zips as a stream: each local header says "sizes follow" (flag bit 3) and a
+// data descriptor trails the data. Wheels from build backends are written seekably, with the CRC
+// and sizes in the local header and no descriptor, and PyPI refuses descriptors (WC406): this
+// rewrites the archive that way, taking the values from the central directory.
+std::vector<uint8_t> seal(const std::vector<uint8_t>& in) {
+  if (in.size() < 22 || get32(in, in.size() - 22) != 0x06054b50) throw std::runtime_error("seal: no end record");
+  const size_t eocd = in.size() - 22;
+  const uint16_t count = get16(in, eocd + 10);
+  const size_t cd = get32(in, eocd + 16);
+  std::vector<uint8_t> locals, central(in.begin() + static_cast<long>(cd), in.begin() + static_cast<long>(eocd));
+  for (size_t i = 0, c = 0; i < count; ++i) {
+    const uint16_t flags = get16(central, c + 8), n = get16(central, c + 28), m = get16(central, c + 30),
+                   k = get16(central, c + 32);
+    const uint32_t csize = get32(central, c + 20), local = get32(central, c + 42);
+    if (csize == 0xFFFFFFFF || local == 0xFFFFFFFF) throw std::runtime_error("seal: ZIP64 entries are not rewritten");
+    const size_t lhead = 30 + get16(in, local + 26) + get16(in, local + 28);
+    std::vector<uint8_t> rec(in.begin() + local, in.begin() + static_cast<long>(local + lhead + csize));
+    put16(rec, 6, uint16_t(get16(rec, 6) & ~0x0008));
+    put32(rec, 14, get32(central, c + 16));  // CRC-32, compressed and uncompressed size
+    put32(rec, 18, csize);
+    put32(rec, 22, get32(central, c + 24));
+    put16(central, c + 8, uint16_t(flags & ~0x0008));
+    put32(central, c + 42, uint32_t(locals.size()));
+    locals.insert(locals.end(), rec.begin(), rec.end());
+    c += 46 + n + m + k;
+  }
+  std::vector<uint8_t> out = std::move(locals);
+  const size_t new_cd = out.size();
+  out.insert(out.end(), central.begin(), central.end());
+  out.insert(out.end(), in.begin() + static_cast<long>(eocd), in.end());
+  put32(out, out.size() - 22 + 16, uint32_t(new_cd));
+  return out;
+}
+
 }  // namespace
 
 std::vector<uint8_t> build_zip(const std::vector<BuiltEntry>& entries) {
@@ -72,7 +119,7 @@ std::vector<uint8_t> build_zip(const std::vector<BuiltEntry>& entries) {
   }
   check(a, archive_write_close(a), "close");
   archive_write_free(a);
-  return out;
+  return seal(out);
 }
 
 std::string sha256_record(const std::string& content) {

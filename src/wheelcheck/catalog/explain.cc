@@ -146,15 +146,17 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Ship the file itself, or load the library by its real name.",
        "error   WC402  demo/lib.so: symlink entry (pip installs its target path as a file)"},
       {"WC403",
-       "Decompression stays under the policy's limits: ratio, total size, entry count; and the analysis of one "
+       "Decompression stays under the policy's limits: the whole wheel's ratio (PyPI's rule: over 64 MiB "
+       "inflated, at most 50 times the file), total size, entry count; and the analysis of one "
        "wheel stays under its memory budget (limits.max_analysis_bytes, 1 GiB): symbol names, version needs, "
        "imports and fatbin entries are charged before they are copied, so a small file whose tables repeat one "
        "huge string or share one chain a million times is stopped, the entry and the structure named.",
        "Zip bombs exhaust disk and memory of installers and scanners; binary tables built the same way exhaust "
        "the gate itself, and a gate that dies judges nothing in the batch.",
-       "Compress normally; raise limits.max_ratio or max_total_bytes in a policy for legitimate giant wheels, "
+       "Compress normally; raise limits.max_compression_ratio or max_total_uncompressed_bytes in a policy for "
+       "legitimate giant wheels, "
        "limits.max_analysis_bytes for a binary whose real tables need more.",
-       "error   WC403  demo/pad.bin: 80 MiB at 1000:1 (limit 50:1 above 64 MiB); not inflated"},
+       "error   WC403  the wheel's 86016 bytes inflate to 83886080 (975:1), over the limit of 50:1"},
       {"WC404",
        "The archive reads as one zip for every reader: end records, central directory, local headers and data "
        "agree, CRCs match, no bytes hidden between entries, no entry's data (its size from the 32-bit fields or a "
@@ -174,7 +176,7 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "pip installs such a wheel, and PyPI refuses its upload: the release breaks at the last step. The pypi "
        "policy makes it an error.",
        "Rebuild with a seekable zip writer (the wheel and build backends' own writers), not a streaming one.",
-       "error   WC406  demo/__init__.py: a data descriptor follows the entry's data (flag bit 3) (PyPI's upload "
+       "warning WC406  demo/__init__.py: a data descriptor follows the entry's data (flag bit 3) (PyPI's upload "
        "check refuses it)"},
       {"WC501", "Every binary's architecture matches the platform tag (x86_64, aarch64, arm64, universal2 slices...).",
        "A wheel installs on a machine where its code cannot load.",

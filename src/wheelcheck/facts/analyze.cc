@@ -207,7 +207,7 @@ class WheelReader {
     if (!opt_.refuse_over_limits) return;
     ArchiveTotals all;
     for (const auto& z : idx_.entries) all.add(z.uncompressed_size, z.compressed_size);
-    wheel_over_ratio_ = opt_.limits.wheel_over_ratio(all.declared, all.compressed);
+    wheel_over_ratio_ = opt_.limits.wheel_over_ratio(all.declared, idx_.archive_size);
     uint64_t total = 0;
     for (const auto& z : idx_.entries) {
       if (z.kind != EntryKind::file || !skip_reason(z).empty()) continue;
@@ -227,9 +227,6 @@ class WheelReader {
     if (z.kind != EntryKind::file) return "not a regular file";
     if (z.overlaps) return "its compressed data overlaps another entry's (zip-bomb shape); not inflated";
     if (z.central_index >= stop_from_) return "reading stopped at the total uncompressed size limit";
-    if (opt_.refuse_over_limits && z.uncompressed_size >= opt_.limits.ratio_min_entry_bytes &&
-        ratio(z) > opt_.limits.max_compression_ratio)
-      return "compression ratio over the limit; not inflated";
     if (wheel_over_ratio_ && ratio(z) > opt_.limits.max_compression_ratio)
       return "the wheel's compression ratio is over the limit and so is this entry's; not inflated";
     return "";

@@ -489,6 +489,23 @@ void parse_typed(const json& merged, Policy& p) {
     p.macos.system_prefixes = strings(merged["macos"], "system_prefixes");
     p.macos.ios_host_provided = strings(merged["macos"], "ios_host_provided");
   }
+  if (merged.contains("pypi_platforms")) {
+    const json& t = merged["pypi_platforms"];
+    auto set_of = [&](const char* key) {
+      auto v = strings(t, key);
+      return std::set<std::string>(v.begin(), v.end());
+    };
+    take(t, "source", p.pypi_platforms.source);
+    p.pypi_platforms.static_tags = set_of("static");
+    p.pypi_platforms.macosx_arches = set_of("macosx_arches");
+    p.pypi_platforms.macosx_major_versions = set_of("macosx_major_versions");
+    p.pypi_platforms.ios_arches = set_of("ios_arches");
+    p.pypi_platforms.android_arches = set_of("android_arches");
+    p.pypi_platforms.manylinux_arches = set_of("manylinux_arches");
+    p.pypi_platforms.musllinux_arches = set_of("musllinux_arches");
+    if (t.contains("regexes"))
+      for (const auto& [family, re] : t["regexes"].items()) p.pypi_platforms.regexes[family] = re.get<std::string>();
+  }
   if (merged.contains("abi")) parse_abi(merged["abi"], p.abi);
   if (merged.contains("variant")) parse_variant(merged["variant"], p.variant);
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);

@@ -100,7 +100,12 @@ void name_rules(const WheelFacts& f, FindingSink& s) {
     s.add("WC108", "local version '+" + join(w.version->local, ".") + "' (PyPI rejects local versions)");
   for (const auto& plat : w.platform_tags) {
     PlatformTag p = classify_platform(to_lower(plat));
-    if (p.problem.empty()) continue;
+    if (p.problem.empty()) {
+      // A tag of a known shape that PyPI's upload still refuses (its architecture lists).
+      if (std::string why = pypi_platform_refusal(to_lower(plat), s.policy().pypi_platforms); !why.empty())
+        s.add("WC106", "platform tag '" + plat + "': " + why + " (" + s.policy().pypi_platforms.source + ")");
+      continue;
+    }
     std::string note;
     if (p.family == PlatformFamily::linux) {  // what the binaries would justify instead
       JustifiedTag j = justified_platform_tag(f, s.policy());

@@ -97,7 +97,80 @@ std::string level_refuses(const LinuxLevel& l, const std::string& family, const 
   return "";
 }
 
+// re.match's reading of `(\d+)_`: one or more ASCII digits and '_', consumed from `s`.
+std::optional<std::string_view> digits_then_underscore(std::string_view& s) {
+  size_t n = digit_prefix(s);
+  if (n == 0 || n >= s.size() || s[n] != '_') return std::nullopt;
+  std::string_view d = s.substr(0, n);
+  s.remove_prefix(n + 1);
+  return d;
+}
+
+std::string listed(const std::set<std::string>& items) {
+  return join(std::vector<std::string>(items.begin(), items.end()), ", ");
+}
+
 }  // namespace
+
+const std::map<std::string, std::string>& pypi_platform_regexes_implemented() {
+  static const std::map<std::string, std::string> r = {
+      {"android", "android_(\\d+)_(?P<arch>.*)"},
+      {"ios", "ios_(\\d+)_(\\d+)_(?P<arch>.*)_(iphoneos|iphonesimulator)"},
+      {"linux", "(?P<libc>(many|musl))linux_(\\d+)_(\\d+)_(?P<arch>.*)"},
+      {"macosx", "macosx_(?P<major>\\d+)_(?P<minor>\\d+)_(?P<arch>.*)"},
+      {"pyemscripten", "pyemscripten_(?P<major>\\d+)_(?P<minor>\\d+)_wasm32"},
+  };
+  return r;
+}
+
+// Warehouse matches with re.match: anchored at the start only, so what follows a full match is
+// ignored, and `.*` takes the longest arch that lets the rest match.
+std::string pypi_platform_refusal(std::string_view tag, const PypiPlatforms& d) {
+  if (!d.known() || d.static_tags.count(std::string(tag))) return "";
+  std::string_view rest = tag;
+  if (consume(rest, "macosx_")) {
+    auto major = digits_then_underscore(rest);
+    auto minor = major ? digits_then_underscore(rest) : std::nullopt;
+    if (minor) {
+      std::string arch(rest);
+      if (!d.macosx_arches.count(arch))
+        return "PyPI accepts macOS wheels for the architectures " + listed(d.macosx_arches) + " only";
+      if (*major == "10") return "";
+      if (!d.macosx_major_versions.count(std::string(*major)))
+        return "PyPI accepts macOS 10 and the majors " + listed(d.macosx_major_versions) + " only";
+      if (*minor != "0") return "PyPI accepts macOS " + std::string(*major) + " only as " + std::string(*major) + "_0";
+      return "";
+    }
+  }
+  rest = tag;
+  const bool musl = consume(rest, "musllinux_"), many = !musl && consume(rest, "manylinux_");
+  if (musl || many) {
+    auto major = digits_then_underscore(rest);
+    if (major && digits_then_underscore(rest)) {
+      const auto& arches = musl ? d.musllinux_arches : d.manylinux_arches;
+      if (arches.count(std::string(rest))) return "";
+      return std::string("PyPI accepts ") + (musl ? "musllinux" : "manylinux") + " wheels for " + listed(arches) +
+             " only";
+    }
+  }
+  rest = tag;
+  if (consume(rest, "ios_") && digits_then_underscore(rest) && digits_then_underscore(rest)) {
+    size_t at = std::string_view::npos;  // the last '_iphoneos' or '_iphonesimulator': the longest arch
+    for (size_t p = rest.rfind('_'); p != std::string_view::npos && p > 0; p = rest.rfind('_', p - 1))
+      if (rest.substr(p).starts_with("_iphoneos") || rest.substr(p).starts_with("_iphonesimulator")) {
+        at = p;
+        break;
+      }
+    if (at != std::string_view::npos && d.ios_arches.count(std::string(rest.substr(0, at)))) return "";
+  }
+  rest = tag;
+  if (consume(rest, "android_") && digits_then_underscore(rest) && d.android_arches.count(std::string(rest))) return "";
+  rest = tag;
+  if (consume(rest, "pyemscripten_") && digits_then_underscore(rest) && digits_then_underscore(rest) &&
+      rest.starts_with("wasm32"))
+    return "";
+  return "not a platform tag PyPI's upload accepts";
+}
 
 JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
   JustifiedTag out;

@@ -53,6 +53,8 @@ struct PlatformTag {
   PlatformFamily family = PlatformFamily::other;
   std::string arch;          // x86_64, aarch64, arm64, universal2, amd64, ...
   int major = 0, minor = 0;  // glibc / musl / macOS version, API level for android
+  // A shape PyPI's rules take (families, version rules); which architectures PyPI's upload takes
+  // is the policy's pypi_platforms data, judged by rules/platform_tag.h's pypi_platform_refusal().
   bool pypi_accepted = false;
   std::string problem;  // why it is not a valid tag of its family
 };
