@@ -40,6 +40,11 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC202", S::error, "METADATA malformed or missing required fields", "core"},
       {"WC203", S::error, "Requires-Python excludes the wheel's own python tag", "core"},
       {"WC204", S::error, "Requires-Dist CUDA pins disagree with the wheel's CUDA variant", "binaries"},
+      {"WC205", S::off,
+       "core metadata PyPI's upload rejects (license fields and expression, License-File, classifiers, Summary "
+       "length, e-mail and URL fields, direct-URL requirements, Dynamic, Import-Name/Import-Namespace; an error in "
+       "pypi, a warning in strict)",
+       "core"},
       {"WC208", S::error,
        "entry_points.txt not UTF-8 INI of 'name = module:object' lines, or a console/gui script name outside "
        "[\\w.-]+ (PyPI rejects the upload)",
@@ -110,7 +115,8 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC702", S::error, "size grew past the allowed ratio against the baseline", "release set"},
       {"WC703", S::error, "release matrix incomplete: an expected wheel is missing", "release set"},
       {"WC704", S::error, "unexpected wheel in the release set", "release set"},
-      {"WC705", S::error, "Version / Requires-Dist / Requires-Python / classifiers differ across the release set",
+      {"WC705", S::error,
+       "Version / Requires-Dist / Requires-Python / classifiers / Import-Name differ across the release set",
        "release set"},
       {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
       {"WC707", S::error, "CUDA variant (local version), Requires-Dist pins and GPU code disagree across the set",

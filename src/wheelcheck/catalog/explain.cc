@@ -68,6 +68,19 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "A cu128 wheel that pulls cu126 libraries loads the wrong runtime or none.",
        "Generate the pins from the same CUDA version the build used.",
        "error   WC204  Requires-Dist nvidia-cublas-cu12==12.6.4.1 disagrees with the variant cu128"},
+      {"WC205",
+       "METADATA passes the checks PyPI's upload adds to the specification (warehouse forklift/metadata.py and "
+       "packaging.metadata): License-Expression a valid SPDX expression and not beside License; License-File "
+       "relative '/' paths without '..' or globs, present under .dist-info/licenses/; known, non-deprecated trove "
+       "classifiers; Summary of 512 characters at most; Author-email/Maintainer-email addresses; Home-page, "
+       "Download-URL and Project-URL http(s) URLs with labels of 32 characters at most; no direct URL in "
+       "Requires-Dist; Dynamic naming core metadata fields; PEP 794 Import-Name/Import-Namespace valid, disjoint, "
+       "importable from the wheel and not claimed by another project of the install set. Off by default; an error "
+       "in the pypi policy, a warning in strict.",
+       "PyPI refuses the upload at the last step of a release, after the wheels are built and tagged.",
+       "Fix the project table in pyproject.toml (license = \"MIT\", license-files, classifiers, urls) and rebuild.",
+       "error   WC205  demo-1.0.dist-info/METADATA: License-Expression 'MIT OR Apache' is not a valid SPDX "
+       "expression (SPDX list 3.27.0): Unknown license: 'apache'"},
       {"WC208", "entry_points.txt is UTF-8 INI with 'name = module:object' lines; script names match [\\w.-]+.",
        "PyPI refuses the upload; pip fails to create the scripts.", "Fix [project.scripts] in pyproject.toml.",
        "error   WC208  entry_points.txt line 3: 'demo cli = demo:main' (a script name with a space)"},
@@ -277,7 +290,9 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "error   WC703  release set: no wheel for cp314t on manylinux_*_aarch64"},
       {"WC704", "No wheel outside the release matrix.", "An unplanned wheel is untested and uncatalogued.",
        "Remove it, or add its cell to the matrix.", "error   WC704  demo-1.0-cp39-...whl: cp39 is not in the matrix"},
-      {"WC705", "Version, Requires-Dist, Requires-Python and classifiers agree across the release set.",
+      {"WC705",
+       "Version, Requires-Dist, Requires-Python, classifiers and the PEP 794 Import-Name/Import-Namespace set agree "
+       "across the release set.",
        "Users get different dependencies depending on their platform by accident.",
        "Build every wheel from the same commit and configuration.",
        "error   WC705  release set: Requires-Dist differs (aarch64 cp313 lacks the CUDA pin)"},

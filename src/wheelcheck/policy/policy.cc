@@ -387,6 +387,30 @@ void parse_cuda(const json& c, CudaPolicy& out) {
   take(c, "gpus", out.gpus);
 }
 
+std::string source_name(const json& src) {
+  return src.value("package", std::string()) + " " + src.value("version", std::string());
+}
+
+void parse_metadata(const json& m, MetadataPolicy& out) {
+  if (m.contains("spdx")) {
+    const auto& t = m["spdx"];
+    take(t, "list_version", out.spdx_list_version);
+    out.spdx_source = source_name(t["source"]);
+    for (const auto& id : strings(t, "licenses")) out.spdx_licenses.emplace(to_lower(id), id);
+    for (const auto& id : strings(t, "exceptions")) out.spdx_exceptions.emplace(to_lower(id), id);
+    for (const char* key : {"deprecated_licenses", "deprecated_exceptions"})
+      for (const auto& id : strings(t, key)) out.spdx_deprecated.insert(id);
+  }
+  if (m.contains("classifiers")) {
+    const auto& t = m["classifiers"];
+    out.classifiers_source = source_name(t["source"]);
+    for (const auto& c : strings(t, "classifiers")) out.classifiers.insert(c);
+    if (t.contains("deprecated"))
+      for (const auto& [c, by] : t["deprecated"].items())
+        out.deprecated_classifiers[c] = by.get<std::vector<std::string>>();
+  }
+}
+
 void parse_abi(const json& a, AbiPolicy& out) {
   if (a.contains("stable_abi")) {
     const auto& t = a["stable_abi"];
@@ -507,6 +531,7 @@ void parse_typed(const json& merged, Policy& p) {
       for (const auto& [family, re] : t["regexes"].items()) p.pypi_platforms.regexes[family] = re.get<std::string>();
   }
   if (merged.contains("abi")) parse_abi(merged["abi"], p.abi);
+  if (merged.contains("metadata")) parse_metadata(merged["metadata"], p.metadata);
   if (merged.contains("variant")) parse_variant(merged["variant"], p.variant);
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);

@@ -350,6 +350,11 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
     m.classifiers = f.metadata->get_all("Classifier");
     std::sort(m.classifiers.begin(), m.classifiers.end());
     m.requires_dist = f.metadata->get_all("Requires-Dist");
+    auto names = f.metadata->get_all("Import-Name"), spaces = f.metadata->get_all("Import-Namespace");
+    m.import_declared = !names.empty() || !spaces.empty();
+    m.import_names = declared_import_names(names);
+    for (const auto& n : declared_import_names(spaces)) m.import_names.push_back(n + " (namespace)");
+    std::sort(m.import_names.begin(), m.import_names.end());
   }
   m.cuda_pins = cuda_pins_of(f, p.cuda);
   m.gpu_known = !f.metadata_depth;
@@ -383,6 +388,7 @@ json member_to_json(const SetMember& m) {
                      {"requires_python", m.requires_python},
                      {"classifiers", m.classifiers},
                      {"requires_dist", m.requires_dist}};
+  if (m.have_metadata && m.import_declared) j["metadata"]["import_names"] = m.import_names;
   json cuda = {{"pins", m.cuda_pins}, {"toolkits", m.cuda_toolkits}, {"links", m.cuda_links}};
   j["cuda"] = cuda;
   if (!m.variant_label.empty()) {
@@ -421,6 +427,8 @@ std::optional<SetMember> member_from_json(const json& j) {
       m.requires_python = md.value("requires_python", "");
       m.classifiers = md.value("classifiers", std::vector<std::string>{});
       m.requires_dist = md.value("requires_dist", std::vector<std::string>{});
+      m.import_declared = md.contains("import_names");
+      m.import_names = md.value("import_names", std::vector<std::string>{});
     }
     if (j.contains("cuda")) {
       const json& c = j.at("cuda");
@@ -584,6 +592,11 @@ void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r
           return "[" + std::to_string(x.empty() ? 0 : std::count(x.begin(), x.end(), '\n') + 1) + " classifiers]";
         },
         s);
+  if (wants("Import-Name"))
+    agree(
+        ms, "the Import-Name/Import-Namespace set (PEP 794)",
+        [](const SetMember& m) { return m.import_declared ? "[" + join(m.import_names, ", ") + "]" : std::string(); },
+        [](const std::string& x) { return x.empty() ? std::string("(not declared)") : x; }, s);
   if (wants("Requires-Dist")) requirements(ms, s);
   variants(ms, s);
   variant_declarations(ms, s);

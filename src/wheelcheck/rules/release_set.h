@@ -34,6 +34,10 @@ struct SetMember {
   std::string metadata_version_field;  // METADATA's Version
   std::string requires_python;
   std::vector<std::string> classifiers, requires_dist;
+  // PEP 794: the sorted Import-Name values and "name (namespace)" for Import-Namespace ones;
+  // import_declared is false when METADATA has neither field (nothing said, not "nothing").
+  bool import_declared = false;
+  std::vector<std::string> import_names;
   // What the CUDA side says, for WC707: versions the pins name ("12", "12.8"), runtime majors the
   // binaries link, toolkit releases that built the GPU code. gpu_known is false when the binaries
   // were not read (--depth metadata, PEP 658 metadata).

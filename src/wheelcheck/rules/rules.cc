@@ -37,6 +37,7 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
   // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
   if (f.readable()) {
     distinfo_rules(f, s);
+    pypi_metadata_rules(f, set, s);
     record_rules(f, s);
     content_rules(f, s);
     binary_rules(f, set, s);

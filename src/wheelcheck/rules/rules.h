@@ -48,10 +48,11 @@ void record_rules(const WheelFacts& f, FindingSink& s);    // WC301-WC307
 void archive_rules(const WheelFacts& f, FindingSink& s);   // WC401-WC405, WC701, WC706
 void content_rules(const WheelFacts& f, FindingSink& s);   // WC105 (contents)
 
-void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC501-WC510
-void cuda_rules(const WheelFacts& f, FindingSink& s);                           // WC204, WC601-WC605
-void symbol_rules(const WheelFacts& f, FindingSink& s);                         // WC511-WC513
-void variant_rules(const WheelFacts& f, FindingSink& s);                        // WC801-WC805 (PEP 825)
+void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);         // WC501-WC510
+void pypi_metadata_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC205
+void cuda_rules(const WheelFacts& f, FindingSink& s);                                  // WC204, WC601-WC605
+void symbol_rules(const WheelFacts& f, FindingSink& s);                                // WC511-WC513
+void variant_rules(const WheelFacts& f, FindingSink& s);                               // WC801-WC805 (PEP 825)
 
 struct WheelVerdict {
   std::vector<Finding> findings;
@@ -68,5 +69,11 @@ struct DeclaredProvider {
 };
 std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Policy& p);
 bool has_errors(const std::vector<Finding>& fs);
+
+// The dotted names a list of PEP 794 Import-Name (or Import-Namespace) values declares, without
+// "; private"; a lone empty value declares nothing. Invalid values are left out (and described in
+// `bad` when given).
+std::vector<std::string> declared_import_names(const std::vector<std::string>& values,
+                                               std::vector<std::string>* bad = nullptr);
 
 }  // namespace wc
