@@ -304,5 +304,40 @@ TEST(Rules, LayoutChecks) {
   EXPECT_TRUE(testing::says(strict, "WC213 [error]")) << testing::dump(strict);
 }
 
+// WC706 matches where an entry installs as well as its archive path (issue 31): strict's tests/**
+// ban is not bypassed through pkg.data/platlib/; .data schemes outside site-packages are not
+// mapped, and a nested tests/ stays allowed. `.pyo` is bytecode to the default policy as `.pyc` is.
+TEST(Rules, WC706ForbidGlobsMatchInstallPaths) {
+  auto wheel = WheelBuilder("demo-pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                   .purelib(false)
+                   .add("demo_pkg/__init__.py", "")
+                   .add("demo_pkg-1.0.data/platlib/tests/test_a.py", "a = 1\n")
+                   .add("demo_pkg-1.0.data/purelib/tests/test_b.py", "b = 1\n")
+                   .add("demo_pkg-1.0.data/data/tests/c.txt", "c\n")
+                   .add("demo_pkg/tests/test_d.py", "d = 1\n");
+  auto strict = check(wheel, "strict");
+  EXPECT_TRUE(testing::says(strict,
+                            "WC706 [error] demo_pkg-1.0.data/platlib/tests/test_a.py: installs to 'tests/test_a.py', "
+                            "which matches forbidden pattern 'tests/**'"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC706 [error] demo_pkg-1.0.data/purelib/tests/test_b.py: installs to"))
+      << testing::dump(strict);
+  EXPECT_FALSE(testing::says(strict, "data/tests/c.txt: installs")) << testing::dump(strict);
+  EXPECT_FALSE(testing::says(strict, "demo_pkg/tests/test_d.py")) << testing::dump(strict);
+  EXPECT_EQ(count_rule(strict, "WC706"), 2) << testing::dump(strict);
+  // The archive path still matches as before, in the words it had.
+  auto top = check(base().add("tests/test_e.py", "e = 1\n"), "strict");
+  EXPECT_TRUE(testing::says(top, "WC706 [error] tests/test_e.py: matches forbidden pattern 'tests/**'"))
+      << testing::dump(top);
+  EXPECT_FALSE(first(check(wheel), "WC706")) << "default has no tests/** ban";
+
+  auto pyo = check(base().add("demo_pkg/mod.pyo", "\x03\xf3\r\n").add("demo_pkg/mod.pyc", "\x03\xf3\r\n"));
+  EXPECT_TRUE(testing::says(pyo, "WC706 [warning] demo_pkg/mod.pyo: matches forbidden pattern '**/*.pyo'"))
+      << testing::dump(pyo);
+  EXPECT_TRUE(testing::says(pyo, "WC706 [warning] demo_pkg/mod.pyc: matches forbidden pattern '**/*.pyc'"))
+      << testing::dump(pyo);
+  EXPECT_FALSE(first(check(base().add("demo_pkg/mod.py", "x = 1\n")), "WC706"));
+}
+
 }  // namespace
 }  // namespace wc
