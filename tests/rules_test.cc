@@ -287,8 +287,7 @@ TEST(Rules, LayoutChecks) {
       testing::says(fs, "WC211 [warning] messy/my-scripts/run.py: 2 Python modules at paths import cannot reach"))
       << testing::dump(fs);
   EXPECT_TRUE(testing::says(fs, "messy/hook-messy.py")) << testing::dump(fs);
-  EXPECT_FALSE(testing::says(fs, "reach (a directory or module name that is not an identifier): messy/lib"))
-      << testing::dump(fs);
+  EXPECT_FALSE(testing::says(fs, "libfoo-1.2.so")) << testing::dump(fs);
   EXPECT_TRUE(testing::says(fs, "WC213 [warning] share/: top-level directory in site-packages with no Python module"))
       << testing::dump(fs);
   EXPECT_FALSE(testing::says(fs, "messy.libs/:")) << testing::dump(fs);
@@ -337,6 +336,55 @@ TEST(Rules, WC706ForbidGlobsMatchInstallPaths) {
   EXPECT_TRUE(testing::says(pyo, "WC706 [warning] demo_pkg/mod.pyc: matches forbidden pattern '**/*.pyc'"))
       << testing::dump(pyo);
   EXPECT_FALSE(first(check(base().add("demo_pkg/mod.py", "x = 1\n")), "WC706"));
+}
+
+// The layout rules of check-wheel-contents' other checks (tests/layout_peer_test.cc holds the
+// peer's cases): their findings' words and entries, and the shipped severities (off in default,
+// warnings in strict).
+TEST(Rules, LayoutChecksOfTheTopLevel) {
+  auto messy = WheelBuilder("messy", "1.0")
+                   .add("messy/__init__.py", "import os\n")
+                   .add("messy/copy.py", "import os\n")  // WC214 with messy/__init__.py
+                   .add("messy/empty_a.py", "")          // empty files are exempt
+                   .add("messy/empty_b.py", "")
+                   .add("README.md", "# messy\n")          // WC215
+                   .add("messy.pth", "messy\n")            // a .pth belongs there
+                   .add("docs/index.md", "# docs\n")       // WC216 (and WC213)
+                   .add("__init__.py", "x = 2\n")          // WC217
+                   .add("has-hyphen.py", "x = 3\n")        // WC211 at the top
+                   .add("messy/extra.ext.py", "x = 4\n");  // WC211: binds "extra.ext"
+  auto strict = check(messy, "strict");
+  EXPECT_FALSE(first(strict, "WC214")) << "off in strict too (calibration)\n" << testing::dump(strict);
+  Policy with_dups = load_policy("strict");
+  with_dups.severity["WC214"] = Severity::warning;
+  auto dups = check_wheel(testing::facts_of(messy.build(), messy.filename()), with_dups).findings;
+  EXPECT_TRUE(testing::says(dups,
+                            "WC214 [warning] messy/__init__.py: 2 files with the same content: "
+                            "messy/__init__.py, messy/copy.py"))
+      << testing::dump(dups);
+  EXPECT_FALSE(testing::says(dups, "empty_a")) << testing::dump(dups);
+  EXPECT_TRUE(testing::says(strict, "WC215 [warning] README.md: 1 file at the top of site-packages"))
+      << testing::dump(strict);
+  EXPECT_FALSE(testing::says(strict, "messy.pth")) << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC216 [warning] docs/: common top-level name in site-packages: docs/"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC217 [warning] __init__.py: __init__.py at the top of site-packages"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC211 [warning] has-hyphen.py: 2 Python modules at paths import cannot reach"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "messy/extra.ext.py")) << testing::dump(strict);
+  EXPECT_FALSE(first(strict, "WC218")) << testing::dump(strict);
+  auto dflt = check(messy);
+  for (const char* r : {"WC211", "WC214", "WC215", "WC216", "WC217", "WC218"})
+    EXPECT_FALSE(first(dflt, r)) << r << " is off in default\n" << testing::dump(dflt);
+
+  auto empty = check(WheelBuilder("hollow", "1.0"), "strict");
+  EXPECT_TRUE(testing::says(empty, "WC218 [warning] : the wheel is empty: no file beside its dist-info"))
+      << testing::dump(empty);
+  auto scripts_only = check(WheelBuilder("hollow", "1.0").add("hollow-1.0.data/scripts/run", "#!/bin/sh\n"), "strict");
+  EXPECT_TRUE(testing::says(scripts_only, "WC218 [warning] : the wheel installs nothing into site-packages"))
+      << testing::dump(scripts_only);
+  EXPECT_FALSE(first(check(base(), "strict"), "WC218"));
 }
 
 }  // namespace
