@@ -5,6 +5,7 @@
 // from it, the case says so and why (`ours`).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>

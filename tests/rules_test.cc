@@ -363,6 +363,15 @@ TEST(Rules, LayoutChecksOfTheTopLevel) {
                             "messy/__init__.py, messy/copy.py"))
       << testing::dump(dups);
   EXPECT_FALSE(testing::says(dups, "empty_a")) << testing::dump(dups);
+  // Ten sets are named, the rest summed up.
+  auto many = WheelBuilder("many", "1.0").add("many/__init__.py", "");
+  for (int i = 0; i < 12; ++i)
+    for (const char* copy : {"a", "b"})
+      many.add("many/" + std::string(copy) + std::to_string(i) + ".py", "x = " + std::to_string(i) + "\n");
+  auto sets = check_wheel(testing::facts_of(many.build(), many.filename()), with_dups).findings;
+  EXPECT_EQ(count_rule(sets, "WC214"), 11) << testing::dump(sets);
+  EXPECT_TRUE(testing::says(sets, "WC214 [warning] : and 2 more sets of files with the same content"))
+      << testing::dump(sets);
   EXPECT_TRUE(testing::says(strict, "WC215 [warning] README.md: 1 file at the top of site-packages"))
       << testing::dump(strict);
   EXPECT_FALSE(testing::says(strict, "messy.pth")) << testing::dump(strict);

@@ -328,11 +328,16 @@ void duplicates(const WheelFacts& f, FindingSink& s) {
     groups.push_back(std::move(names));
   }
   std::sort(groups.begin(), groups.end());
-  for (const auto& g : groups)
+  // One finding per content, up to a bound: a wheel of 50,000 copied pairs gets a summary, not
+  // 50,000 findings.
+  constexpr size_t shown = 10;
+  for (size_t i = 0; i < groups.size() && i < shown; ++i)
     s.add("WC214",
-          std::to_string(g.size()) + " files with the same content: " + some_of(g) +
+          std::to_string(groups[i].size()) + " files with the same content: " + some_of(groups[i]) +
               " (a file packaged twice, or a copy where one module could import the other)",
-          g.front());
+          groups[i].front());
+  if (groups.size() > shown)
+    s.add("WC214", "and " + std::to_string(groups.size() - shown) + " more sets of files with the same content");
 }
 
 // WC218: nothing for site-packages (check-wheel-contents W007), or nothing at all beside the
