@@ -226,5 +226,43 @@ TEST(LayoutPeer, TheTableIsWhatCheckWheelContentsSays) {
     EXPECT_EQ(shown(said[paths[i]]), shown(cases()[i].peer)) << describe(cases()[i]);
 }
 
+// On the real wheels the real-wheel tests cached (tests/real_wheels_test.cc; skipped when there are
+// none), wheelcheck and the peer agree wheel by wheel on the top-level checks: W003, W005, W006,
+// W007 and W008. (W002, W004 and W010 depart by design: .dist-info copies, libraries named
+// libfoo-1.2.so, directories of native libraries; the table above says each.)
+TEST(LayoutPeer, RealWheelsGetThePeersTopLevelVerdicts) {
+  std::string skip;
+  std::string peer = peer_binary(&skip);
+  if (peer.empty()) GTEST_SKIP() << skip;
+  const char* home = std::getenv("HOME");
+  std::string dir = std::string(home && *home ? home : "/tmp") + "/.cache/wheelcheck-tests/real";
+  std::vector<std::string> wheels;
+  if (std::filesystem::is_directory(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".whl" && e.file_size() < (64u << 20)) wheels.push_back(e.path().string());
+  if (wheels.empty()) GTEST_SKIP() << "no real wheels cached in " << dir;
+  std::string args;
+  for (const auto& w : wheels) args += " " + shell_quote(w);
+  auto run = run_command(shell_quote(peer) + " --no-config --select W003,W005,W006,W007,W008" + args);
+  std::map<std::string, std::set<std::string>> said;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);)
+    if (auto at = line.find(".whl: W"); at != std::string::npos && line.size() >= at + 11)
+      said[line.substr(0, at + 4)].insert(kRuleOf.at(line.substr(at + 6, 4)));
+  Policy p = load_policy("default");
+  for (const char* r : {"WC215", "WC216", "WC217", "WC218"}) p.severity[r] = Severity::warning;
+  size_t agreed_findings = 0;
+  for (const auto& w : wheels) {
+    std::set<std::string> ours;
+    auto name = std::filesystem::path(w).filename().string();
+    for (const auto& f : check_wheel(facts_of(read_file(w), name), p).findings)
+      if (f.rule >= "WC215" && f.rule <= "WC218") ours.insert(f.rule);
+    EXPECT_EQ(shown(ours), shown(said[w])) << w;
+    agreed_findings += ours.size();
+  }
+  RecordProperty("wheels", static_cast<int>(wheels.size()));
+  RecordProperty("findings", static_cast<int>(agreed_findings));
+}
+
 }  // namespace
 }  // namespace wc
