@@ -394,6 +394,9 @@ TEST(Rules, LayoutChecksOfTheTopLevel) {
   EXPECT_TRUE(testing::says(scripts_only, "WC218 [warning] : the wheel installs nothing into site-packages"))
       << testing::dump(scripts_only);
   EXPECT_FALSE(first(check(base(), "strict"), "WC218"));
+  // A metapackage (nothing but Requires-Dist, as NVIDIA's cuda-toolkit) installs its dependencies.
+  auto meta = check(WheelBuilder("hollow", "1.0").requires_dist("nvidia-cublas>=13"), "strict");
+  EXPECT_FALSE(first(meta, "WC218")) << testing::dump(meta);
 }
 
 }  // namespace

@@ -341,12 +341,14 @@ void duplicates(const WheelFacts& f, FindingSink& s) {
 }
 
 // WC218: nothing for site-packages (check-wheel-contents W007), or nothing at all beside the
-// dist-info (W008).
+// dist-info (W008). A wheel with nothing but Requires-Dist is a metapackage, which exists to install
+// its dependencies (NVIDIA's cuda-toolkit): no finding, where the peer reports both checks.
 void empty_library(const WheelFacts& f, const std::vector<LibraryFile>& lib, FindingSink& s) {
   if (!lib.empty()) return;
   bool other = std::any_of(f.entries.begin(), f.entries.end(), [&](const EntryFacts& e) {
     return e.kind == EntryKind::file && (f.dist_info.empty() || !e.name.starts_with(f.dist_info + "/"));
   });
+  if (!other && f.metadata && !f.metadata->get_all("Requires-Dist").empty()) return;
   s.add("WC218", other ? "the wheel installs nothing into site-packages: all its files are .data scripts, headers "
                          "or data"
                        : "the wheel is empty: no file beside its dist-info");
