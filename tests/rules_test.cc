@@ -287,8 +287,7 @@ TEST(Rules, LayoutChecks) {
       testing::says(fs, "WC211 [warning] messy/my-scripts/run.py: 2 Python modules at paths import cannot reach"))
       << testing::dump(fs);
   EXPECT_TRUE(testing::says(fs, "messy/hook-messy.py")) << testing::dump(fs);
-  EXPECT_FALSE(testing::says(fs, "reach (a directory or module name that is not an identifier): messy/lib"))
-      << testing::dump(fs);
+  EXPECT_FALSE(testing::says(fs, "libfoo-1.2.so")) << testing::dump(fs);
   EXPECT_TRUE(testing::says(fs, "WC213 [warning] share/: top-level directory in site-packages with no Python module"))
       << testing::dump(fs);
   EXPECT_FALSE(testing::says(fs, "messy.libs/:")) << testing::dump(fs);
@@ -302,6 +301,102 @@ TEST(Rules, LayoutChecks) {
   auto strict = testing::findings_of(messy.build(), messy.filename(), "strict");
   EXPECT_TRUE(testing::says(strict, "WC211 [warning]")) << testing::dump(strict);
   EXPECT_TRUE(testing::says(strict, "WC213 [error]")) << testing::dump(strict);
+}
+
+// WC706 matches where an entry installs as well as its archive path (issue 31): strict's tests/**
+// ban is not bypassed through pkg.data/platlib/; .data schemes outside site-packages are not
+// mapped, and a nested tests/ stays allowed. `.pyo` is bytecode to the default policy as `.pyc` is.
+TEST(Rules, WC706ForbidGlobsMatchInstallPaths) {
+  auto wheel = WheelBuilder("demo-pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                   .purelib(false)
+                   .add("demo_pkg/__init__.py", "")
+                   .add("demo_pkg-1.0.data/platlib/tests/test_a.py", "a = 1\n")
+                   .add("demo_pkg-1.0.data/purelib/tests/test_b.py", "b = 1\n")
+                   .add("demo_pkg-1.0.data/data/tests/c.txt", "c\n")
+                   .add("demo_pkg/tests/test_d.py", "d = 1\n");
+  auto strict = check(wheel, "strict");
+  EXPECT_TRUE(testing::says(strict,
+                            "WC706 [error] demo_pkg-1.0.data/platlib/tests/test_a.py: installs to 'tests/test_a.py', "
+                            "which matches forbidden pattern 'tests/**'"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC706 [error] demo_pkg-1.0.data/purelib/tests/test_b.py: installs to"))
+      << testing::dump(strict);
+  EXPECT_FALSE(testing::says(strict, "data/tests/c.txt: installs")) << testing::dump(strict);
+  EXPECT_FALSE(testing::says(strict, "demo_pkg/tests/test_d.py")) << testing::dump(strict);
+  EXPECT_EQ(count_rule(strict, "WC706"), 2) << testing::dump(strict);
+  // The archive path still matches as before, in the words it had.
+  auto top = check(base().add("tests/test_e.py", "e = 1\n"), "strict");
+  EXPECT_TRUE(testing::says(top, "WC706 [error] tests/test_e.py: matches forbidden pattern 'tests/**'"))
+      << testing::dump(top);
+  EXPECT_FALSE(first(check(wheel), "WC706")) << "default has no tests/** ban";
+
+  auto pyo = check(base().add("demo_pkg/mod.pyo", "\x03\xf3\r\n").add("demo_pkg/mod.pyc", "\x03\xf3\r\n"));
+  EXPECT_TRUE(testing::says(pyo, "WC706 [warning] demo_pkg/mod.pyo: matches forbidden pattern '**/*.pyo'"))
+      << testing::dump(pyo);
+  EXPECT_TRUE(testing::says(pyo, "WC706 [warning] demo_pkg/mod.pyc: matches forbidden pattern '**/*.pyc'"))
+      << testing::dump(pyo);
+  EXPECT_FALSE(first(check(base().add("demo_pkg/mod.py", "x = 1\n")), "WC706"));
+}
+
+// The layout rules of check-wheel-contents' other checks (tests/layout_peer_test.cc holds the
+// peer's cases): their findings' words and entries, and the shipped severities (off in default,
+// warnings in strict).
+TEST(Rules, LayoutChecksOfTheTopLevel) {
+  auto messy = WheelBuilder("messy", "1.0")
+                   .add("messy/__init__.py", "import os\n")
+                   .add("messy/copy.py", "import os\n")  // WC214 with messy/__init__.py
+                   .add("messy/empty_a.py", "")          // empty files are exempt
+                   .add("messy/empty_b.py", "")
+                   .add("README.md", "# messy\n")          // WC215
+                   .add("messy.pth", "messy\n")            // a .pth belongs there
+                   .add("docs/index.md", "# docs\n")       // WC216 (and WC213)
+                   .add("__init__.py", "x = 2\n")          // WC217
+                   .add("has-hyphen.py", "x = 3\n")        // WC211 at the top
+                   .add("messy/extra.ext.py", "x = 4\n");  // WC211: binds "extra.ext"
+  auto strict = check(messy, "strict");
+  EXPECT_FALSE(first(strict, "WC214")) << "off in strict too (calibration)\n" << testing::dump(strict);
+  Policy with_dups = load_policy("strict");
+  with_dups.severity["WC214"] = Severity::warning;
+  auto dups = check_wheel(testing::facts_of(messy.build(), messy.filename()), with_dups).findings;
+  EXPECT_TRUE(testing::says(dups,
+                            "WC214 [warning] messy/__init__.py: 2 files with the same content: "
+                            "messy/__init__.py, messy/copy.py"))
+      << testing::dump(dups);
+  EXPECT_FALSE(testing::says(dups, "empty_a")) << testing::dump(dups);
+  // Ten sets are named, the rest summed up.
+  auto many = WheelBuilder("many", "1.0").add("many/__init__.py", "");
+  for (int i = 0; i < 12; ++i)
+    for (const char* copy : {"a", "b"})
+      many.add("many/" + std::string(copy) + std::to_string(i) + ".py", "x = " + std::to_string(i) + "\n");
+  auto sets = check_wheel(testing::facts_of(many.build(), many.filename()), with_dups).findings;
+  EXPECT_EQ(count_rule(sets, "WC214"), 11) << testing::dump(sets);
+  EXPECT_TRUE(testing::says(sets, "WC214 [warning] : and 2 more sets of files with the same content"))
+      << testing::dump(sets);
+  EXPECT_TRUE(testing::says(strict, "WC215 [warning] README.md: 1 file at the top of site-packages"))
+      << testing::dump(strict);
+  EXPECT_FALSE(testing::says(strict, "messy.pth")) << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC216 [warning] docs/: common top-level name in site-packages: docs/"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC217 [warning] __init__.py: __init__.py at the top of site-packages"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "WC211 [warning] has-hyphen.py: 2 Python modules at paths import cannot reach"))
+      << testing::dump(strict);
+  EXPECT_TRUE(testing::says(strict, "messy/extra.ext.py")) << testing::dump(strict);
+  EXPECT_FALSE(first(strict, "WC218")) << testing::dump(strict);
+  auto dflt = check(messy);
+  for (const char* r : {"WC211", "WC214", "WC215", "WC216", "WC217", "WC218"})
+    EXPECT_FALSE(first(dflt, r)) << r << " is off in default\n" << testing::dump(dflt);
+
+  auto empty = check(WheelBuilder("hollow", "1.0"), "strict");
+  EXPECT_TRUE(testing::says(empty, "WC218 [warning] : the wheel is empty: no file beside its dist-info"))
+      << testing::dump(empty);
+  auto scripts_only = check(WheelBuilder("hollow", "1.0").add("hollow-1.0.data/scripts/run", "#!/bin/sh\n"), "strict");
+  EXPECT_TRUE(testing::says(scripts_only, "WC218 [warning] : the wheel installs nothing into site-packages"))
+      << testing::dump(scripts_only);
+  EXPECT_FALSE(first(check(base(), "strict"), "WC218"));
+  // A metapackage (nothing but Requires-Dist, as NVIDIA's cuda-toolkit) installs its dependencies.
+  auto meta = check(WheelBuilder("hollow", "1.0").requires_dist("nvidia-cublas>=13"), "strict");
+  EXPECT_FALSE(first(meta, "WC218")) << testing::dump(meta);
 }
 
 }  // namespace

@@ -59,6 +59,25 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC212", S::off, "several top-level packages or modules in site-packages (check-wheel-contents W009)", "core"},
       {"WC213", S::warning, "top-level directory in site-packages with no Python module (check-wheel-contents W010)",
        "core"},
+      {"WC214", S::off,
+       "identical content under several names (check-wheel-contents W002; off, in strict too: 23 of 84 real wheels, "
+       "none a defect)",
+       "core"},
+      {"WC215", S::off,
+       "file at the top of site-packages that is no module and no .pth (check-wheel-contents W003; a warning in "
+       "strict)",
+       "core"},
+      {"WC216", S::off,
+       "common top-level name in site-packages: build, src, docs, lib, scripts, tests ... (check-wheel-contents W005; "
+       "a warning in strict)",
+       "core"},
+      {"WC217", S::off, "__init__.py at the top of site-packages (check-wheel-contents W006; a warning in strict)",
+       "core"},
+      {"WC218", S::off,
+       "wheel installs nothing into site-packages, or holds nothing beside its dist-info and is no metapackage "
+       "(check-wheel-contents "
+       "W007/W008; a warning in strict)",
+       "core"},
       {"WC301", S::error, "RECORD missing or malformed", "core"},
       {"WC302", S::error, "file hash differs from RECORD", "core"},
       {"WC303", S::error, "file size differs from RECORD", "core"},

@@ -261,6 +261,26 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
           f.entries[c.file].name);
 }
 
+// WC706: entries a forbid glob names, by their archive path or by where they install. A glob
+// says what must not be installed: `tests/**` bans pkg-1.0.data/platlib/tests/x.py as well, which
+// lands in site-packages as tests/x.py. Only the library schemes map (scripts, headers and data
+// install outside site-packages, where the globs' paths do not point).
+void forbidden(const WheelFacts& f, FindingSink& s) {
+  for (const auto& e : f.entries) {
+    auto t = install_target(e.name);
+    const std::string* installed = t && t->library() && t->path != e.name ? &t->path : nullptr;
+    for (const auto& rule : s.policy().forbid) {
+      bool by_name = glob_match(rule.glob, e.name);
+      if (!by_name && !(installed && glob_match(rule.glob, *installed))) continue;
+      s.add("WC706",
+            (by_name ? std::string() : "installs to '" + clip_for_display(*installed) + "', which ") +
+                "matches forbidden pattern '" + rule.glob + "'" + (rule.reason.empty() ? "" : ": " + rule.reason),
+            e.name, std::nullopt, rule.severity);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void archive_rules(const WheelFacts& f, FindingSink& s) {
@@ -283,14 +303,7 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
   if (max && f.file_size > max)
     s.add("WC701",
           "wheel is " + std::to_string(f.file_size) + " bytes, over the policy's limit of " + std::to_string(max));
-  for (const auto& e : f.entries) {
-    for (const auto& rule : s.policy().forbid) {
-      if (!glob_match(rule.glob, e.name)) continue;
-      s.add("WC706", "matches forbidden pattern '" + rule.glob + "'" + (rule.reason.empty() ? "" : ": " + rule.reason),
-            e.name, std::nullopt, rule.severity);
-      break;
-    }
-  }
+  forbidden(f, s);
 }
 
 }  // namespace wc

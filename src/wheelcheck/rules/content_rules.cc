@@ -1,12 +1,15 @@
 // WC105 (contents): what the wheel holds against what its tags promise, without binary analysis:
 // native code in a pure wheel, and CPython extension-module suffixes (PEP 3149 / 3147) that name
-// another interpreter version or ABI than the tags.
+// another interpreter version or ABI than the tags. WC211-WC218: check-wheel-contents' layout checks
+// of what lands in site-packages.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "binary/binary_facts.h"
 #include "rules/resolution.h"
 #include "rules/rules.h"
+#include "util/digest.h"
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
@@ -123,47 +126,111 @@ bool is_module_file(std::string_view path) {
          is_extension_module(std::string(path));
 }
 
+// A module Python runs: a module file other than a stub (.pyi is read by type checkers only).
+bool is_runtime_module(std::string_view path) { return is_module_file(path) && !path.ends_with(".pyi"); }
+
 // Code a directory may hold instead of Python modules: native libraries (auditwheel's pkg.libs/,
 // NVIDIA's nvidia/cu13/lib/, pywin32_system32/) are loaded, not data.
-bool is_code_file(std::string_view path) { return is_module_file(path) || is_native_library_name(path); }
+bool is_code_file(std::string_view path) { return is_runtime_module(path) || is_native_library_name(path); }
+
+bool is_keyword(std::string_view s) {
+  static constexpr std::string_view kw[] = {"False",  "None",   "True",    "and",      "as",       "assert", "async",
+                                            "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+                                            "else",   "except", "finally", "for",      "from",     "global", "if",
+                                            "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+                                            "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+  return std::find(std::begin(kw), std::end(kw), s) != std::end(kw);
+}
+
+// A name an import statement can spell: an identifier that is not a keyword (`def.py` and `with/`
+// are unreachable too).
+bool is_import_name(std::string_view s) { return is_identifier(s) && !is_keyword(s); }
+
+// The module name a file binds, as check-wheel-contents reads extensions (its MODULE_EXT_RGX):
+// `.py` and `.pyd`/`.so` come off, and one tag before `.pyd`/`.so` (`.cpython-312-x86_64-linux-gnu`,
+// `.abi3`); `a.b.py` binds "a.b" (no name import can spell). nullopt: no module extension.
+std::optional<std::string_view> module_basename(std::string_view file) {
+  std::string_view rest;
+  if (file.ends_with(".py")) return file.size() > 3 ? std::optional(file.substr(0, file.size() - 3)) : std::nullopt;
+  if (file.ends_with(".pyd"))
+    rest = file.substr(0, file.size() - 4);
+  else if (file.ends_with(".so"))
+    rest = file.substr(0, file.size() - 3);
+  else
+    return std::nullopt;
+  if (rest.empty()) return std::nullopt;
+  auto dot = rest.rfind('.');
+  if (dot != std::string_view::npos && dot > 0 && dot + 1 < rest.size() &&
+      std::all_of(rest.begin() + dot + 1, rest.end(), [](char c) { return is_alnum(c) || c == '_' || c == '-'; }))
+    return rest.substr(0, dot);
+  return rest;
+}
+
+// PEP 561's stub-only package directory: `{identifier}-stubs`.
+bool is_stubs_dir(std::string_view name) {
+  return name.ends_with("-stubs") && is_import_name(name.substr(0, name.size() - 6));
+}
+
+// Whether import reaches a module at site-packages path `p`: every directory and the name the file
+// binds are import names. Stubs (.pyi) are not judged: type checkers, not import, read them, and
+// check-wheel-contents' W004 leaves them alone too.
+bool reachable_module(std::string_view p) {
+  auto parts = split(p, '/');
+  std::optional<std::string_view> stem = module_basename(parts.back());
+  if (!stem) stem = parts.back().substr(0, parts.back().find('.'));  // an extension module named otherwise
+  if (!is_import_name(*stem)) return false;
+  for (size_t i = 0; i + 1 < parts.size(); ++i)
+    if (!is_import_name(parts[i])) return false;
+  return true;
+}
+
+// A library file: where it lands in site-packages (`p`) and the entry that puts it there.
+struct LibraryFile {
+  std::string path;
+  const EntryFacts* entry;
+};
+
+// The files pip puts in site-packages (root, purelib/ and platlib/ of .data), the wheel's own
+// dist-info aside. Other .data schemes install elsewhere.
+std::vector<LibraryFile> library_files(const WheelFacts& f) {
+  std::vector<LibraryFile> out;
+  for (const auto& e : f.entries) {
+    if (e.kind != EntryKind::file) continue;
+    std::string p = install_path(e.name);
+    if (p.empty()) continue;
+    std::string_view top = std::string_view(p).substr(0, p.find('/'));
+    if ((!f.dist_info.empty() && top == f.dist_info) || (p.find('/') != std::string::npos && top.ends_with(".data")))
+      continue;
+    out.push_back({std::move(p), &e});
+  }
+  return out;
+}
 
 // check-wheel-contents' layout checks, on the library part of the wheel (what lands in
 // site-packages, dist-info aside): WC211 modules at paths import cannot reach (W004), WC212 more
 // than one top-level package or module (W009), WC213 top-level directories with no Python module
 // in them (W010). Each is one finding per wheel, naming examples.
-void layout(const WheelFacts& f, FindingSink& s) {
+void layout(const std::vector<LibraryFile>& lib, FindingSink& s) {
   std::vector<std::string> unreachable;
   std::set<std::string> toplevel, dirs_with_code, dirs;
-  for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file) continue;
-    std::string p = install_path(e.name);
-    if (p.empty()) continue;
+  for (const auto& [p, e] : lib) {
     auto slash = p.find('/');
     std::string top = p.substr(0, slash);
-    if (top.ends_with(".dist-info") || top.ends_with(".data") || top == "__pycache__") continue;
+    if (top.ends_with(".dist-info") || top == "__pycache__") continue;
     const bool module = is_module_file(p);
-    if (slash == std::string::npos) {
-      if (module) toplevel.insert(top.substr(0, top.find('.')));
-      continue;
+    if (slash != std::string::npos) {
+      dirs.insert(top);
+      if (!top.ends_with(".libs")) toplevel.insert(top);  // auditwheel's and delvewheel's vendored libraries
+      if (is_code_file(p)) dirs_with_code.insert(top);
+    } else if (module) {
+      toplevel.insert(top.substr(0, top.find('.')));
     }
-    dirs.insert(top);
-    if (!top.ends_with(".libs")) toplevel.insert(top);  // auditwheel's and delvewheel's vendored libraries
-    if (is_code_file(p)) dirs_with_code.insert(top);
-    if (!module) continue;
-    // Every directory a package, and the module's own name, must be identifiers; `pkg-stubs`
-    // (PEP 561) is read by type checkers under that name.
-    auto parts = split(p, '/');
-    std::string_view stem = parts.back().substr(0, parts.back().find('.'));
-    bool ok = is_identifier(stem);
-    for (size_t i = 0; ok && i + 1 < parts.size(); ++i)
-      ok = is_identifier(parts[i]) ||
-           (i == 0 && parts[i].ends_with("-stubs") && is_identifier(parts[i].substr(0, parts[i].size() - 6)));
-    if (!ok) unreachable.push_back(p);
+    if (is_runtime_module(p) && !reachable_module(p)) unreachable.push_back(p);
   }
   if (!unreachable.empty())
     s.add("WC211",
           std::to_string(unreachable.size()) + " Python module" + (unreachable.size() == 1 ? "" : "s") +
-              " at paths import cannot reach (a directory or module name that is not an identifier): " +
+              " at paths import cannot reach (a directory or module name that is not an identifier, or a keyword): " +
               some_of(unreachable),
           unreachable.front());
   if (toplevel.size() > 1)
@@ -171,9 +238,11 @@ void layout(const WheelFacts& f, FindingSink& s) {
           std::to_string(toplevel.size()) + " top-level names in site-packages (" +
               some_of(std::vector<std::string>(toplevel.begin(), toplevel.end()), 6) +
               "): one distribution usually installs one package; stray directories clash with other projects'");
+  // A directory of stubs alone is no package Python imports; PEP 561 names stub-only packages
+  // `{pkg}-stubs` (check-wheel-contents' test_check_W010 gives `foo/bar.pyi` W010 too).
   std::vector<std::string> empty;
   for (const auto& d : dirs)
-    if (!dirs_with_code.count(d) && !d.ends_with("-stubs")) empty.push_back(d + "/");
+    if (!dirs_with_code.count(d) && !is_stubs_dir(d)) empty.push_back(d + "/");
   if (!empty.empty())
     s.add("WC213",
           "top-level director" + std::string(empty.size() == 1 ? "y" : "ies") + " in site-packages with no Python " +
@@ -181,12 +250,120 @@ void layout(const WheelFacts& f, FindingSink& s) {
           empty.front());
 }
 
+// check-wheel-contents' COMMON_NAMES: top-level names a build leaks from the source tree.
+bool is_common_toplevel_name(std::string_view n) {
+  static constexpr std::string_view names[] = {".eggs",   ".nox", ".tox", ".venv", "app",     "build",    "cli",
+                                               "data",    "dist", "doc",  "docs",  "example", "examples", "lib",
+                                               "scripts", "src",  "test", "tests", "venv"};
+  return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+
+// What lies at the top of site-packages besides packages: WC215 a file that is no module (W003;
+// `.pth` files are meant to be there), WC216 a common name from the source tree (W005), WC217
+// `__init__.py` (W006: the wheel was built from inside its package).
+void toplevel_names(const std::vector<LibraryFile>& lib, FindingSink& s) {
+  std::vector<std::string> non_modules, common;
+  std::set<std::string> seen;
+  for (const auto& [p, e] : lib) {
+    auto slash = p.find('/');
+    std::string top = p.substr(0, slash);
+    if (slash == std::string::npos && !module_basename(p) && !(p.size() > 4 && p.ends_with(".pth")))
+      non_modules.push_back(e->name);
+    if (is_common_toplevel_name(top) && seen.insert(top).second)
+      common.push_back(slash == std::string::npos ? top : top + "/");
+    if (p == "__init__.py")
+      s.add("WC217",
+            "__init__.py at the top of site-packages: the wheel was built from inside its package, whose "
+            "modules now install as top-level modules",
+            e->name);
+  }
+  if (!non_modules.empty())
+    s.add("WC215",
+          std::to_string(non_modules.size()) + " file" + (non_modules.size() == 1 ? "" : "s") +
+              " at the top of site-packages that no import reaches (not a module, not a .pth): " +
+              some_of(non_modules) + " (data belongs inside the package)",
+          non_modules.front());
+  if (!common.empty())
+    s.add("WC216",
+          "common top-level name" + std::string(common.size() == 1 ? "" : "s") + " in site-packages: " +
+              some_of(common) + " (a source-tree directory packaged by mistake; it clashes with other projects')",
+          common.front());
+}
+
+// Files so common that two copies say nothing (check-wheel-contents' ALLOWED_DUPLICATES): empty,
+// a bare line break, a coding line.
+bool allowed_duplicate(uint64_t size, const std::string& sha256) {
+  static const std::set<std::string> allowed = [] {
+    std::set<std::string> out;
+    for (std::string_view text :
+         {"", "\n", "\r\n", "# -*- coding: utf-8 -*-", "# -*- coding: utf-8 -*-\n", "# -*- coding: utf-8 -*-\n\r"}) {
+      Digest d;
+      d.update(text.data(), text.size());
+      out.insert(std::to_string(text.size()) + "," + d.digest_b64());
+    }
+    return out;
+  }();
+  return allowed.count(std::to_string(size) + "," + sha256) > 0;
+}
+
+// Inside a .dist-info directory, the wheel's own or a vendored package's: PEP 639 asks for copies of
+// license files there (pip ships each vendored LICENSE twice), and vendored metadata repeats itself.
+bool in_dist_info(std::string_view name) { return name.find(".dist-info/") != std::string_view::npos; }
+
+// WC214: one content under several names (check-wheel-contents W002), one finding per content;
+// metadata directories aside.
+void duplicates(const WheelFacts& f, FindingSink& s) {
+  std::map<std::pair<uint64_t, std::string>, std::vector<const EntryFacts*>> by_content;
+  for (const auto& e : f.entries) {
+    if (e.kind != EntryKind::file || e.sha256.empty() || !e.complete() || in_dist_info(e.name) ||
+        allowed_duplicate(e.size, e.sha256))
+      continue;
+    by_content[{e.size, e.sha256}].push_back(&e);
+  }
+  std::vector<std::vector<std::string>> groups;
+  for (const auto& [key, es] : by_content) {
+    if (es.size() < 2) continue;
+    std::vector<std::string> names;
+    for (const auto* e : es) names.push_back(e->name);
+    groups.push_back(std::move(names));
+  }
+  std::sort(groups.begin(), groups.end());
+  // One finding per content, up to a bound: a wheel of 50,000 copied pairs gets a summary, not
+  // 50,000 findings.
+  constexpr size_t shown = 10;
+  for (size_t i = 0; i < groups.size() && i < shown; ++i)
+    s.add("WC214",
+          std::to_string(groups[i].size()) + " files with the same content: " + some_of(groups[i]) +
+              " (a file packaged twice, or a copy where one module could import the other)",
+          groups[i].front());
+  if (groups.size() > shown)
+    s.add("WC214", "and " + std::to_string(groups.size() - shown) + " more sets of files with the same content");
+}
+
+// WC218: nothing for site-packages (check-wheel-contents W007), or nothing at all beside the
+// dist-info (W008). A wheel with nothing but Requires-Dist is a metapackage, which exists to install
+// its dependencies (NVIDIA's cuda-toolkit): no finding, where the peer reports both checks.
+void empty_library(const WheelFacts& f, const std::vector<LibraryFile>& lib, FindingSink& s) {
+  if (!lib.empty()) return;
+  bool other = std::any_of(f.entries.begin(), f.entries.end(), [&](const EntryFacts& e) {
+    return e.kind == EntryKind::file && (f.dist_info.empty() || !e.name.starts_with(f.dist_info + "/"));
+  });
+  if (!other && f.metadata && !f.metadata->get_all("Requires-Dist").empty()) return;
+  s.add("WC218", other ? "the wheel installs nothing into site-packages: all its files are .data scripts, headers "
+                         "or data"
+                       : "the wheel is empty: no file beside its dist-info");
+}
+
 }  // namespace
 
 void content_rules(const WheelFacts& f, FindingSink& s) {
   pure_with_binaries(f, s);
   extension_suffixes(f, s);
-  layout(f, s);
+  auto lib = library_files(f);
+  layout(lib, s);
+  toplevel_names(lib, s);
+  duplicates(f, s);
+  empty_library(f, lib, s);
 }
 
 }  // namespace wc
