@@ -286,7 +286,13 @@ TEST(Inflate, AgreesWithLibarchiveOnCorruptEntries) {
     std::function<void(std::vector<uint8_t>&)> edit;
     std::string expect;  // in the fast path's error
   } cases[] = {
-      {"CRC-32 in the central directory", [&](auto& z) { z[l.central_record + 16] ^= 0x5a; }, "CRC-32"},
+      // Both headers: the builder writes the CRC into the local header too, as seekable writers do.
+      {"CRC-32 in the central directory and the local header",
+       [&](auto& z) {
+         z[l.central_record + 16] ^= 0x5a;
+         z[l.entry.local_offset + 14] ^= 0x5a;
+       },
+       "CRC-32"},
       {"a byte in the middle of the deflate data",
        [&](auto& z) { z[l.entry.data_offset + l.entry.compressed_size / 2] ^= 0xff; }, ""},
       {"the first deflate byte (block type 3)", [&](auto& z) { z[l.entry.data_offset] |= 0x06; },

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -383,6 +385,55 @@ TEST(ReleaseSetCli, BaselineFromLastNightsReport) {
   auto bad = run_wheelcheck({"check", "-p", r.policy, "--baseline", r.dir.file("nope.json"), r.dir.path()});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("nope.json"), std::string::npos) << bad.err;
+}
+
+// issue 31, PyTorch's own checks: torchvision/torchaudio/torchao take the CUDA variant of the torch
+// they pin ('==' without a label finds the torch wheel in the run for the same python and
+// platform; a pin with a label must name the follower's own).
+TEST(ReleaseSet, FollowersCarryThePinnedLeadersVariant) {
+  Policy p = load_policy("pytorch");
+  auto torch = member("torch-2.15.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl");
+  auto torch_cpu = member("torch-2.15.0+cpu-cp312-cp312-manylinux_2_28_aarch64.whl");
+  auto right = member("torchvision-0.30.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl", {"torch==2.15.0"});
+  auto wrong = member("torchaudio-2.15.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl", {"torch==2.15.0", "numpy"});
+  auto other_platform = member("torchao-0.18.0+cu130-cp312-cp312-manylinux_2_28_aarch64.whl", {"torch==2.15.0"});
+  auto labelled = member("torchvision-0.30.0+cu126-cp313-cp313-manylinux_2_28_x86_64.whl", {"torch==2.15.0+cu130"});
+  auto ranged = member("torchao-0.18.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl", {"torch>=2.15"});
+  auto v = check_release_set({torch, torch_cpu, right, wrong, other_platform, labelled, ranged}, p, nullptr);
+  EXPECT_TRUE(has(
+      v, "WC707", wrong.filename,
+      "labelled cu128, but the torch wheel its pin torch==2.15.0 takes in this run is cu130 (" + torch.filename + ")"))
+      << dump(v);
+  EXPECT_TRUE(
+      has(v, "WC707", other_platform.filename, "the torch wheel its pin torch==2.15.0 takes in this run is cpu"))
+      << dump(v);
+  EXPECT_TRUE(has(v, "WC707", labelled.filename, "labelled cu126, but it pins torch==2.15.0+cu130, the cu130 build"))
+      << dump(v);
+  for (const auto* ok : {&right, &ranged, &torch})
+    EXPECT_FALSE(has(v, "WC707", ok->filename, "")) << ok->filename << "\n" << dump(v);
+  // The default policy has no such rule, and the rule declares no release matrix (no WC703/WC704).
+  EXPECT_FALSE(has(check_release_set({torch, wrong}, load_policy("default"), nullptr), "WC707", wrong.filename, ""));
+  EXPECT_FALSE(p.release.defined);
+}
+
+// pytorch-nightly: a nightly older than 3 days is WC708 (dates relative to today, UTC).
+TEST(ReleaseSet, StaleNightliesAreFindings) {
+  using namespace std::chrono;
+  auto dev = [](int days_ago) {
+    year_month_day d{floor<days>(system_clock::now()) - days(days_ago)};
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%04d%02u%02u", int(d.year()), unsigned(d.month()), unsigned(d.day()));
+    return std::string(buf);
+  };
+  auto fresh = member("torch-2.16.0.dev" + dev(3) + "+cu130-cp312-cp312-manylinux_2_28_x86_64.whl");
+  auto stale = member("torch-2.16.0.dev" + dev(12) + "+cu130-cp312-cp312-manylinux_2_28_aarch64.whl");
+  auto release = member("torch-2.15.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl");
+  auto v = check_release_set({fresh, stale, release}, load_policy("pytorch-nightly"), nullptr);
+  EXPECT_TRUE(has(v, "WC708", stale.filename, "nightly dev" + dev(12) + " is 12 days old, over the policy's 3"))
+      << dump(v);
+  EXPECT_FALSE(has(v, "WC708", fresh.filename, "")) << dump(v);
+  EXPECT_FALSE(has(v, "WC708", release.filename, "")) << dump(v);
+  EXPECT_TRUE(check_release_set({stale}, load_policy("pytorch"), nullptr).findings.empty());
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // stays silent on the correct wheel (the first test).
 #include <gtest/gtest.h>
 
+#include "facts/analyze.h"
+#include "io/source.h"
+#include "policy/policy.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -242,6 +245,25 @@ TEST(Rules, WC701AndWC706Policy) {
   std::string pol = R"({"extends": "default", "limits": {"max_wheel_bytes": 100}})";
   testing::write_file(tmp.file("p.json"), std::vector<uint8_t>(pol.begin(), pol.end()));
   EXPECT_TRUE(first(check(base(), tmp.file("p.json")), "WC701"));
+}
+
+// issue 31: PyTorch's release check counts pip's decimal MB, so the pytorch policy's ceiling is
+// 850,000,000 bytes, not 850 MiB: a wheel between the two fails there, and the message says the unit.
+TEST(Rules, WC701SaysTheUnitOfTheLimit) {
+  auto b = base();
+  auto bytes = b.build();
+  MemorySource src(b.filename(), bytes);
+  WheelFacts f = analyze_wheel(src, analyze_options_for(load_policy("pytorch")));
+  f.file_size = 860'000'000;  // 820 MiB: under 850 MiB, over 850 MB
+  auto torch = check_wheel(f, load_policy("pytorch")).findings;
+  EXPECT_TRUE(testing::says(torch,
+                            "wheel is 860000000 bytes, over the policy's limit of 850000000 bytes (850 MB, "
+                            "decimal, as pip counts)"))
+      << testing::dump(torch);
+  f.file_size = 849'999'999;
+  EXPECT_FALSE(testing::has_rule(check_wheel(f, load_policy("pytorch")).findings, "WC701"));
+  f.file_size = 104'857'601;
+  EXPECT_TRUE(testing::says(check_wheel(f, load_policy("pypi")).findings, "limit of 104857600 bytes (100 MiB)"));
 }
 
 }  // namespace

@@ -138,8 +138,12 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "Version / Requires-Dist / Requires-Python / classifiers / Import-Name differ across the release set",
        "release set"},
       {"WC706", S::error, "forbidden content (e.g. __pycache__, static archives, tests)", "core"},
-      {"WC707", S::error, "CUDA variant (local version), Requires-Dist pins and GPU code disagree across the set",
+      {"WC707", S::error,
+       "CUDA variant (local version), Requires-Dist pins and GPU code disagree across the set, or a wheel's variant "
+       "differs from the pinned wheel it follows (release.variant_follows: torchvision from torch)",
        "release set"},
+      {"WC708", S::error,
+       "nightly (.devYYYYMMDD) older than the policy's release.max_nightly_age_days (off unless set)", "release set"},
       {"WC801", S::error,
        "variant label and variant.json disagree (a label without variant.json or the reverse, 'variants' not exactly "
        "the label, properties on 'null' or none on another label)",

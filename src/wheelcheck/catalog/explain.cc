@@ -344,6 +344,11 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "One wheel of a cu128 release built against cu126 breaks that platform only.",
        "Rebuild the odd wheel with the release's toolkit.",
        "error   WC707  release set: cu128 label without CUDA evidence in the aarch64 wheel"},
+      {"WC708", "A nightly's .devYYYYMMDD is at most release.max_nightly_age_days old (today, UTC).",
+       "A nightly channel that serves a stale build hides a broken nightly pipeline; PyTorch's validation refuses "
+       "nightlies older than 3 days.",
+       "Fix the nightly build or the upload job; raise the policy's limit for a channel that is slower on purpose.",
+       "error   WC708  torch-2.16.0.dev20261120+cu130-...whl: nightly dev20261120 is 12 days old, over the policy's 3"},
       {"WC801", "A variant label comes with dist-info/variant.json naming exactly that label, and the reverse.",
        "Variant-aware installers pick by the label and check the declaration; a mismatch breaks selection.",
        "Let the variant-enabled build backend write both.", "error   WC801  variant label 'cu128' but no variant.json"},

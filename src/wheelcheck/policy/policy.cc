@@ -455,8 +455,15 @@ void parse_variant(const json& v, VariantPolicy& out) {
 
 void parse_release(const json& r, ReleasePolicy& out) {
   take(r, "consistency", out.consistency);
-  out.defined = r.is_object() && std::any_of(r.items().begin(), r.items().end(),
-                                             [](const auto& kv) { return kv.key() != "consistency"; });
+  take(r, "max_nightly_age_days", out.max_nightly_age_days);
+  if (r.contains("variant_follows"))
+    for (const auto& [leader, followers] : r["variant_follows"].items())
+      for (const auto& f : followers) out.variant_follows[leader].push_back(f);
+  // A matrix is declared by anything but these, which hold for whatever the run holds.
+  out.defined =
+      r.is_object() && std::any_of(r.items().begin(), r.items().end(), [](const auto& kv) {
+        return kv.key() != "consistency" && kv.key() != "variant_follows" && kv.key() != "max_nightly_age_days";
+      });
   if (!out.defined) return;
   take(r, "project", out.project);
   take(r, "version", out.version);

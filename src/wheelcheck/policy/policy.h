@@ -166,6 +166,11 @@ struct ReleasePolicy {
   // WC705/WC707 over every group of wheels of one project and version in a run, release section
   // or not ("consistency": false turns that off; a declared release is judged as declared).
   bool consistency = true;
+  // Projects whose wheels take their CUDA variant from the wheel of another project they pin with
+  // '==' (torchvision, torchaudio, torchao from torch): leader -> followers, as written (WC707).
+  std::map<std::string, std::vector<std::string>> variant_follows;
+  // A nightly (a .devYYYYMMDD version) older than this many days is a finding (WC708); 0: off.
+  int max_nightly_age_days = 0;
 };
 
 struct PolicyIssue {

@@ -130,6 +130,13 @@ std::string windows_collapse(std::string_view c) {
   return "";
 }
 
+// " (850 MB, decimal, as pip counts)" or " (100 MiB)": the unit a limit was written in.
+std::string size_in_units(uint64_t bytes) {
+  if (bytes && bytes % 1000000 == 0) return " (" + std::to_string(bytes / 1000000) + " MB, decimal, as pip counts)";
+  if (bytes && bytes % (1u << 20) == 0) return " (" + std::to_string(bytes >> 20) + " MiB)";
+  return "";
+}
+
 // An install key that is a file and a directory too: a directory entry of that key, or any file
 // below it. `dir` is the first entry (archive order) making it a directory, as a map of every
 // parent of every file would find it; but that map holds a deep path's every prefix (quadratic in
@@ -301,8 +308,8 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
   installed_paths(f, s);
   uint64_t max = s.policy().limits.max_wheel_bytes;
   if (max && f.file_size > max)
-    s.add("WC701",
-          "wheel is " + std::to_string(f.file_size) + " bytes, over the policy's limit of " + std::to_string(max));
+    s.add("WC701", "wheel is " + std::to_string(f.file_size) + " bytes, over the policy's limit of " +
+                       std::to_string(max) + " bytes" + size_in_units(max));
   forbidden(f, s);
 }
 

@@ -1,6 +1,7 @@
 #include "rules/release_set.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "binary/binary_facts.h"
@@ -565,6 +566,75 @@ void variant_index(const VariantIndexFile& file, const std::vector<SetMember>& a
             name, std::nullopt, Severity::warning);
 }
 
+// --- WC707: a follower's variant is the pinned leader's ------------------------------------------
+// torchvision 0.24.0+cu128 pinning torch==2.9.0 installs beside the torch 2.9.0 wheel of the same
+// index: the torch wheel in the run that the pin admits for the same python and platform must
+// carry the same local label (and a pin that names a label must name this one).
+void variant_follows(const std::vector<SetMember>& all, const ReleasePolicy& r, FindingSink& s) {
+  for (const auto& [leader_name, followers] : r.variant_follows) {
+    const std::string leader = canonicalize_name(leader_name);
+    std::set<std::string> follow;
+    for (const auto& f : followers) follow.insert(canonicalize_name(f));
+    for (const auto& m : all) {
+      if (!follow.count(m.project)) continue;
+      for (const auto& text : m.requires_dist) {
+        auto req = parse_requirement(text);
+        if (!req || req->canonical_name != leader || req->specifier.rfind("==", 0) != 0 || req->marker) continue;
+        std::string pinned(trim(std::string_view(req->specifier).substr(2)));
+        if (pinned.find(',') != std::string::npos || pinned.find('*') != std::string::npos) continue;
+        auto pv = parse_version(pinned);
+        if (!pv) continue;
+        if (!pv->local.empty()) {
+          std::string label = join(pv->local, ".");
+          if (label != m.variant)
+            s.add("WC707",
+                  "labelled " + (m.variant.empty() ? std::string("(no variant)") : m.variant) + ", but it pins " +
+                      req->name + "==" + pinned + ", the " + label + " build",
+                  m.filename);
+          continue;
+        }
+        for (const auto& l : all) {
+          if (l.project != leader || l.public_version != pv->public_version()) continue;
+          bool same_python = std::any_of(l.python_tags.begin(), l.python_tags.end(), [&](const std::string& t) {
+            return std::find(m.python_tags.begin(), m.python_tags.end(), t) != m.python_tags.end();
+          });
+          bool same_platform = std::any_of(l.platform_tags.begin(), l.platform_tags.end(), [&](const std::string& t) {
+            return std::find(m.platform_tags.begin(), m.platform_tags.end(), t) != m.platform_tags.end();
+          });
+          if (!same_python || !same_platform || l.variant == m.variant) continue;
+          s.add("WC707",
+                "labelled " + (m.variant.empty() ? std::string("(no variant)") : m.variant) + ", but the " + req->name +
+                    " wheel its pin " + req->name + "==" + pinned + " takes in this run is " +
+                    (l.variant.empty() ? std::string("unlabelled") : l.variant) + " (" + l.filename +
+                    "): one index would install a mixed set",
+                m.filename);
+        }
+      }
+    }
+  }
+}
+
+// --- WC708: stale nightlies --------------------------------------------------------------------
+// The version's .devYYYYMMDD against today's date (UTC).
+void nightly_age(const std::vector<SetMember>& all, const ReleasePolicy& r, FindingSink& s) {
+  if (r.max_nightly_age_days <= 0) return;
+  using namespace std::chrono;
+  const sys_days today = floor<days>(system_clock::now());
+  for (const auto& m : all) {
+    auto v = parse_version(m.version);
+    if (!v || !v->dev || *v->dev < 19700101 || *v->dev > 99991231) continue;
+    const auto n = *v->dev;
+    year_month_day ymd{year(int(n / 10000)), month(unsigned(n / 100 % 100)), day(unsigned(n % 100))};
+    if (!ymd.ok()) continue;
+    const auto age = (today - sys_days(ymd)).count();
+    if (age > r.max_nightly_age_days)
+      s.add("WC708",
+            "nightly dev" + std::to_string(n) + " is " + std::to_string(age) + " days old, over the policy's " +
+                std::to_string(r.max_nightly_age_days) + " (release.max_nightly_age_days)",
+            m.filename);
+  }
+}
+
 // The agreement rules over one group of wheels.
 void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, FindingSink& s) {
   const auto& fields = r.consistent_fields;
@@ -612,6 +682,8 @@ SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy&
   FindingSink s(p);
   for (const auto& file : variant_indexes) variant_index(file, wheels, s);
   const ReleasePolicy& r = p.release;
+  variant_follows(wheels, r, s);
+  nightly_age(wheels, r, s);
   std::vector<const SetMember*> ms;  // in file name order: the findings do not depend on input or shard order
   for (const auto& m : wheels)
     if (in_release(m, r)) ms.push_back(&m);
