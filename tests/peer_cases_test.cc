@@ -159,6 +159,16 @@ void expect_upload_refusal(const std::function<void(RawEntry&)>& change, const s
   EXPECT_TRUE(says(pypi, "WC406 [error] o/__init__.py: " + text)) << dump(pypi);
 }
 
+// The uncompressed size saturated in both headers, and a ZIP64 extra of the true size followed by
+// `tail` (bytes the header did not ask for) in both.
+std::function<void(RawEntry&)> zip64_usize_then(std::string tail) {
+  return [tail](RawEntry& e) {
+    uint64_t usize = e.usize;
+    e.usize = 0xFFFFFFFF;
+    e.local_extra = e.central_extra = le16(0x0001) + le16(uint16_t(8 + tail.size())) + le64(usize) + tail;
+  };
+}
+
 // zipfiles.py _handle_central_directory_header: reject/cd_comment.zip.
 TEST(PeerUpload, PerEntryCommentInTheCentralDirectory) {
   expect_upload_refusal([](RawEntry& e) { e.central_comment = "c"; },
@@ -182,11 +192,7 @@ TEST(PeerUpload, ThreeStrayBytesInTheExtraField) {
 // 16 bytes as both sizes.
 TEST(PeerUpload, Zip64ExtraWithASizeTheHeaderDidNotAskFor) {
   expect_upload_refusal(
-      [](RawEntry& e) {
-        uint64_t usize = e.usize;
-        e.usize = 0xFFFFFFFF;
-        e.local_extra = e.central_extra = le16(0x0001) + le16(16) + le64(usize) + le64(0);
-      },
+      zip64_usize_then(le64(0)),
       "the local ZIP64 extra field gives the sizes 0 -> 6 as PyPI reads it (the header deferred only the "
       "uncompressed size to it), the central directory " +
           std::to_string(raw_deflate("x = 1\n").size()) + " -> 6");
@@ -195,13 +201,7 @@ TEST(PeerUpload, Zip64ExtraWithASizeTheHeaderDidNotAskFor) {
 // reject/zip64_extra_usize.zip: an 8-byte ZIP64 extra for the uncompressed size of a DEFLATED
 // entry; PyPI takes 8 bytes for both sizes.
 TEST(PeerUpload, EightByteZip64ExtraOnACompressedEntry) {
-  expect_upload_refusal(
-      [](RawEntry& e) {
-        uint64_t usize = e.usize;
-        e.usize = 0xFFFFFFFF;
-        e.local_extra = e.central_extra = le16(0x0001) + le16(8) + le64(usize);
-      },
-      "the local ZIP64 extra field holds 8 bytes on a compressed entry");
+  expect_upload_refusal(zip64_usize_then(""), "the local ZIP64 extra field holds 8 bytes on a compressed entry");
 }
 
 // zipfiles.py DISALLOW_DUPLICATE_EXTRA_IDS: two ZIP64 fields in one local header.
@@ -212,13 +212,8 @@ TEST(PeerUpload, TwoZip64ExtraFields) {
 
 // A 12-byte ZIP64 extra (not 0, 8, 16, 24 or 28 bytes): zipfile reads the 8 it needs.
 TEST(PeerUpload, Zip64ExtraOfAnOddLength) {
-  expect_upload_refusal(
-      [](RawEntry& e) {
-        uint64_t usize = e.usize;
-        e.usize = 0xFFFFFFFF;
-        e.local_extra = e.central_extra = le16(0x0001) + le16(12) + le64(usize) + le32(0);
-      },
-      "the local ZIP64 extra field is 12 bytes long, not 0, 8, 16, 24 or 28");
+  expect_upload_refusal(zip64_usize_then(le32(0)),
+                        "the local ZIP64 extra field is 12 bytes long, not 0, 8, 16, 24 or 28");
 }
 
 // The controls, each accepted by zipfiles.py: a ZIP64 extra of 16 bytes with the true sizes on an
