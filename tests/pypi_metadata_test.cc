@@ -135,6 +135,18 @@ TEST(PypiMetadata, TroveClassifiers) {
   EXPECT_TRUE(says(wc205(demo("Classifier: Private :: Do Not Upload\n")), "is not a trove classifier"));
 }
 
+// METADATA is the uploader's text: 30 made-up classifiers give 25 findings and a count of the rest.
+TEST(PypiMetadata, ManyFindingsAreListedThenCounted) {
+  std::string many;
+  for (int i = 0; i < 30; ++i) many += "Classifier: Made Up :: " + std::to_string(i) + "\n";
+  auto fs = wc205(demo(many));
+  ASSERT_EQ(fs.size(), 26u) << dump(fs);
+  EXPECT_TRUE(says(fs, "classifier 'Made Up :: 24' is not a trove classifier")) << dump(fs);
+  EXPECT_FALSE(says(fs, "classifier 'Made Up :: 25'")) << dump(fs);
+  EXPECT_TRUE(says(fs, "5 more WC205 findings of this METADATA not listed")) << dump(fs);
+  EXPECT_EQ(fs.back().severity, Severity::error);
+}
+
 // warehouse test_length_is_limited (Summary, 512): 511 and 512 pass, 513 fails; characters, not bytes.
 TEST(PypiMetadata, SummaryLength) {
   auto with = [](const std::string& s) {

@@ -396,13 +396,25 @@ void pypi_metadata_rules(const WheelFacts& f, const InstallSet& set, FindingSink
   if (!f.metadata || s.policy().severity_of("WC205", Severity::off) == Severity::off) return;
   const HeaderFile& m = *f.metadata;
   const std::string entry = f.dist_info + "/METADATA";
-  license_fields(f, m, entry, s);
-  classifiers(m, entry, s);
-  summary_and_dynamic(m, entry, s);
-  email_fields(m, entry, s);
-  url_fields(m, entry, s);
-  direct_urls(m, entry, s);
-  import_names(f, m, set, entry, s);
+  // METADATA is the uploader's text: 100,000 made-up classifiers would be 100,000 findings. The
+  // first kListed are reported, the rest counted in one more.
+  constexpr size_t kListed = 25;
+  FindingSink all(s.policy());
+  license_fields(f, m, entry, all);
+  classifiers(m, entry, all);
+  summary_and_dynamic(m, entry, all);
+  email_fields(m, entry, all);
+  url_fields(m, entry, all);
+  direct_urls(m, entry, all);
+  import_names(f, m, set, entry, all);
+  auto found = all.take();
+  for (size_t i = 0; i < found.size() && i < kListed; ++i)
+    s.add(found[i].rule, std::move(found[i].message), std::move(found[i].entry), found[i].offset, found[i].severity);
+  if (found.size() > kListed)
+    s.add("WC205", std::to_string(found.size() - kListed) + " more WC205 findings of this METADATA not listed", entry,
+          std::nullopt, found[kListed].severity);
+  for (auto& w : all.take_waived())
+    s.add_waived(w.finding.rule, std::move(w.finding.message), std::move(w.finding.entry), std::move(w.reason));
 }
 
 }  // namespace wc
