@@ -133,19 +133,6 @@ bool is_runtime_module(std::string_view path) { return is_module_file(path) && !
 // NVIDIA's nvidia/cu13/lib/, pywin32_system32/) are loaded, not data.
 bool is_code_file(std::string_view path) { return is_runtime_module(path) || is_native_library_name(path); }
 
-bool is_keyword(std::string_view s) {
-  static constexpr std::string_view kw[] = {"False",  "None",   "True",    "and",      "as",       "assert", "async",
-                                            "await",  "break",  "class",   "continue", "def",      "del",    "elif",
-                                            "else",   "except", "finally", "for",      "from",     "global", "if",
-                                            "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
-                                            "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
-  return std::find(std::begin(kw), std::end(kw), s) != std::end(kw);
-}
-
-// A name an import statement can spell: an identifier that is not a keyword (`def.py` and `with/`
-// are unreachable too).
-bool is_import_name(std::string_view s) { return is_identifier(s) && !is_keyword(s); }
-
 // The module name a file binds, as check-wheel-contents reads extensions (its MODULE_EXT_RGX):
 // `.py` and `.pyd`/`.so` come off, and one tag before `.pyd`/`.so` (`.cpython-312-x86_64-linux-gnu`,
 // `.abi3`); `a.b.py` binds "a.b" (no name import can spell). nullopt: no module extension.

@@ -282,15 +282,6 @@ void direct_urls(const HeaderFile& m, const std::string& entry, FindingSink& s) 
 
 // --- PEP 794 Import-Name / Import-Namespace --------------------------------------------------------
 
-bool is_keyword(std::string_view w) {
-  static const std::set<std::string_view> k = {
-      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-  return k.count(w) != 0;
-}
-
 // The dotted name of an Import-Name value ("a.b ; private" -> "a.b"), or the reason it is invalid.
 std::string import_name_problem(std::string_view v, std::string& name) {
   auto semi = v.find(';');
@@ -298,7 +289,7 @@ std::string import_name_problem(std::string_view v, std::string& name) {
   while (!name.empty() && is_space(name.back())) name.pop_back();
   for (auto part : split(name, '.')) {
     if (!is_identifier(part)) return "'" + std::string(part) + "' is not a valid identifier";
-    if (is_keyword(part)) return "'" + std::string(part) + "' is a keyword";
+    if (is_python_keyword(part)) return "'" + std::string(part) + "' is a keyword";
   }
   if (semi != std::string_view::npos) {
     std::string_view opt = v.substr(semi + 1);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "binary/binary_facts.h"
@@ -575,6 +576,9 @@ void variant_follows(const std::vector<SetMember>& all, const ReleasePolicy& r, 
     const std::string leader = canonicalize_name(leader_name);
     std::set<std::string> follow;
     for (const auto& f : followers) follow.insert(canonicalize_name(f));
+    std::multimap<std::string, const SetMember*> leaders;  // by public version: one lookup a pin
+    for (const auto& l : all)
+      if (l.project == leader) leaders.emplace(l.public_version, &l);
     for (const auto& m : all) {
       if (!follow.count(m.project)) continue;
       for (const auto& text : m.requires_dist) {
@@ -593,8 +597,9 @@ void variant_follows(const std::vector<SetMember>& all, const ReleasePolicy& r, 
                   m.filename);
           continue;
         }
-        for (const auto& l : all) {
-          if (l.project != leader || l.public_version != pv->public_version()) continue;
+        auto [first, last] = leaders.equal_range(pv->public_version());
+        for (auto it = first; it != last; ++it) {
+          const SetMember& l = *it->second;
           bool same_python = std::any_of(l.python_tags.begin(), l.python_tags.end(), [&](const std::string& t) {
             return std::find(m.python_tags.begin(), m.python_tags.end(), t) != m.python_tags.end();
           });

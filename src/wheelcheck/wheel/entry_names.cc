@@ -1,5 +1,8 @@
 #include "wheel/entry_names.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "util/parse.h"
 
 namespace wc {
@@ -23,6 +26,17 @@ std::optional<std::string> cpython_tag(std::string_view seg, bool windows) {
 }
 
 }  // namespace
+
+bool is_python_keyword(std::string_view name) {
+  static constexpr std::string_view kKeywords[] = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
+}
+
+bool is_import_name(std::string_view name) { return is_identifier(name) && !is_python_keyword(name); }
 
 std::string_view last_component(std::string_view name) {
   auto slash = name.rfind('/');

@@ -24,6 +24,11 @@ struct InstallTarget {
   std::string key() const { return library() ? path : "<" + scheme + ">/" + path; }
 };
 std::optional<InstallTarget> install_target(std::string_view entry);
+// A Python keyword (`def`, `with`, `None`...): no import statement can spell it as a name.
+bool is_python_keyword(std::string_view name);
+// A name an import statement can spell: an identifier (util/parse.h) that is not a keyword.
+bool is_import_name(std::string_view name);
+
 // The file name of an entry path: what follows the last '/'.
 std::string_view last_component(std::string_view name);
 
