@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binary/dynamic_symbols.h"
 #include "binary/hip_bundle.h"
 #include "binary/mangled.h"
 
@@ -69,10 +70,13 @@ struct BinaryFacts {
   std::vector<std::string> needed, rpath, runpath;
   std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
   std::vector<std::string> version_defs;
-  // Undefined, non-weak: ELF .dynsym (when at most 1 MiB), Mach-O undefined externals (without
-  // the leading underscore), PE imports by name from the Python DLLs.
+  // Undefined, non-weak: ELF .dynsym, Mach-O undefined externals (without the leading underscore),
+  // PE imports by name from the Python DLLs.
   std::vector<std::string> undefined_symbols;
   bool undefined_symbols_read = false;
+  // ELF: the whole .dynsym with its versions, exports indexed (WC514 binds imports to them);
+  // shared between copies of these facts. Null when the file has no dynamic symbol table.
+  std::shared_ptr<const DynamicSymbols> symbols;
   // Defined global symbols of .dynsym that make an importable module: PyInit_* (and PEP 793's
   // PyModExport_*); read with the undefined ones.
   std::vector<std::string> module_inits;
@@ -89,6 +93,11 @@ struct BinaryFacts {
   std::vector<MachOSlice> slices;
   // PE
   std::vector<std::string> dlls;
+  // Names imported from each other DLL (WC514; the Python DLLs' are in python_dll_imports), and the
+  // names the file exports.
+  std::map<std::string, std::vector<std::string>> dll_imports;
+  std::vector<std::string> pe_exports;
+  bool pe_exports_read = false;
   // GPU code
   FatbinFacts fatbin;
   HipFacts hip;                       // AMD: the targets of the first offload bundle in .hip_fatbin

@@ -31,10 +31,11 @@ constexpr int64_t kTableTags[] = {DT_HASH,
                                   DT_VERDEF,
                                   DT_VERNEED};
 constexpr uint32_t SHT_DYNSYM = 11;
-// Undefined dynamic symbols are read when the table is at most this large (every extension module
-// and ordinary library; not libtorch-sized ones, whose imports nothing audits: WC512 reads .dynstr,
-// which is read whole anyway). Keeping libtorch_cpu.so's 1.8 MB table costs 8 MB of peak memory.
-constexpr uint64_t kMaxDynsymBytes = 1u << 20;
+constexpr int64_t DT_VERSYM = 0x6ffffff0;
+// While streaming, .dynsym's size is guessed from the table that follows it (section headers come
+// last); a guess beyond this is not kept as it streams: the parse, which knows the real size from
+// the section headers, reads the table then.
+constexpr uint64_t kMaxDynsymGuess = 32u << 20;
 constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
 constexpr uint64_t kMaxEntries = 1u << 20;
 constexpr uint16_t kEmCuda = 190;  // sanity cap on counts taken from the file
@@ -352,8 +353,8 @@ class ElfReader {
     std::map<int64_t, std::vector<uint64_t>> tags;
     uint64_t stroff = 0, strsz = 0;
     std::optional<uint64_t> verneed, verdef;
-    std::optional<ByteRange> dynsym;
-    std::vector<ByteRange> ranges;  // string table, version record windows, .dynsym
+    std::optional<ByteRange> dynsym, versym;
+    std::vector<ByteRange> ranges;  // string table, version record windows, .dynsym, .gnu.version
   };
 
   // `sized_dynsym`: find .dynsym's size (section headers, DT_HASH); off while streaming, when
@@ -388,7 +389,10 @@ class ElfReader {
       t.ranges.push_back(window(*(t.verneed = vaddr_to_offset(t.tags[DT_VERNEED].front()))));
     if (t.tags.count(DT_VERDEF)) t.ranges.push_back(window(*(t.verdef = vaddr_to_offset(t.tags[DT_VERDEF].front()))));
     if (sized_dynsym) t.dynsym = dynsym_range(t.tags);
-    if (t.dynsym) t.ranges.push_back(*t.dynsym);
+    if (t.dynsym) {
+      t.ranges.push_back(*t.dynsym);
+      if ((t.versym = versym_range(t.tags, t.dynsym->len / (h_.is64 ? 24 : 16)))) t.ranges.push_back(*t.versym);
+    }
     return t;
   }
 
@@ -415,8 +419,10 @@ class ElfReader {
           for (const auto& s : segs_)
             if (s.type == PT_LOAD && va >= s.vaddr && va - s.vaddr < s.filesz && s.offset + (va - s.vaddr) > symoff)
               end = std::min(end, s.offset + (va - s.vaddr));
-      // Beyond kMaxDynsymBytes the reader does not read it either.
-      if (end > symoff) t->ranges.push_back({symoff, std::min(end - symoff, kMaxDynsymBytes)});
+      if (end > symoff && end - symoff <= kMaxDynsymGuess) {
+        t->ranges.push_back({symoff, end - symoff});
+        if (auto v = versym_range(t->tags, (end - symoff) / (h_.is64 ? 24 : 16))) t->ranges.push_back(*v);
+      }
     }
     return t->ranges;
   }
@@ -430,7 +436,7 @@ class ElfReader {
     std::vector<ByteRange> need = t->ranges;
     if (auto sh = shstrtab_range()) need.push_back(*sh);  // second wave: section names too
     auto verneed = t->verneed, verdef = t->verdef;
-    auto dynsym = t->dynsym;
+    auto dynsym = t->dynsym, versym = t->versym;
     f_.require(need);
     Cursor strtab = view(stroff, strsz);
     // Every string copied out of .dynstr is charged to the wheel's memory budget first: a table of
@@ -453,9 +459,14 @@ class ElfReader {
     };
     paths(DT_RPATH, out_.rpath);
     paths(DT_RUNPATH, out_.runpath);
-    if (verneed) read_verneed(*verneed, tags.count(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM].front() : 0, str);
-    if (verdef) read_verdef(*verdef, tags.count(DT_VERDEFNUM) ? tags[DT_VERDEFNUM].front() : 0, str);
-    if (dynsym) read_undefined(*dynsym, strtab);
+    DynamicSymbols syms;
+    if (dynsym) {
+      charge_memory(strsz, "ELF dynamic string table (symbol names)");
+      syms = DynamicSymbols(std::string(reinterpret_cast<const char*>(strtab.data().data()), strtab.size()));
+    }
+    if (verneed) read_verneed(*verneed, tags.count(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM].front() : 0, str, strtab, syms);
+    if (verdef) read_verdef(*verdef, tags.count(DT_VERDEFNUM) ? tags[DT_VERDEFNUM].front() : 0, str, strtab, syms);
+    if (dynsym) read_symbols(*dynsym, versym, strtab, syms);
     cxx_abi(strtab);
   }
 
@@ -474,7 +485,7 @@ class ElfReader {
   }
 
   // Where .dynsym is and how long: its section header (sh_size), else DT_HASH's nchain. nullopt when
-  // neither says, or when the table is over kMaxDynsymBytes.
+  // neither says, or when the size the file claims does not fit in it.
   std::optional<ByteRange> dynsym_range(std::map<int64_t, std::vector<uint64_t>>& tags) const {
     if (!tags.count(DT_SYMTAB)) return std::nullopt;
     uint64_t entsize = h_.is64 ? 24 : 16, size = 0;
@@ -486,37 +497,68 @@ class ElfReader {
       h.u32();
       size = checked_mul(h.u32(), entsize);
     }
-    if (!size || size > kMaxDynsymBytes || size > f_.size() || off > f_.size() - size) return std::nullopt;
+    if (!size || size > f_.size() || off > f_.size() - size) return std::nullopt;
     return ByteRange{off, size};
   }
 
-  // Undefined global symbols (st_shndx == SHN_UNDEF): what the binary needs the loader to bind from
-  // its needed libraries. Weak ones are optional (the binary checks for them), as auditwheel treats
-  // them too. Symbol 0 is the reserved null entry.
-  void read_undefined(ByteRange r, const Cursor& strtab) {
-    uint64_t entsize = h_.is64 ? 24 : 16;
+  // .gnu.version: one 16-bit entry per .dynsym entry, within the file.
+  std::optional<ByteRange> versym_range(const std::map<int64_t, std::vector<uint64_t>>& tags, uint64_t count) const {
+    auto at = tags.find(DT_VERSYM);  // present and not just default-made by a lookup
+    if (at == tags.end() || at->second.empty() || !count) return std::nullopt;
+    uint64_t off;
+    try {
+      off = vaddr_to_offset(at->second.front());
+    } catch (const ParseError&) {
+      return std::nullopt;
+    }
+    uint64_t len = checked_mul(count, 2);
+    if (len > f_.size() || off > f_.size() - len) return std::nullopt;
+    return ByteRange{off, len};
+  }
+
+  // Every dynamic symbol, in one pass: undefined global ones (st_shndx == SHN_UNDEF) are what the
+  // binary needs the loader to bind from its needed libraries (weak ones are optional: the binary
+  // checks for them, as auditwheel treats them too); defined global, weak and GNU-unique ones of
+  // default or protected visibility are what it offers others. Each carries its .gnu.version
+  // index. Symbol 0 is the reserved null entry.
+  void read_symbols(ByteRange r, std::optional<ByteRange> versym_at, const Cursor& strtab, DynamicSymbols& syms) {
+    uint64_t entsize = h_.is64 ? 24 : 16, count = r.len / entsize;
     Cursor c = view(r.off, r.len);
-    std::unordered_set<uint32_t> named;  // name offsets already taken: a name is copied once
-    for (uint64_t i = 1; i < r.len / entsize; ++i) {
+    std::optional<Cursor> versym;
+    if (versym_at) {
+      try {
+        versym = view(versym_at->off, versym_at->len);
+      } catch (const ParseError&) {
+      }
+    }
+    syms.set_versioned(versym.has_value());
+    charge_memory(count * sizeof(DynamicSymbols::Symbol) * 3, ".dynsym entries and their index");
+    std::unordered_set<uint32_t> named;  // name offsets already copied into undefined_symbols
+    for (uint64_t i = 1; i < count; ++i) {
       Cursor e = c.sub(i * entsize, entsize);
       uint32_t name = e.u32();
-      uint8_t info;
+      uint8_t info, other;
       uint16_t shndx;
       if (h_.is64) {
         info = e.u8();
-        e.u8();
+        other = e.u8();
         shndx = e.u16();
       } else {
         e.skip(8);
         info = e.u8();
-        e.u8();
+        other = e.u8();
         shndx = e.u16();
       }
-      uint8_t bind = info >> 4;
+      uint8_t bind = info >> 4, visibility = other & 3;
       if (name == 0 || name >= strtab.size()) continue;
+      std::string_view sym = strtab.cstr_at(name);
+      uint16_t ver = versym ? versym->sub(i * 2, 2).u16() : 1;
+      DynamicSymbols::Symbol s{name, static_cast<uint32_t>(sym.size()), static_cast<uint16_t>(ver & 0x7fff),
+                               (ver & 0x8000) != 0};
       if (shndx != 0) {
-        if (bind == 1 || bind == 2) {  // STB_GLOBAL, STB_WEAK: exported
-          std::string_view sym = strtab.cstr_at(name);
+        // STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE; STV_DEFAULT or STV_PROTECTED
+        if ((bind == 1 || bind == 2 || bind == 10) && (visibility == 0 || visibility == 3)) {
+          syms.add_defined(s);
           if ((sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) && named.insert(name).second) {
             charge_memory(sym.size() + sizeof(std::string), ".dynsym module init names");
             out_.module_inits.emplace_back(sym);
@@ -524,12 +566,15 @@ class ElfReader {
         }
         continue;
       }
-      if (bind != 1 /* STB_GLOBAL */ || !named.insert(name).second) continue;
-      std::string_view sym = strtab.cstr_at(name);
+      if (bind != 1 /* STB_GLOBAL */) continue;
+      syms.add_undefined(s);
+      if (!named.insert(name).second) continue;
       charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
       out_.undefined_symbols.emplace_back(sym);
     }
+    syms.index();
     out_.undefined_symbols_read = true;
+    out_.symbols = std::make_shared<const DynamicSymbols>(std::move(syms));
   }
 
   // Elf_Verneed / Elf_Vernaux chains (same layout for both classes). The records may sit anywhere
@@ -537,23 +582,26 @@ class ElfReader {
   // record is read once: chains that share records (65,536 needs sharing one chain of 65,535 names
   // would be 4 billion copies) stop where they reach one already read.
   template <typename Str>
-  void read_verneed(uint64_t off, uint64_t count, Str& str) {
+  void read_verneed(uint64_t off, uint64_t count, Str& str, const Cursor& strtab, DynamicSymbols& syms) {
     if (count > kMaxEntries) throw ParseError("implausible DT_VERNEEDNUM", off);
     std::unordered_set<uint64_t> seen_need, seen_aux;
     for (uint64_t i = 0; i < count && seen_need.insert(off).second; ++i) {
       Cursor c = view(off, 16);
       c.u16();
       uint16_t cnt = c.u16();
-      std::string lib = str(c.u32());
+      uint32_t file = c.u32();
+      std::string lib = str(file);
       uint32_t aux = c.u32(), next = c.u32();
       auto& versions = out_.version_needs[lib];
       uint64_t a = checked_add(off, aux);
       for (uint16_t k = 0; k < cnt && seen_aux.insert(a).second; ++k) {
         Cursor x = view(a, 16);
         x.u32();
-        x.u16();
-        x.u16();
-        versions.push_back(str(x.u32()));
+        uint16_t flags = x.u16(), other = x.u16();
+        uint32_t name = x.u32();
+        versions.push_back(str(name));
+        syms.set_version(other & 0x7fff, {file, static_cast<uint32_t>(strtab.cstr_at(file).size()), name,
+                                          static_cast<uint32_t>(versions.back().size()), (flags & 2) != 0});
         uint32_t anext = x.u32();
         if (anext == 0) break;
         a = checked_add(a, anext);
@@ -564,20 +612,21 @@ class ElfReader {
   }
 
   template <typename Str>
-  void read_verdef(uint64_t off, uint64_t count, Str& str) {
+  void read_verdef(uint64_t off, uint64_t count, Str& str, const Cursor& strtab, DynamicSymbols& syms) {
     if (count > kMaxEntries) throw ParseError("implausible DT_VERDEFNUM", off);
     std::unordered_set<uint64_t> seen;
     for (uint64_t i = 0; i < count && seen.insert(off).second; ++i) {
       Cursor c = view(off, 20);
       c.u16();
-      uint16_t flags = c.u16();
-      c.u16();
-      uint16_t cnt = c.u16();
+      uint16_t flags = c.u16(), ndx = c.u16(), cnt = c.u16();
       c.u32();
       uint32_t aux = c.u32(), next = c.u32();
-      if (cnt > 0 && !(flags & 1)) {  // VER_FLG_BASE names the file itself
+      if (cnt > 0) {
         Cursor x = view(checked_add(off, aux), 8);
-        out_.version_defs.push_back(str(x.u32()));
+        uint32_t name = x.u32();
+        if (name < strtab.size())
+          syms.set_version(ndx & 0x7fff, {0, 0, name, static_cast<uint32_t>(strtab.cstr_at(name).size()), false});
+        if (!(flags & 1)) out_.version_defs.push_back(str(name));  // VER_FLG_BASE names the file itself
       }
       if (next == 0) break;
       off = checked_add(off, next);

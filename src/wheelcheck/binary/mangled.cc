@@ -1,6 +1,9 @@
 #include "binary/mangled.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include "util/parse.h"
 
@@ -130,6 +133,15 @@ void count_cxx_abi(std::string_view symbol, CxxAbiCounts& counts) {
         c.pre_examples.emplace_back(symbol.substr(0, CxxAbiCount::kMaxExampleBytes));
     }
   }
+}
+
+std::string demangle_for_display(std::string_view mangled) {
+  if (!mangled.starts_with("_Z") || mangled.size() > 2048) return "";
+  int status = 0;
+  char* out = abi::__cxa_demangle(std::string(mangled).c_str(), nullptr, nullptr, &status);
+  std::string s = status == 0 && out ? out : "";
+  std::free(out);
+  return s;
 }
 
 }  // namespace wc

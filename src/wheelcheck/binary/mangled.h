@@ -32,6 +32,10 @@ struct CxxAbiCount {
 };
 using CxxAbiCounts = std::map<std::string, CxxAbiCount, std::less<>>;
 
+// The readable form of an Itanium mangled name (libstdc++'s own demangler, in process), or "" for a
+// name that is not one or is over 2 KiB.
+std::string demangle_for_display(std::string_view mangled);
+
 // Adds one symbol to `counts` (only symbols that use either ABI and name a namespace count).
 void count_cxx_abi(std::string_view symbol, CxxAbiCounts& counts);
 

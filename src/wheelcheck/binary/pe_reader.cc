@@ -94,6 +94,40 @@ uint32_t import_rva(const SparseFile& f, const PeHeaders& h) {
   return rva && size ? rva : 0;
 }
 
+// The export directory's RVA, or 0.
+uint32_t export_rva(const SparseFile& f, const PeHeaders& h) {
+  if (h.opt_size < 2) return 0;
+  Cursor opt = f.view(h.opt_off, h.opt_size);
+  uint16_t magic = opt.u16();
+  opt.seek(magic == 0x20b ? 108 : 92);
+  if (opt.u32() < 1) return 0;
+  uint32_t rva = opt.u32(), size = opt.u32();
+  return rva && size ? rva : 0;
+}
+
+// The names a DLL exports (the export name pointer table), each once.
+void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint32_t rva, BinaryFacts& out) {
+  Cursor d = f.view(rva_to_offset(secs, rva), 40);
+  d.skip(24);
+  uint32_t count = d.u32();
+  d.skip(4);
+  uint32_t names_rva = d.u32();
+  constexpr uint32_t kMaxExports = 1u << 20;
+  if (count > kMaxExports) throw ParseError("implausible export name count " + std::to_string(count), 0);
+  if (count == 0) return;
+  Cursor table = f.view(rva_to_offset(secs, names_rva), checked_mul(count, 4));
+  std::set<uint32_t> seen;  // entries naming one string are read once
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t name_rva = table.u32();
+    if (!seen.insert(name_rva).second) continue;
+    uint64_t at = rva_to_offset(secs, name_rva);
+    Cursor n = f.view(at, std::min<uint64_t>(1024, f.size() - at));
+    std::string_view name = n.cstr_at(0);
+    charge_memory(name.size() + sizeof(std::string), "PE export names");
+    out.pe_exports.emplace_back(name);
+  }
+}
+
 // python3.dll, python3t.dll, python312.dll, python314t.dll (any case): the interpreter's own DLL.
 bool is_python_dll(std::string_view dll) {
   std::string l = to_lower(dll);
@@ -149,6 +183,8 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
   std::optional<ByteRange> fatbin;
   for (size_t i = 0; i < secs.size(); ++i)
     if (h.names[i] == ".nv_fatb" && secs[i].raw_size) fatbin = ByteRange{secs[i].raw_off, secs[i].raw_size};
+  if (uint32_t exports = export_rva(f, h)) read_exports(f, secs, exports, out);
+  out.pe_exports_read = true;
   uint32_t rva = import_rva(f, h);
   out.undefined_symbols_read = true;  // nothing imported from a Python DLL unless the directory says so
   if (!rva) return fatbin;
@@ -168,14 +204,15 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
     std::string_view dll = n.cstr_at(0);
     charge_memory(dll.size() + sizeof(std::string), "PE imported DLL names");
     out.dlls.emplace_back(dll);
-    if (is_python_dll(out.dlls.back()) && tables_read.insert(ilt ? ilt : iat).second) {
+    if (!tables_read.insert(ilt ? ilt : iat).second) continue;
+    if (is_python_dll(out.dlls.back())) {
       auto& names = out.python_dll_imports[out.dlls.back()];
       size_t before = names.size();
       read_import_names(f, secs, ilt ? ilt : iat, pe64, names);
-      for (size_t k = before; k < names.size(); ++k)
-        charge_memory(names[k].size() + sizeof(std::string), "PE import names");
       out.undefined_symbols.insert(out.undefined_symbols.end(), names.begin() + long(before), names.end());
       out.undefined_symbols_read = true;
+    } else {  // what it binds from other DLLs by name (WC514)
+      read_import_names(f, secs, ilt ? ilt : iat, pe64, out.dll_imports[out.dlls.back()]);
     }
   }
   throw ParseError("import directory has no terminator within 4096 descriptors", off);

@@ -1,0 +1,59 @@
+#include "binary/dynamic_symbols.h"
+
+#include "util/budget.h"
+
+namespace wc {
+
+void DynamicSymbols::set_version(uint16_t index, Version v) {
+  if (index >= versions_.size()) {
+    // Indices come from the file (at most 0x7fff): what the table grows by is charged first.
+    charge_memory((size_t(index) + 1 - versions_.size()) * (sizeof(Version) + 1), "ELF symbol version records");
+    versions_.resize(size_t(index) + 1);
+    have_version_.resize(size_t(index) + 1);
+  }
+  versions_[index] = v;
+  have_version_[index] = true;
+}
+
+const DynamicSymbols::Version* DynamicSymbols::version(uint16_t index) const {
+  return index < versions_.size() && have_version_[index] ? &versions_[index] : nullptr;
+}
+
+std::string_view DynamicSymbols::version_name(uint16_t index) const {
+  const Version* v = version(index);
+  return v ? text(v->name, v->name_len) : std::string_view();
+}
+
+std::string_view DynamicSymbols::version_file(uint16_t index) const {
+  const Version* v = version(index);
+  return v ? text(v->file, v->file_len) : std::string_view();
+}
+
+// FNV-1a, 64-bit: one pass over the name, no allocation; the same value probes every library.
+uint64_t DynamicSymbols::hash(std::string_view name) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+void DynamicSymbols::index() {
+  size_t cap = 16;
+  while (cap < defined_.size() * 2) cap <<= 1;
+  table_.assign(cap, 0);
+  next_.assign(defined_.size(), 0);
+  size_t mask = cap - 1;
+  for (size_t k = 0; k < defined_.size(); ++k) {
+    std::string_view n = name(defined_[k]);
+    size_t i = hash(n) & mask;
+    while (table_[i] && name(defined_[table_[i] - 1]) != n) i = (i + 1) & mask;
+    next_[k] = table_[i];  // 0, or the name's chain so far
+    table_[i] = static_cast<uint32_t>(k + 1);
+  }
+}
+
+size_t DynamicSymbols::bytes() const {
+  return strings_.capacity() + (defined_.capacity() + undefined_.capacity()) * sizeof(Symbol) +
+         versions_.capacity() * sizeof(Version) + (table_.capacity() + next_.capacity()) * sizeof(uint32_t);
+}
+
+}  // namespace wc

@@ -1,0 +1,80 @@
+// An ELF binary's dynamic symbols as the loader binds them: what it exports (with the version each
+// definition carries) and what it imports (with the version node it asks for), over one copy of
+// its .dynstr. Names are offsets into that copy, never strings of their own; exports are found
+// through an open-addressing hash table with one slot per distinct name (definitions of one name,
+// sym@V1 and sym@@V2, chain from it), so a table naming one string a million times costs one probe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wc {
+
+class DynamicSymbols {
+ public:
+  struct Symbol {
+    uint32_t name = 0, len = 0;  // in strings()
+    uint16_t version = 0;        // .gnu.version index (0 local, 1 global/base, >= 2 a version record)
+    bool hidden = false;         // a non-default definition (sym@VER): only versioned references bind it
+  };
+  // A version record: a definition's (file empty) or a need's (file: vn_file, the soname asked of).
+  struct Version {
+    uint32_t file = 0, file_len = 0, name = 0, name_len = 0;
+    bool weak = false;  // VER_FLG_WEAK on a need: the loader does not insist on it
+  };
+
+  DynamicSymbols() = default;
+  explicit DynamicSymbols(std::string strings) : strings_(std::move(strings)) {}
+
+  const std::string& strings() const { return strings_; }
+  std::string_view text(uint32_t off, uint32_t len) const { return std::string_view(strings_).substr(off, len); }
+  std::string_view name(const Symbol& s) const { return text(s.name, s.len); }
+
+  // Records, in .dynsym order. Versions are indexed by their .gnu.version index.
+  void add_defined(Symbol s) { defined_.push_back(s); }
+  void add_undefined(Symbol s) { undefined_.push_back(s); }
+  void set_version(uint16_t index, Version v);
+  // Builds the lookup table; call once, after the last add_defined().
+  void index();
+
+  const std::vector<Symbol>& defined() const { return defined_; }
+  const std::vector<Symbol>& undefined() const { return undefined_; }
+  // nullptr when the index names no record (0, 1, or one the file does not have).
+  const Version* version(uint16_t index) const;
+  std::string_view version_name(uint16_t index) const;
+  std::string_view version_file(uint16_t index) const;
+  size_t version_count() const { return versions_.size(); }  // indices 0 .. version_count() - 1
+  bool versioned() const { return has_versions_; }           // the file has .gnu.version at all
+
+  static uint64_t hash(std::string_view name);
+  // Calls f(const Symbol&) for each definition of `name` (several: sym@V1, sym@@V2); f returns
+  // true to stop. `h` is hash(name).
+  template <typename F>
+  void for_each_definition(std::string_view name, uint64_t h, F&& f) const {
+    if (table_.empty()) return;
+    size_t mask = table_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint32_t slot = table_[i];
+      if (slot == 0) return;
+      if (this->name(defined_[slot - 1]) != name) continue;
+      for (uint32_t k = slot; k; k = next_[k - 1])
+        if (f(defined_[k - 1])) return;
+      return;
+    }
+  }
+  void set_versioned(bool v) { has_versions_ = v; }
+  size_t bytes() const;  // what this holds in memory
+
+ private:
+  std::string strings_;
+  std::vector<Symbol> defined_, undefined_;
+  std::vector<Version> versions_;  // by .gnu.version index
+  std::vector<bool> have_version_;
+  std::vector<uint32_t> table_;  // defined_ index + 1 of a name's first definition; 0 empty; a power of two
+  std::vector<uint32_t> next_;   // per definition: the next one of the same name (index + 1), 0 at the end
+  bool has_versions_ = false;
+};
+
+}  // namespace wc
