@@ -120,6 +120,15 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "(PyTorch's check; on in the pytorch policy)",
        "binaries"},
       {"WC513", S::error, "symbol versions needed from a library that no DT_NEEDED entry names", "binaries"},
+      {"WC514", S::error,
+       "undefined symbol or needed symbol version that no library in the binary's load scope defines (or a library it "
+       "loads that cannot load)",
+       "binaries"},
+      {"WC515", S::error,
+       "PyTorch ABI: a binary on torch's unstable C++ ABI requires a torch range wider than one minor release, or a "
+       "stable-ABI binary admits a torch older than its newest shim",
+       "binaries"},
+      {"WC516", S::warning, "two copies of one runtime (libgomp, libgfortran, ...) load into one process", "binaries"},
       {"WC601", S::error, "CUDA variant differs from the CUDA runtime the binaries link", "binaries"},
       {"WC602", S::error, "required SASS architecture missing from the fatbins", "binaries"},
       {"WC603", S::error, "required PTX (forward compatibility) missing", "binaries"},

@@ -292,6 +292,51 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "patchelf --replace-needed without --rename-dynamic-symbols leaves needs the loader cannot satisfy.",
        "Re-run the repair with a patchelf that updates version needs, or rebuild.",
        "error   WC513  demo/_ext.so: version needs name libfoo.so.1, which no DT_NEEDED entry names"},
+      {"WC514",
+       "Every non-weak undefined dynamic symbol of every ELF binary binds as ld.so binds it: in the libraries an "
+       "import_loaded project opened RTLD_GLOBAL (torch's libtorch_global_deps.so), then the binary's DT_NEEDED "
+       "closure breadth first, each need met as WC503 meets it (search paths, siblings, a library a dependency's "
+       "import already loaded by soname). A versioned reference binds a definition with that version name (hidden "
+       "sym@VER too) or a base one; an unversioned one any non-hidden definition; every non-weak version need must be "
+       "defined by the file it names. Taken on trust, since the run has no file for them: references versioned to a "
+       "system library (WC502 judges the version), unversioned ones when the scope has a system library that does "
+       "not version every export (linux.versioned_libraries: glibc, libstdc++ and libgcc_s do) or a declared "
+       "dependency whose wheel is not in the run, the interpreter's Py*/_Py* C API, and the C library names a Python "
+       "process holds (linux.interpreter_symbols, read from glibc: sqrt or dlopen called without linking libm or "
+       "libdl bind there). A binary with a missing "
+       "library (WC503) is not judged again. Not resolved at --depth metadata (symbols are not read), nor for "
+       "Mach-O or PE binaries in this version.",
+       "The import fails: 'undefined symbol: _ZN3c10...' when an extension built against one torch is installed "
+       "beside another, or 'version `libnvJitLink.so.12' not found'.",
+       "Pin the dependency the binary was built against (torch==2.15.*), or rebuild against the one the "
+       "requirement admits; ship the library that defines the symbol.",
+       "error   WC514  vision/_C.so: 2 undefined symbols resolve nowhere the loader looks: _ZN3c104cuda29c10_cuda_"
+       "check_implementationEiPKcS2_jb (c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, "
+       "unsigned int, bool)), ...; looked in libc10.so, libtorch_cpu.so from torch 2.15.0"},
+      {"WC515",
+       "Binaries that link libtorch or libc10 are classed by the symbols they import: stable (only the LibTorch "
+       "stable ABI: the C shims aoti_torch_*/torch_* and header-only torch::headeronly/torch::stable) or unstable "
+       "(any other c10::, at::, torch::, caffe2:: symbol). An unstable binary needs a torch requirement admitting "
+       "one minor release only (==2.15.*, >=2.15,<2.16); a stable one must require at least the torch that "
+       "introduced its newest shim (policies/torch_stable_abi.json, generated from torch's headers). The range "
+       "rule is a warning by default (the pin may live elsewhere), the shim rule an error; both are errors in pytorch.",
+       "pip installs the extension beside any torch its requirement admits; torch's unstable C++ ABI changes every "
+       "minor release, and a stable shim is missing from releases before it was added: undefined symbol at import.",
+       "Pin torch to the minor release the binary was built against (torch==2.15.*), or build against the stable "
+       "ABI only and require the torch that provides every shim used.",
+       "error   WC515  ext/_C.so: uses the LibTorch stable ABI, newest shim torch_new_tensor_handle (torch 2.13), "
+       "but Requires-Dist torch>=2.10 admits 2.10 and every later release, and torch 2.10 to 2.12 lack it"},
+      {"WC516",
+       "A process loads at most one copy of each runtime of linux.runtimes (libgomp, libgfortran, libquadmath, "
+       "libiomp5, libomp, libcudart), known by soname stem without auditwheel's hash or by the version nodes it "
+       "defines (GOMP_*, GFORTRAN_*). Copies of one soname count once (the loader binds the second need to the "
+       "first).",
+       "Two OpenMP runtimes keep two thread pools: oversubscription, hangs, crashes (PyTorch keeps check_gomp.py for "
+       "this); two Fortran runtimes keep two I/O states.",
+       "Link the runtime a dependency already ships (torch/lib/libgomp.so.1) instead of vendoring another copy, or "
+       "use one build of the runtime across the wheels installed together.",
+       "warning WC516  torch/lib/libgomp.so.1: 2 copies of libgomp load into one process: torch/lib/libgomp.so.1, "
+       "ext.libs/libgomp-a34b3233.so.1 (ext 1.0)"},
       {"WC601", "The CUDA runtime the binaries link (libcudart.so.N) matches the wheel's CUDA variant.",
        "A cu128 wheel linking CUDA 12.6 pulls or needs the wrong runtime.",
        "Build against the toolkit the variant names.",

@@ -23,6 +23,7 @@
 #include "policy/project_config.h"
 #include "report/report.h"
 #include "rules/platform_tag.h"
+#include "rules/torch_abi.h"
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -240,6 +241,17 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
       if (!b.rpath.empty()) out << "      rpath   " << join(b.rpath, ":") << "\n";
       if (!b.runpath.empty()) out << "      runpath " << join(b.runpath, ":") << "\n";
       if (!b.cxx_abi.empty()) out << "      C++ ABI " << cxx_abi_line(b, policy) << "\n";
+      if (b.symbols)
+        out << "      symbols " << b.symbols->defined().size() << " exported, " << b.symbols->undefined().size()
+            << " imported\n";
+      if (TorchAbi t = torch_abi_of(b, policy.abi); t.links_torch)
+        out << "      torch   "
+            << (t.stable ? "stable ABI" + (t.min_torch.empty()
+                                               ? std::string()
+                                               : ", needs torch >= " + t.min_torch + " (" + t.newest_shim + ")")
+                         : "unstable C++ ABI, " + std::to_string(t.unstable) + " symbols (first " +
+                               escape_for_display(t.first_unstable) + ")")
+            << "\n";
     } else if (b.format == "macho") {
       out << "\n";
       for (const auto& s : b.slices)
@@ -283,6 +295,18 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
     if (format == "json") {
       auto j = facts_to_json(f);
       j["cuda"] = cuda_facts_to_json(cuda);
+      nlohmann::json torch = nlohmann::json::array();
+      for (const auto& b : f.binaries)
+        if (TorchAbi t = torch_abi_of(b, policy.abi); t.links_torch)
+          torch.push_back({{"path", b.path},
+                           {"class", t.stable ? "stable" : "unstable"},
+                           {"unstable_symbols", t.unstable},
+                           {"first_unstable", t.first_unstable},
+                           {"shims", t.shims.size()},
+                           {"min_torch", t.min_torch.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.min_torch)},
+                           {"newest_shim", t.newest_shim},
+                           {"unknown_shims", t.unknown_shims}});
+      j["torch_abi"] = torch;
       j["justified_platform_tag"] = justified.tag ? nlohmann::json(*justified.tag) : nlohmann::json(nullptr);
       if (justified.applies && !justified.tag) j["justified_platform_tag_reason"] = justified.why;
       all.push_back(j);

@@ -201,7 +201,7 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy,
                          InstallSetIndex* index) {
   try {
-    return check_wheel(f, policy, install_set_for(f, all, index));
+    return check_wheel(f, policy, install_set_for(f, all, index, policy.cuda.import_loaded));
   } catch (const std::exception& e) {
     FindingSink s(policy);
     s.add("WC404", std::string("checking stopped by an internal error: ") + e.what());

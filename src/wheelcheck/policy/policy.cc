@@ -329,6 +329,13 @@ std::vector<LinuxLevel> linux_levels(const json& levels, std::vector<std::string
 
 void parse_linux(const json& lx, LinuxPolicy& out) {
   out.allowed_libraries = strings(lx, "allowed_libraries");
+  out.versioned_libraries = strings(lx, "versioned_libraries");
+  take(lx, "runtimes", out.runtimes);
+  if (lx.contains("interpreter_symbols")) {
+    const auto& t = lx["interpreter_symbols"];
+    take(t, "source", out.interpreter_symbols_source);
+    for (const auto& n : strings(t, "names")) out.interpreter_symbols.insert(n);
+  }
   take(lx, "x86_64_isa_baseline", out.x86_64_isa_baseline);
   if (lx.contains("manylinux_levels"))
     out.manylinux = linux_levels(lx["manylinux_levels"], strings(lx, "manylinux_libraries"));
@@ -375,6 +382,7 @@ void parse_cuda(const json& c, CudaPolicy& out) {
   }
   take(c, "providers", out.providers);
   take(c, "import_loaded", out.import_loaded);
+  take(c, "import_globals", out.import_globals);
   take(c, "ptx_isa_min_cuda", out.ptx_isa_min_cuda);
   if (c.contains("ga_drivers"))
     for (const auto& [cuda, driver] : c["ga_drivers"].items())
@@ -412,6 +420,12 @@ void parse_metadata(const json& m, MetadataPolicy& out) {
 }
 
 void parse_abi(const json& a, AbiPolicy& out) {
+  if (a.contains("torch_stable_abi")) {
+    const auto& t = a["torch_stable_abi"];
+    take(t, "source", out.torch_shims_source);
+    take(t, "shims", out.torch_shims);
+    take(t, "removed", out.torch_shims_removed);
+  }
   if (a.contains("stable_abi")) {
     const auto& t = a["stable_abi"];
     take(t, "source", out.stable_abi_source);

@@ -78,6 +78,14 @@ struct LinuxLevel {
 struct LinuxPolicy {
   std::vector<LinuxLevel> manylinux, musllinux;  // oldest first
   std::vector<std::string> allowed_libraries;    // globs, any Linux tag
+  // System libraries (globs) that version every export: unversioned references never bind there.
+  std::vector<std::string> versioned_libraries;
+  // Runtimes a process must hold once (WC516): stem ("libgomp") -> the version-node prefixes its
+  // copies define ("GOMP_").
+  std::map<std::string, std::vector<std::string>> runtimes;
+  // What a Python process already holds from the C library (WC514): names, and where they came from.
+  std::set<std::string, std::less<>> interpreter_symbols;
+  std::string interpreter_symbols_source;
   unsigned x86_64_isa_baseline = 1;
 };
 
@@ -130,6 +138,8 @@ struct CudaPolicy {
   std::map<std::string, std::vector<std::string>> providers;
   // Projects whose import loads their libraries into the process (a dependent binds them by soname).
   std::vector<std::string> import_loaded;
+  // Libraries such a project opens with RTLD_GLOBAL: in every later library's symbol scope.
+  std::vector<std::string> import_globals;
   // Facts wheelsmoke needs too; one home (policies/cuda.json).
   std::map<std::string, std::string> ptx_isa_min_cuda;          // "8.7" -> "12.8"
   std::vector<std::pair<std::string, std::string>> ga_drivers;  // ("12.8", "570.26"), oldest first
@@ -207,6 +217,9 @@ struct AbiPolicy {
     uint64_t min_cxx11_symbols = 0;
   };
   std::optional<Cxx11> cxx11;
+  // LibTorch's stable ABI (WC515): C shim -> the torch release ("2.10") that introduced it.
+  std::string torch_shims_source;
+  std::map<std::string, std::string, std::less<>> torch_shims, torch_shims_removed;
 };
 
 // Wheel variants (WC803, WC804): what each provider offers, and how GPU coverage counts.

@@ -179,7 +179,7 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     out << dim
         << "--depth metadata: archive structure, dist-info and binary headers checked; content hashes, needed "
            "libraries, "
-        << "symbol versions and GPU code were not read" << reset << "\n";
+        << "symbol versions, undefined symbols (not resolved: WC514) and GPU code were not read" << reset << "\n";
 }
 
 json report_to_json(const RunReport& r) {

@@ -143,7 +143,10 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
   for (const auto& need : b.needed) {
     if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
     if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
-    if (resolve_needed(b, need, cx.set.wheels)) continue;
+    // Through its search paths and siblings, or already in the process: a project whose import
+    // loads its libraries (import torch: libtorch, libc10, and the CUDA libraries of its own
+    // dependencies) serves the need by soname, search path or not, when a wheel of the set ships it.
+    if (library_file(b, need, cx.set, pol.cuda)) continue;
     // A declared dependency provides it: expected from outside the wheel, unless that dependency's
     // wheel is in the set, where the library must then resolve for real.
     const Provider* by = nullptr;
@@ -157,22 +160,6 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
                                 auto it = cuda.providers.find(w->filename.canonical_name);
                                 return it != cuda.providers.end() && glob_any(it->second, need);
                               });
-    // A dependency whose import loads libraries (import torch: libtorch, libc10, and the CUDA
-    // libraries of its own dependencies) serves the need by soname, search path or not, when a
-    // wheel of the install set ships that library.
-    auto is_import_loaded = [&](const WheelFacts* w) {
-      return w != &cx.f && w->filename.valid &&
-             std::find(cuda.import_loaded.begin(), cuda.import_loaded.end(), w->filename.canonical_name) !=
-                 cuda.import_loaded.end();
-    };
-    auto ships = [&](const WheelFacts* w) {
-      return w != &cx.f && std::any_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& lib) {
-               return lib.soname == need || last_component(lib.path) == need;
-             });
-    };
-    bool loaded_by_import = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), is_import_loaded) &&
-                            std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), ships);
-    if (loaded_by_import) continue;
     if (by && !dependency_present) {  // one report per Requires-Dist line, whatever extras it names
       auto& slot = cx.from_dependencies[by->requirement];
       slot.first.insert(need);

@@ -175,7 +175,8 @@ std::vector<size_t> InstallSetIndex::reached_by(const std::set<std::string>& pro
   return out;
 }
 
-InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index) {
+InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index,
+                           const std::vector<std::string>& import_loaded) {
   InstallSet set;
   set.wheels.push_back(&f);
   std::set<const WheelFacts*> in{&f};
@@ -194,22 +195,37 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
     queue.pop_front();
     const auto wanted = declared_projects(*w, env);
     const auto dirs = searched_dirs(*w);
-    // u joins when w declares its project or w's binaries search a folder u installs into.
+    std::set<std::string> needs;  // sonames w's binaries need: an imported project may hold them
+    if (!import_loaded.empty())
+      for (const auto& b : w->binaries) needs.insert(b.needed.begin(), b.needed.end());
+    auto imported_provider = [&](const WheelFacts& u) {
+      return !needs.empty() &&
+             std::find(import_loaded.begin(), import_loaded.end(), u.filename.canonical_name) != import_loaded.end() &&
+             std::any_of(u.binaries.begin(), u.binaries.end(), [&](const BinaryFacts& lib) {
+               return needs.count(lib.soname) || needs.count(std::string(last_component(lib.path)));
+             });
+    };
+    // u joins when w declares its project, w's binaries search a folder u installs into, or u is a
+    // project whose import loads its libraries and ships one w's binaries need by soname (torchao
+    // needs libc10.so without declaring torch: with torch imported, the loader binds it).
     auto consider = [&](size_t i) {
       const WheelFacts& u = all[i];
       if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;
-      bool reached = wanted.count(u.filename.canonical_name) > 0 ||
-                     (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) {
-                       return install_dirs_at(i).count(d) > 0;
-                     }));
+      bool reached =
+          wanted.count(u.filename.canonical_name) > 0 ||
+          (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(),
+                                        [&](const std::string& d) { return install_dirs_at(i).count(d) > 0; })) ||
+          imported_provider(u);
       if (reached && in.insert(&u).second) {
         set.wheels.push_back(&u);
         queue.push_back(&u);
       }
     };
-    if (index)  // only the wheels a declaration names or a search path reaches, in run order
-      for (size_t i : index->reached_by(wanted, dirs)) consider(i);
-    else
+    if (index) {  // only the wheels a declaration names or a search path reaches, in run order
+      std::set<std::string> projects = wanted;
+      if (!needs.empty()) projects.insert(import_loaded.begin(), import_loaded.end());
+      for (size_t i : index->reached_by(projects, dirs)) consider(i);
+    } else
       for (size_t i = 0; i < all.size(); ++i) consider(i);
   }
   return set;

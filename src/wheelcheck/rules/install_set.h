@@ -29,7 +29,10 @@ bool installable_together(const WheelFilename& a, const WheelFilename& b);
 // are looked at: judging every wheel of a 100,000-target run stays linear instead of pairing each
 // with every other. The set is the same, in the same order.
 class InstallSetIndex;
-InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index = nullptr);
+// `import_loaded` (cuda.import_loaded): projects whose import loads their libraries; one of them
+// that ships a soname f's binaries need joins f's set, declared or not.
+InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index = nullptr,
+                           const std::vector<std::string>& import_loaded = {});
 
 // Where each wheel of a run is found: by canonical project name and, once a search path asks, by
 // the folders it installs into. Made once per run; the positions are in `all`'s order.

@@ -6,6 +6,7 @@
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
+#include "wheel/requirement.h"
 
 namespace wc {
 namespace {
@@ -77,6 +78,63 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
   for (const auto* w : wheels)
     for (const auto& other : w->binaries)
       if (other.soname == soname && is_extension_module(other)) return Resolution{w, install_path(other.path)};
+  return std::nullopt;
+}
+
+const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path) {
+  for (const auto& b : w.binaries)
+    if (install_path(b.path) == path) return &b;
+  return nullptr;
+}
+
+namespace {
+
+// The wheels of `wheels` that `root` declares, directly or through the ones it declares (torch
+// declares cuda-toolkit[cudart], which declares nvidia-cuda-runtime), in the order reached.
+std::vector<const WheelFacts*> declared_closure(const WheelFacts& root, const std::vector<const WheelFacts*>& wheels) {
+  std::vector<const WheelFacts*> out{&root};
+  std::set<const WheelFacts*> in{&root};
+  for (size_t i = 0; i < out.size(); ++i) {
+    const WheelFacts* w = out[i];
+    if (!w->metadata) continue;
+    std::set<std::string> names;
+    for (const auto& line : w->metadata->get_all("Requires-Dist"))
+      if (auto r = parse_requirement(line)) names.insert(r->canonical_name);
+    for (const auto* u : wheels)
+      if (u->filename.valid && names.count(u->filename.canonical_name) && in.insert(u).second) out.push_back(u);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string& need, const InstallSet& set,
+                                        const CudaPolicy& cuda) {
+  if (auto r = resolve_needed(b, need, set.wheels))
+    return LibraryFile{r->wheel, binary_at(*r->wheel, r->path), r->path};
+  auto shipped = [&](const WheelFacts* w) -> const BinaryFacts* {
+    for (const auto& lib : w->binaries)
+      if (lib.soname == need || last_component(lib.path) == need) return &lib;
+    return nullptr;
+  };
+  auto imported = [&](const WheelFacts* w) {
+    return w->filename.valid && std::find(cuda.import_loaded.begin(), cuda.import_loaded.end(),
+                                          w->filename.canonical_name) != cuda.import_loaded.end();
+  };
+  for (const auto* w : set.wheels) {
+    if (!imported(w)) continue;
+    if (const BinaryFacts* lib = shipped(w)) return LibraryFile{w, lib, install_path(lib->path)};
+  }
+  // Preloaded by the import (its providers row): from the wheels that project itself brings in.
+  for (const auto* w : set.wheels) {
+    if (!imported(w)) continue;
+    auto row = cuda.providers.find(w->filename.canonical_name);
+    if (row == cuda.providers.end() ||
+        std::none_of(row->second.begin(), row->second.end(), [&](const std::string& g) { return glob_match(g, need); }))
+      continue;
+    for (const auto* u : declared_closure(*w, set.wheels))
+      if (const BinaryFacts* lib = shipped(u)) return LibraryFile{u, lib, install_path(lib->path)};
+  }
   return std::nullopt;
 }
 

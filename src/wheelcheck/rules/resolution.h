@@ -10,6 +10,7 @@
 
 #include "binary/binary_facts.h"
 #include "facts/wheel_facts.h"
+#include "policy/policy.h"
 #include "rules/install_set.h"
 
 namespace wc {
@@ -32,6 +33,21 @@ struct Resolution {
 // loader finds an already loaded sibling by soname, which is how auditwheel's .libs work).
 std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string& soname,
                                          const std::vector<const WheelFacts*>& wheels);
+
+// The library file a need of `b` binds to in the install set: through its search paths and siblings
+// (resolve_needed), else one already in the process because a project whose import loads its
+// libraries (cuda.import_loaded: torch) is in the set and ships it, or preloads it (its providers
+// row: torch preloads libcudart from nvidia-cuda-runtime). `binary` is null when the file found is
+// not a parsed binary.
+struct LibraryFile {
+  const WheelFacts* wheel = nullptr;
+  const BinaryFacts* binary = nullptr;
+  std::string path;
+};
+std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string& need, const InstallSet& set,
+                                        const CudaPolicy& cuda);
+// The binary of `w` installed at `path` (an install path), or null.
+const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
 
 // Which ELF binaries of an install set something loads: Python extension modules and executables
 // are entry points (in a wheel with neither, every library is one: its consumers live elsewhere),

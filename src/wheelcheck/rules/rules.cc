@@ -42,6 +42,8 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
     content_rules(f, s);
     binary_rules(f, set, s);
     symbol_rules(f, s);
+    link_rules(f, set, s);
+    torch_abi_rules(f, set, s);
     variant_rules(f, s);
     cuda_rules(f, s);
   }

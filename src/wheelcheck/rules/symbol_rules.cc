@@ -73,8 +73,8 @@ void abi3_binary(const BinaryFacts& b, const PyVersion& floor, const std::string
   if (!b.undefined_symbols_read) {
     if (b.format == "elf" && is_extension_module(b))
       s.add("WC511",
-            "extension not audited: its dynamic symbol table is over the 1 MiB the reader keeps, so its imports "
-            "are unknown",
+            "extension not audited: its dynamic symbol table could not be located (no section header names it and "
+            "no DT_HASH sizes it), so its imports are unknown",
             b.path, std::nullopt, Severity::warning);
     return;
   }

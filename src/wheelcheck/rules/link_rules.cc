@@ -1,0 +1,430 @@
+// WC514 and WC516: will the wheel's ELF binaries link, symbol by symbol, in the process they load
+// into, and does that process end up with two copies of one runtime.
+//  - WC514 binds every non-weak undefined dynamic symbol as ld.so does: in the binary's lookup
+//    scope (the libraries an import_loaded project opened RTLD_GLOBAL, then the binary's DT_NEEDED
+//    closure, breadth first, each need met as WC503 meets it, including a library a dependency's
+//    import already put into the process by soname), with symbol versions: a versioned reference
+//    binds a definition carrying that version name (hidden sym@VER ones too) or a base one; an
+//    unversioned one binds any non-hidden definition. Version needs are checked as the loader
+//    checks them before any symbol ("version `V' not found"). What the run has no file for is
+//    taken on trust where the loader could find it: a system library that versions every export
+//    (linux.versioned_libraries) meets the references versioned to it (WC502 judges how new they
+//    are), another system library (libX11, libcuda) or a declared dependency's library whose wheel
+//    is not in the run may define anything, and the interpreter's process holds the Py*/_Py* C API
+//    and the C library's names (linux.interpreter_symbols: sqrt or dlopen called without linking
+//    libm or libdl bind there, unversioned).
+//  - WC516: two files of one runtime (libgomp, libgfortran, ...) that load into one process,
+//    known by the version nodes they define (GOMP_*) or their soname stem (libgomp-<hash>.so.1).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "binary/binary_facts.h"
+#include "rules/resolution.h"
+#include "rules/rules.h"
+#include "util/strings.h"
+#include "wheel/entry_names.h"
+
+namespace wc {
+namespace {
+
+bool glob_any(const std::vector<std::string>& globs, std::string_view name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
+}
+
+// A need the platform's system provides (any level's library list of either family, the policy's
+// allowed and driver libraries): the loader finds it outside the run.
+bool system_library(const Policy& p, const std::string& soname) {
+  for (const auto* levels : {&p.linux.manylinux, &p.linux.musllinux})
+    for (const auto& l : *levels)
+      if (std::find(l.libraries.begin(), l.libraries.end(), soname) != l.libraries.end()) return true;
+  return glob_any(p.linux.allowed_libraries, soname) || glob_any(p.cuda.driver_libraries, soname);
+}
+
+// Whether a declared dependency of `f` is expected to install `soname` (the providers table) and
+// its wheel is not in the run: then the library is expected from outside it. With that wheel in the
+// run, the library must be found there (as WC503 holds it).
+bool from_absent_dependency(const WheelFacts& f, const InstallSet& set, const Policy& p, const std::string& soname) {
+  for (const auto& d : declared_providers(f, p)) {
+    auto row = p.cuda.providers.find(d.name);
+    if (row == p.cuda.providers.end() || !glob_any(row->second, soname)) continue;
+    bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
+      return w->filename.valid && w->filename.canonical_name == d.name;
+    });
+    if (!present) return true;
+  }
+  return false;
+}
+
+std::string wheel_label(const WheelFacts* w) {
+  if (!w || !w->filename.valid) return "";
+  return w->filename.name + " " + w->filename.version_text;
+}
+
+std::string shown_symbol(std::string_view name) {
+  std::string d = demangle_for_display(name);
+  std::string s = clip_for_display(std::string(name), 160);
+  if (!d.empty()) s += " (" + clip_for_display(d, 160) + ")";
+  return s;
+}
+
+// One library of a binary's lookup scope.
+struct Lib {
+  const WheelFacts* wheel = nullptr;
+  const BinaryFacts* binary = nullptr;  // null: no file in the run (a system library, an absent dependency's)
+  std::string soname;
+  bool absorbs = false;  // its symbols are unknown and it may define unversioned ones
+  bool symbols() const { return binary && binary->symbols; }
+};
+
+class Scope {
+ public:
+  Scope(const WheelFacts& f, const InstallSet& set, const Policy& p) : f_(f), set_(set), p_(p) {}
+
+  // The scope of `root` (a binary of f); false when one of its own needs is met nowhere (WC503's).
+  bool build(const BinaryFacts& root) {
+    globals();
+    std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> queue{{&f_, &root}};
+    seen_.insert(&root);
+    for (size_t i = 0; i < queue.size(); ++i)
+      if (!visit(queue[i].first, *queue[i].second, queue, i == 0)) return false;
+    return true;
+  }
+
+  const std::vector<Lib>& libs() const { return libs_; }
+  const Lib* by_soname(std::string_view soname) const {
+    for (const auto& l : libs_)
+      if (l.soname == soname) return &l;
+    return nullptr;
+  }
+  // Needs of loaded libraries that are met nowhere: (soname, the library needing it).
+  const std::vector<std::pair<std::string, std::string>>& missing() const { return missing_; }
+  bool absorbs() const {
+    return std::any_of(libs_.begin(), libs_.end(), [](const Lib& l) { return l.absorbs; });
+  }
+
+ private:
+  void globals() {
+    for (const auto& g : p_.cuda.import_globals)
+      for (const auto* w : set_.wheels) {
+        if (!w->filename.valid || std::find(p_.cuda.import_loaded.begin(), p_.cuda.import_loaded.end(),
+                                            w->filename.canonical_name) == p_.cuda.import_loaded.end())
+          continue;
+        for (const auto& b : w->binaries)
+          if ((b.soname == g || last_component(b.path) == g) && seen_.insert(&b).second) {
+            libs_.push_back({w, &b, g, false});
+            std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> queue{{w, &b}};
+            for (size_t i = 0; i < queue.size(); ++i) visit(queue[i].first, *queue[i].second, queue, false);
+          }
+      }
+  }
+
+  bool visit(const WheelFacts* w, const BinaryFacts& b,
+             std::vector<std::pair<const WheelFacts*, const BinaryFacts*>>& queue, bool root) {
+    for (const auto& need : b.needed) {
+      if (by_soname(need)) continue;
+      if (system_library(p_, need)) {
+        libs_.push_back({nullptr, nullptr, need, !glob_any(p_.linux.versioned_libraries, need)});
+        continue;
+      }
+      if (auto lib = library_file(b, need, set_, p_.cuda)) {
+        if (lib->binary && !seen_.insert(lib->binary).second) continue;
+        libs_.push_back({lib->wheel, lib->binary, need, !lib->binary || !lib->binary->symbols});
+        if (lib->binary) queue.emplace_back(lib->wheel, lib->binary);
+        continue;
+      }
+      // Not in the run: a declared dependency's library whose wheel is absent may define anything;
+      // a need met nowhere is WC503's finding for the root, and fails the root's load when a
+      // library it loads has it.
+      bool declared = from_absent_dependency(*w, set_, p_, need);
+      if (root && !declared) return false;
+      if (!declared) missing_.push_back({need, install_path(b.path)});
+      libs_.push_back({nullptr, nullptr, need, true});
+    }
+    return true;
+  }
+
+  const WheelFacts& f_;
+  const InstallSet& set_;
+  const Policy& p_;
+  std::vector<Lib> libs_;
+  std::set<const BinaryFacts*> seen_;
+  std::vector<std::pair<std::string, std::string>> missing_;
+};
+
+bool python_api(std::string_view name) { return name.starts_with("Py") || name.starts_with("_Py"); }
+
+// A name of the C++ runtime (std::, operator new/delete, __cxa_*): libstdc++ exports the ones a
+// library did not instantiate itself (std::string's members), so an unversioned reference a
+// library once met binds there when libstdc++ is in the scope. A std:: template over a user type
+// (std::vector<c10::IValue>) is never libstdc++'s.
+bool cxx_runtime_name(std::string_view name) {
+  if (name.starts_with("__cxa_") || name.starts_with("__gxx_") || name.starts_with("_Unwind_")) return true;
+  if (!name.starts_with("_Z")) return false;
+  std::string_view s = name.substr(2);
+  if (s.size() > 1 && s[0] == 'T' && std::string_view("VIST").find(s[1]) != std::string_view::npos) s.remove_prefix(2);
+  if (s.starts_with("N")) {
+    s.remove_prefix(1);
+    while (!s.empty() && std::string_view("rVKRO").find(s[0]) != std::string_view::npos) s.remove_prefix(1);
+  }
+  bool std_name = false;
+  for (const char* p : {"St", "Sa", "Sb", "Ss", "Si", "So", "Sd", "nw", "na", "dl", "da"}) std_name |= s.starts_with(p);
+  return std_name && classify_mangled(name).namespaces.empty();
+}
+
+struct Unbound {
+  std::vector<std::string> symbols;  // shown, the first few
+  size_t count = 0;
+  std::vector<std::string> versions;  // version needs the file named does not define
+};
+
+constexpr size_t kShownSymbols = 3;
+
+Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy& lx) {
+  Unbound out;
+  const DynamicSymbols& syms = *root.symbols;
+  // Version needs first: the loader refuses the file before binding any symbol. Weak needs
+  // (VER_FLG_WEAK) it does not insist on. Sets, not scans: a file may claim 65,535 needs.
+  std::set<std::pair<std::string_view, std::string_view>> weak;
+  for (size_t i = 2; i < syms.version_count(); ++i) {
+    auto k = static_cast<uint16_t>(i);
+    if (const auto* rec = syms.version(k); rec && rec->weak) weak.emplace(syms.version_file(k), syms.version_name(k));
+  }
+  for (const auto& [file, versions] : root.version_needs) {
+    const Lib* lib = scope.by_soname(file);
+    if (!lib || !lib->symbols() || !lib->binary->symbols->versioned()) continue;
+    const std::set<std::string_view> defs(lib->binary->version_defs.begin(), lib->binary->version_defs.end());
+    for (const auto& v : versions) {
+      if (weak.count({file, v}) || defs.count(v) || v == lib->binary->soname) continue;
+      if (out.versions.size() < kShownSymbols)
+        out.versions.push_back(v + " of " + file + (lib->wheel ? " (" + wheel_label(lib->wheel) + ")" : ""));
+    }
+  }
+  const bool absorbs = scope.absorbs();
+  const bool cxx_runtime = std::any_of(scope.libs().begin(), scope.libs().end(),
+                                       [](const Lib& l) { return l.soname.starts_with("libstdc++.so"); });
+  std::set<std::string_view> counted;
+  for (const auto& u : syms.undefined()) {
+    std::string_view name = syms.name(u);
+    if (!counted.insert(name).second) continue;
+    const uint64_t h = DynamicSymbols::hash(name);
+    const DynamicSymbols::Version* ver = u.version >= 2 ? syms.version(u.version) : nullptr;
+    std::string_view want = ver ? syms.version_name(u.version) : std::string_view();
+    std::string_view file = ver ? syms.version_file(u.version) : std::string_view();
+    bool met = false;
+    for (const auto& lib : scope.libs()) {
+      if (!lib.symbols()) continue;
+      const DynamicSymbols& d = *lib.binary->symbols;
+      d.for_each_definition(name, h, [&](const DynamicSymbols::Symbol& def) {
+        if (!ver)
+          met = !def.hidden;
+        else if (!d.versioned())
+          met = true;  // an unversioned library's definition serves a versioned reference
+        else
+          met = d.version_name(def.version) == want || (def.version <= 1 && !def.hidden);
+        return met;
+      });
+      if (met) break;
+    }
+    if (!met && ver) {
+      // Versioned to a file the run has no symbols of (a system library: WC502 judges the
+      // version; a file no DT_NEEDED names: WC513): taken on trust.
+      const Lib* named = scope.by_soname(file);
+      met = !named || !named->symbols();
+    }
+    if (!met && !ver)
+      met =
+          python_api(name) || lx.interpreter_symbols.count(name) || absorbs || (cxx_runtime && cxx_runtime_name(name));
+    if (met) continue;
+    if (out.symbols.size() < kShownSymbols)
+      out.symbols.push_back(shown_symbol(name) + (ver ? "@" + std::string(want) : std::string()));
+    ++out.count;
+  }
+  return out;
+}
+
+std::string looked_in(const Scope& scope) {
+  std::vector<std::string> files;
+  std::map<std::string, std::vector<std::string>> by_wheel;
+  size_t system = 0;
+  for (const auto& l : scope.libs()) {
+    if (l.symbols())
+      by_wheel[wheel_label(l.wheel)].push_back(l.soname);
+    else
+      ++system;
+  }
+  for (auto& [w, libs] : by_wheel) {
+    std::vector<std::string> shown(libs.begin(), libs.begin() + std::min<size_t>(libs.size(), 4));
+    files.push_back(join(shown, ", ") + (libs.size() > 4 ? " and " + std::to_string(libs.size() - 4) + " more" : "") +
+                    (w.empty() ? "" : " from " + w));
+  }
+  std::string s = files.empty() ? "no library file of the run" : join(files, "; ");
+  if (system) s += " (and " + std::to_string(system) + " system or absent libraries)";
+  return s;
+}
+
+void unresolved_symbols(const WheelFacts& f, const InstallSet& set, const LoadGraph& graph, FindingSink& s) {
+  struct Judged {
+    const BinaryFacts* b;
+    std::string msg;                        // "" when it links
+    std::vector<const BinaryFacts*> loads;  // the wheel's own libraries in its scope
+    bool missing_library = false;           // fails on a needed library WC503 reports: not again here
+  };
+  std::vector<Judged> judged;
+  for (const auto& b : f.binaries) {
+    if (b.format != "elf" || b.arch == "cuda" || b.headers_only || !b.symbols || !b.errors.empty()) continue;
+    Scope scope(f, set, s.policy());
+    if (!scope.build(b)) {  // a needed library is missing: WC503 says so; what loads it fails too
+      judged.push_back({&b, "a needed library is missing (WC503)", {}, true});
+      continue;
+    }
+    Judged j{&b, "", {}, false};
+    for (const auto& l : scope.libs())
+      if (l.wheel == &f && l.binary) j.loads.push_back(l.binary);
+    Unbound u = bind_all(b, scope, s.policy().linux);
+    std::vector<std::string> parts;
+    if (!u.versions.empty())
+      parts.push_back("needs version " + join(u.versions, ", ") +
+                      ", which the file found does not define (the loader refuses it: \"version not found\")");
+    if (u.count)
+      parts.push_back(
+          std::to_string(u.count) + " undefined symbol" + (u.count == 1 ? "" : "s") +
+          " resolve nowhere the loader looks: " + join(u.symbols, ", ") +
+          (u.count > u.symbols.size() ? " and " + std::to_string(u.count - u.symbols.size()) + " more" : "") +
+          "; looked in " + looked_in(scope) + ", none defines " + (u.count == 1 ? "it" : "them") +
+          " (ImportError: undefined symbol)");
+    for (const auto& [need, by] : scope.missing())
+      parts.push_back("loads " + by + ", which needs " + need +
+                      ", found nowhere (WC503 there): the load fails with \"" + need +
+                      ": cannot open shared object file\"");
+    j.msg = join(parts, "; ");
+    judged.push_back(std::move(j));
+  }
+  // A library of the wheel that fails fails everything that loads it (to a fixed point).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& j : judged) {
+      if (!j.msg.empty()) continue;
+      for (const auto* dep : j.loads) {
+        auto it = std::find_if(judged.begin(), judged.end(), [&](const Judged& o) { return o.b == dep; });
+        if (it == judged.end() || it->msg.empty()) continue;
+        j.msg = "loads " + install_path(dep->path) + ", which fails to load (" +
+                (it->missing_library ? "WC503" : "WC514") + " there), so this fails too";
+        changed = true;
+        break;
+      }
+    }
+  }
+  for (const auto& j : judged) {
+    if (j.msg.empty() || j.missing_library) continue;
+    bool loaded = graph.loaded(f, *j.b);
+    std::string msg = j.msg;
+    if (!loaded)
+      msg += "; nothing in the run loads " + install_path(j.b->path) + ", so this fails only where something does";
+    s.add("WC514", msg, j.b->path, std::nullopt, loaded ? std::nullopt : std::optional(Severity::warning));
+  }
+}
+
+// PE: every name a binary imports from a DLL the run ships must be one that DLL exports. Windows
+// binds a DLL already loaded by its base name (delvewheel's <pkg>.libs preloaded, the package's
+// os.add_dll_directory), so DLLs are matched by file name, in any case; a DLL the run does not ship
+// is the system's or a dependency's, and is not judged.
+void pe_imports(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
+  std::map<std::string, std::pair<const WheelFacts*, const BinaryFacts*>> by_name;
+  for (const auto* w : set.wheels)
+    for (const auto& b : w->binaries)
+      if (b.format == "pe" && b.pe_exports_read && b.errors.empty())
+        by_name.emplace(to_lower(std::string(last_component(b.path))), std::make_pair(w, &b));
+  std::map<const BinaryFacts*, std::set<std::string_view>> exports;
+  for (const auto& b : f.binaries) {
+    if (b.format != "pe" || b.headers_only || !b.errors.empty()) continue;
+    size_t count = 0;
+    std::vector<std::string> shown, from;
+    for (const auto& [dll, names] : b.dll_imports) {
+      auto it = by_name.find(to_lower(dll));
+      if (it == by_name.end()) continue;
+      const auto& [w, lib] = it->second;
+      auto& have = exports[lib];
+      if (have.empty()) have.insert(lib->pe_exports.begin(), lib->pe_exports.end());
+      size_t before = count;
+      for (const auto& n : names)
+        if (!have.count(n) && ++count <= kShownSymbols) shown.push_back(dll + "!" + clip_for_display(n, 160));
+      if (count > before) from.push_back(dll + (w == &f ? "" : " from " + wheel_label(w)));
+    }
+    if (!count) continue;
+    s.add("WC514",
+          std::to_string(count) + " imported name" + (count == 1 ? "" : "s") +
+              " that no DLL of the run exports: " + join(shown, ", ") +
+              (count > shown.size() ? " and " + std::to_string(count - shown.size()) + " more" : "") + " (" +
+              join(from, ", ") + " export" + (from.size() == 1 ? "s" : "") +
+              " no such name): Windows refuses the load (\"The specified procedure could not be found\")",
+          b.path);
+  }
+}
+
+using Runtimes = std::map<std::string, std::vector<std::string>>;
+
+// The runtime a library is a copy of: by its soname's stem without auditwheel's -<8 hex> hash
+// (libgomp-a34b3233.so.1 -> libgomp), else by a version node it defines (GOMP_4.0 -> libgomp; a
+// copy renamed some other way). The stem decides first: LLVM's libomp defines GOMP_ nodes too.
+std::string runtime_of(const BinaryFacts& b, const Runtimes& runtimes) {
+  std::string name(b.soname.empty() ? last_component(b.path) : std::string_view(b.soname));
+  std::string stem = name.substr(0, name.find(".so"));
+  auto dash = stem.rfind('-');
+  if (dash != std::string::npos && stem.size() - dash == 9 &&
+      std::all_of(stem.begin() + long(dash) + 1, stem.end(), [](char c) { return std::isxdigit(uint8_t(c)); }))
+    stem.resize(dash);
+  if (runtimes.count(stem)) return stem;
+  for (const auto& v : b.version_defs)
+    for (const auto& [runtime, prefixes] : runtimes)
+      for (const auto& prefix : prefixes)
+        if (v.starts_with(prefix)) return runtime;
+  return "";
+}
+
+void duplicate_runtimes(const WheelFacts& f, const InstallSet& set, const LoadGraph& graph, FindingSink& s) {
+  const auto& runtimes = s.policy().linux.runtimes;
+  if (runtimes.empty()) return;
+  // Files of one soname are one copy: the loader binds a second need of that name to the first.
+  std::map<std::string, std::map<std::string, std::pair<const WheelFacts*, const BinaryFacts*>>> copies;
+  for (const auto* w : set.wheels)
+    for (const auto& b : w->binaries) {
+      if (b.format != "elf" || b.headers_only || !graph.loaded(*w, b)) continue;
+      std::string r = runtime_of(b, runtimes);
+      std::string soname = b.soname.empty() ? std::string(last_component(b.path)) : b.soname;
+      if (r.empty()) continue;
+      auto& slot = copies[r][soname];
+      if (!slot.first || (w == &f && slot.first != &f)) slot = {w, &b};
+    }
+  for (const auto& [runtime, by_soname] : copies) {
+    if (by_soname.size() < 2) continue;
+    const BinaryFacts* own = nullptr;
+    std::vector<std::string> where;
+    for (const auto& [soname, copy] : by_soname) {
+      const auto& [w, b] = copy;
+      if (w == &f && !own) own = b;
+      where.push_back(install_path(b->path) + (w == &f ? "" : " (" + wheel_label(w) + ")"));
+    }
+    if (!own) continue;  // reported on the wheels that ship one
+    s.add("WC516",
+          std::to_string(by_soname.size()) + " copies of " + runtime + " load into one process: " + join(where, ", ") +
+              "; two copies keep two states (thread pools, I/O units) and can crash or oversubscribe",
+          own->path);
+  }
+}
+
+}  // namespace
+
+void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
+  if (f.filename.valid && std::all_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(),
+                                      [](const std::string& t) { return t == "any"; }))
+    return;  // content_rules judges native files of pure wheels
+  pe_imports(f, set, s);
+  if (std::none_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) { return b.format == "elf"; }))
+    return;
+  LoadGraph graph(set);
+  unresolved_symbols(f, set, graph, s);
+  duplicate_runtimes(f, set, graph, s);
+}
+
+}  // namespace wc
