@@ -19,6 +19,8 @@
 #   whether each flags each extension, how many symbols, and the time of each for the whole set
 # remote: torch and cublas served by a loopback nginx (bench/remote.py): `wheelcheck check URL` at
 #   full and metadata depth (time, bytes read, requests, connections) beside curl -o + a local check
+# install set: torch 2.15.0 with the native wheels of its install set, this build against the build
+#   before symbol resolution (bench/install_set.py; at most 1.10x the time, 1.5x the peak RSS)
 # Writes bench/RESULTS.md (ratios against the Python verifier, the targets, the machine) and prints it.
 # Usage: bench/run.sh [BUILD_DIR]    env: BENCH_RUNS (default 3), BENCH_SKIP_AUDITWHEEL=1
 set -euo pipefail
@@ -160,6 +162,30 @@ hostile_work=$(mktemp -d)
 python3 "$here/hostile.py" "$wc" "$hostile_work" > "$hostile_table" || echo "bench: the hostile rows failed" >&2
 rm -rf "$hostile_work"
 
+# --- install set: symbol resolution (WC514-WC516) against the build before it, on torch's set ------
+# The baseline is built once into the cache from BENCH_BASELINE_REF (the last commit before symbols
+# were resolved), or given as BENCH_BASELINE_BINARY.
+set_table="$cache/install_set.md"
+: > "$set_table"
+baseline=${BENCH_BASELINE_BINARY:-}
+ref=${BENCH_BASELINE_REF:-7bebf2b}
+if [ -z "$baseline" ] && git -C "$root" cat-file -e "$ref^{commit}" 2>/dev/null; then
+  tree="$cache/baseline-$ref"
+  if [ ! -x "$tree/build/wheelcheck" ]; then
+    echo "building the baseline wheelcheck at $ref (once) ..." >&2
+    rm -rf "$tree" && git -C "$root" worktree add -f --detach "$tree" "$ref" >&2 &&
+      cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2 &&
+      cmake --build "$tree/build" --target wheelcheck >&2 || echo "bench: the baseline build failed" >&2
+  fi
+  [ -x "$tree/build/wheelcheck" ] && baseline="$tree/build/wheelcheck"
+fi
+if [ -n "$baseline" ]; then
+  python3 "$here/install_set.py" "$cache" "$wc" "$baseline" --runs "$runs" --out "$set_table" >&2 ||
+    echo "bench: the install-set rows failed (or PyPI is unreachable)" >&2
+else
+  echo "bench: no baseline binary (BENCH_BASELINE_BINARY, or $ref in git); the install-set rows are skipped" >&2
+fi
+
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
@@ -235,6 +261,9 @@ lines += ["## Targets", "", "| file | target | measured | |", "|---|---|---|---|
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY
+if [ -s "$set_table" ]; then
+  { printf '\n## Symbol resolution: torch with its install set, before and after (bench/install_set.py)\n\n'; cat "$set_table"; } >> "$here/RESULTS.md"
+fi
 if [ -s "$hostile_table" ]; then
   { printf '\n## Small inputs built to cost much (bench/hostile.py)\n\n'; cat "$hostile_table"; } >> "$here/RESULTS.md"
 fi
