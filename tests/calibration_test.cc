@@ -159,12 +159,14 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
   EXPECT_FALSE(testing::has_rule(resolved, "WC503")) << dump_of(resolved);
   auto missing = judge({&x, &hollow});
   EXPECT_TRUE(says(missing, "WC503 [error]")) << dump_of(missing);
-  // The CUDA runtime comes through torch's own dependencies, which `import torch` loads first: a
-  // warning naming torch alone, resolved when the run holds torch and the wheel shipping it.
+  // The CUDA runtime comes through torch's own dependencies, which `import torch` loads first (its
+  // libtorch_cuda.so needs it): a warning naming torch alone, resolved when the run holds torch and
+  // the wheel shipping it.
   WheelBuilder y = extension("ykern", "libcudart.so.13", "torch");
   WheelBuilder runtime = provider("nvidia-cuda-runtime", "13.0.96", "py3-none-manylinux_2_27_x86_64",
                                   "nvidia/cu13/lib/libcudart.so.13", "libcudart.so.13");
   torch.requires_dist("nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\"");
+  torch.add("torch/lib/libtorch_cuda.so", needing("libcudart.so.13", "$ORIGIN/../../nvidia/cu13/lib"));
   auto y_alone = judge({&y});
   EXPECT_TRUE(says(y_alone, "come from the dependency torch")) << dump_of(y_alone);
   auto y_with = judge({&y, &torch, &runtime});

@@ -264,14 +264,18 @@ TEST_F(Link, LibrariesThePackageImportAlreadyLoaded) {
   EXPECT_FALSE(says(alone, "WC514")) << testing::dump(alone);
 }
 
-// What torch's import preloads is what torch brings in (its declared closure: a cu13 torch loads
-// libcudart.so.13), not every soname its providers row matches: an extension needing
+// What torch's import preloads is what torch's own libraries load (libtorch_cuda.so of a CUDA 13
+// torch: libcudart.so.13), not every soname its providers row matches: an extension needing
 // libcudart.so.12 with no search path to it fails beside a cu13 torch, wherever a cu12 runtime is
 // installed (WC503, against the loader).
 TEST_F(Link, TorchPreloadsWhatItBringsInOnly) {
   std::string rt13 = lib("libcudart.so.13", "int cudaGetDeviceCount13(void){return 0;}", "-Wl,-soname,libcudart.so.13");
   std::string rt12 = lib("libcudart.so.12", "int cudaGetDeviceCount12(void){return 0;}", "-Wl,-soname,libcudart.so.12");
-  Package torch{"torch", "2.99.0", kTag, {{"torch/__init__.py", ""}}, {"nvidia-cuda-runtime"}};
+  std::string cuda =
+      lib("libtorch_cuda.so", "int cudaGetDeviceCount13(void); int t(void){return cudaGetDeviceCount13();}",
+          "-Wl,-soname,libtorch_cuda.so -Wl,--no-as-needed " + shell_quote(file("libcudart.so.13")) +
+              " -Wl,-rpath,'$ORIGIN/../../nvidia/cu13/lib'");
+  Package torch{"torch", "2.99.0", kTag, {{"torch/lib/libtorch_cuda.so", cuda}}, {"nvidia-cuda-runtime"}};
   Package cu13{
       "nvidia-cuda-runtime", "13.0", "py3-none-manylinux_2_28_x86_64", {{"nvidia/cu13/lib/libcudart.so.13", rt13}}, {}};
   Package cu12{"nvidia-cuda-runtime-cu12",
@@ -279,7 +283,7 @@ TEST_F(Link, TorchPreloadsWhatItBringsInOnly) {
                "py3-none-manylinux_2_28_x86_64",
                {{"nvidia/cuda_runtime/lib/libcudart.so.12", rt12}},
                {}};
-  const std::vector<std::string> import_torch{"nvidia/cu13/lib/libcudart.so.13"};
+  const std::vector<std::string> import_torch{"torch/lib/libtorch_cuda.so"};
   auto check = [&](const std::string& soname, const std::string& fn) {
     std::string e = lib("_ext.so", "int " + fn + "(void); void* PyInit__ext(void){ return (void*)(long)" + fn + "(); }",
                         "-Wl,--no-as-needed " + shell_quote(file(soname)));

@@ -123,17 +123,6 @@ def render(doc):
     return json.dumps(doc, indent=2) + "\n"
 
 
-def differences(old, new, path=""):
-    if isinstance(old, dict) and isinstance(new, dict):
-        for k in sorted(set(old) | set(new)):
-            if k not in old or k not in new:
-                yield f"{path}{k}: {'missing from the file' if k not in old else 'not in the source'}"
-            else:
-                yield from differences(old[k], new[k], f"{path}{k}.")
-    elif old != new:
-        yield f"{path.rstrip('.')}: the source says {json.dumps(new)}, the file {json.dumps(old)}"
-
-
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = ap.add_mutually_exclusive_group(required=True)
@@ -159,7 +148,7 @@ def main(argv):
         return 0
     with open(a.check) as f:
         old = json.load(f)
-    diffs = list(differences(old, doc))
+    diffs = list(wc_cache.differences(old, doc))
     if diffs:
         print("\n".join(diffs[:20]), file=sys.stderr)
         return 1

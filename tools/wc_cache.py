@@ -212,3 +212,15 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
+
+
+# For the generators' --check: where a shipped JSON table and the regenerated one differ.
+def differences(old, new, path=""):
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k in sorted(set(old) | set(new)):
+            if k not in old or k not in new:
+                yield f"{path}{k}: {'missing from the file' if k not in old else 'not in the source'}"
+            else:
+                yield from differences(old[k], new[k], f"{path}{k}.")
+    elif old != new:
+        yield f"{path.rstrip('.')}: the source says {json.dumps(new)}, the file {json.dumps(old)}"

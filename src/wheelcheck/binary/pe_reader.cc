@@ -94,6 +94,19 @@ uint32_t import_rva(const SparseFile& f, const PeHeaders& h) {
   return rva && size ? rva : 0;
 }
 
+// The NUL-terminated name at `at`. Mangled C++ names run to kilobytes (Arrow's templates): a
+// wider window when the first ends before the name does.
+std::string_view name_at(const SparseFile& f, uint64_t at, const std::string& what) {
+  for (uint64_t window : {uint64_t(1024), uint64_t(64 * 1024)}) {
+    Cursor n = f.view(at, std::min<uint64_t>(window, f.size() - at));
+    std::string_view all(reinterpret_cast<const char*>(n.data().data()), n.size());
+    auto end = all.find('\0');
+    if (end != std::string_view::npos) return all.substr(0, end);
+    if (n.size() < window) break;
+  }
+  throw ParseError(what + " is not terminated within 64 KiB", at);
+}
+
 // The export directory's RVA, or 0.
 uint32_t export_rva(const SparseFile& f, const PeHeaders& h) {
   if (h.opt_size < 2) return 0;
@@ -121,8 +134,7 @@ void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint3
     uint32_t name_rva = table.u32();
     if (!seen.insert(name_rva).second) continue;
     uint64_t at = rva_to_offset(secs, name_rva);
-    Cursor n = f.view(at, std::min<uint64_t>(1024, f.size() - at));
-    std::string_view name = n.cstr_at(0);
+    std::string_view name = name_at(f, at, "export name " + std::to_string(i));
     charge_memory(name.size() + sizeof(std::string), "PE export names");
     out.pe_exports.emplace_back(name);
   }
@@ -149,8 +161,7 @@ void read_import_names(const SparseFile& f, const std::vector<PeSection>& secs, 
     if (v >> (pe64 ? 63 : 31)) continue;  // by ordinal
     uint64_t name_off = checked_add(rva_to_offset(secs, static_cast<uint32_t>(v & 0x7fffffff)), 2);
     if (name_off >= f.size()) throw ParseError("import name past the end of the file", at);
-    Cursor n = f.view(name_off, std::min<uint64_t>(512, f.size() - name_off));
-    std::string_view name = n.cstr_at(0);
+    std::string_view name = name_at(f, name_off, "import name");
     charge_memory(name.size() + sizeof(std::string), "PE import names");
     out.emplace_back(name);
   }

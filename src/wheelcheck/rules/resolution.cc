@@ -6,7 +6,6 @@
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
-#include "wheel/requirement.h"
 
 namespace wc {
 namespace {
@@ -87,27 +86,6 @@ const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path) {
   return nullptr;
 }
 
-namespace {
-
-// The wheels of `wheels` that `root` declares, directly or through the ones it declares (torch
-// declares cuda-toolkit[cudart], which declares nvidia-cuda-runtime), in the order reached.
-std::vector<const WheelFacts*> declared_closure(const WheelFacts& root, const std::vector<const WheelFacts*>& wheels) {
-  std::vector<const WheelFacts*> out{&root};
-  std::set<const WheelFacts*> in{&root};
-  for (size_t i = 0; i < out.size(); ++i) {
-    const WheelFacts* w = out[i];
-    if (!w->metadata) continue;
-    std::set<std::string> names;
-    for (const auto& line : w->metadata->get_all("Requires-Dist"))
-      if (auto r = parse_requirement(line)) names.insert(r->canonical_name);
-    for (const auto* u : wheels)
-      if (u->filename.valid && names.count(u->filename.canonical_name) && in.insert(u).second) out.push_back(u);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string& need, const InstallSet& set,
                                         const CudaPolicy& cuda) {
   if (auto r = resolve_needed(b, need, set.wheels))
@@ -125,14 +103,16 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
     if (!imported(w)) continue;
     if (const BinaryFacts* lib = shipped(w)) return LibraryFile{w, lib, install_path(lib->path)};
   }
-  // Preloaded by the import (its providers row): from the wheels that project itself brings in.
+  // Loaded by the import through that project's own libraries (libtorch_cuda.so needs
+  // libcudart.so.13, which then sits in the process): a soname one of its binaries needs, from the
+  // wheel of the set that ships it. What its libraries do not need (libcudart.so.12 beside a CUDA 13
+  // torch) nothing preloads.
   for (const auto* w : set.wheels) {
-    if (!imported(w)) continue;
-    auto row = cuda.providers.find(w->filename.canonical_name);
-    if (row == cuda.providers.end() ||
-        std::none_of(row->second.begin(), row->second.end(), [&](const std::string& g) { return glob_match(g, need); }))
+    if (!imported(w) || std::none_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& own) {
+          return std::find(own.needed.begin(), own.needed.end(), need) != own.needed.end();
+        }))
       continue;
-    for (const auto* u : declared_closure(*w, set.wheels))
+    for (const auto* u : set.wheels)
       if (const BinaryFacts* lib = shipped(u)) return LibraryFile{u, lib, install_path(lib->path)};
   }
   return std::nullopt;

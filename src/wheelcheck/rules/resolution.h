@@ -36,9 +36,9 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
 
 // The library file a need of `b` binds to in the install set: through its search paths and siblings
 // (resolve_needed), else one already in the process because a project whose import loads its
-// libraries (cuda.import_loaded: torch) is in the set and ships it, or preloads it (its providers
-// row: torch preloads libcudart from nvidia-cuda-runtime). `binary` is null when the file found is
-// not a parsed binary.
+// libraries (cuda.import_loaded: torch) is in the set and ships it, or one of its libraries needs
+// it (libtorch_cuda.so loads libcudart.so.13 from nvidia-cuda-runtime). `binary` is null when the
+// file found is not a parsed binary.
 struct LibraryFile {
   const WheelFacts* wheel = nullptr;
   const BinaryFacts* binary = nullptr;
