@@ -298,6 +298,28 @@ TEST_F(Link, TorchPreloadsWhatItBringsInOnly) {
   EXPECT_NE(check("libcudart.so.12", "cudaGetDeviceCount12").find("libcudart.so.12"), std::string::npos);
 }
 
+// torch alone: its libraries need the CUDA runtime its declared cuda-toolkit[cudart] brings (a
+// providers row of an extra), whose wheel is not in the run: expected from there, so nothing that
+// loads them is said to fail (torch 2.15.0 got ten WC514 errors before extras' rows were read).
+TEST_F(Link, LibrariesADeclaredDependencyBringsAreNotMissing) {
+  std::string rt = lib("libcudart.so.13", "int cudaFree(void){return 0;}", "-Wl,-soname,libcudart.so.13");
+  std::string deps =
+      lib("libtorch_global_deps.so", "int g(void){return 1;}",
+          "-Wl,-soname,libtorch_global_deps.so -Wl,--no-as-needed " + shell_quote(file("libcudart.so.13")));
+  std::string c =
+      lib("_C.so", "int g(void); void* PyInit__C(void){ return (void*)(long)g(); }",
+          "-Wl,--no-as-needed " + shell_quote(file("libtorch_global_deps.so")) + " -Wl,-rpath,'$ORIGIN/lib'");
+  Package torch{"torch",
+                "2.99.0",
+                kTag,
+                {{"torch/_C.cpython-312-x86_64-linux-gnu.so", c}, {"torch/lib/libtorch_global_deps.so", deps}},
+                {"cuda-toolkit[cudart]==13.0.2; platform_system == \"Linux\""}};
+  auto fs = judge({torch});
+  EXPECT_FALSE(says(fs, "WC514")) << testing::dump(fs);
+  EXPECT_TRUE(says(fs, "come from the dependency cuda-toolkit")) << testing::dump(fs);
+  (void)rt;
+}
+
 // What the run has no file for is taken on trust where the loader finds it on any system: glibc
 // references by version, the interpreter's C API by name.
 TEST_F(Link, SystemLibrariesAndTheInterpreter) {

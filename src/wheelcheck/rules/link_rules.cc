@@ -46,8 +46,12 @@ bool system_library(const Policy& p, const std::string& soname) {
 // run, the library must be found there (as WC503 holds it).
 bool from_absent_dependency(const WheelFacts& f, const InstallSet& set, const Policy& p, const std::string& soname) {
   for (const auto& d : declared_providers(f, p)) {
-    auto row = p.cuda.providers.find(d.name);
-    if (row == p.cuda.providers.end() || !glob_any(row->second, soname)) continue;
+    // Its rows: the project's own, and those of its extras (cuda-toolkit[cudart]).
+    bool provides = false;
+    for (const auto& [key, globs] : p.cuda.providers)
+      if ((key == d.name || (key.starts_with(d.name + "[") && key.ends_with("]"))) && glob_any(globs, soname))
+        provides = true;
+    if (!provides) continue;
     bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
       return w->filename.valid && w->filename.canonical_name == d.name;
     });
@@ -83,9 +87,9 @@ class Scope {
 
   // The scope of `root` (a binary of f); false when one of its own needs is met nowhere (WC503's).
   bool build(const BinaryFacts& root) {
+    seen_.insert(&root);  // a global library judged itself is not in its own scope twice
     globals();
     std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> queue{{&f_, &root}};
-    seen_.insert(&root);
     for (size_t i = 0; i < queue.size(); ++i)
       if (!visit(queue[i].first, *queue[i].second, queue, i == 0)) return false;
     return true;
