@@ -214,6 +214,17 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv))
 
 
+def check_table(path, doc):
+    """The generators' --check: True when the JSON table at `path` equals `doc`; else the first
+    differences go to stderr and it is False."""
+    with open(path) as f:
+        diffs = list(differences(json.load(f), doc))
+    if diffs:
+        print("\n".join(diffs[:20]), file=sys.stderr)
+        print(f"{path}: {len(diffs)} differences from the generated table", file=sys.stderr)
+    return not diffs
+
+
 # For the generators' --check: where a shipped JSON table and the regenerated one differ.
 def differences(old, new, path=""):
     if isinstance(old, dict) and isinstance(new, dict):

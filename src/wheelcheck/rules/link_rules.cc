@@ -267,65 +267,96 @@ std::string looked_in(const Scope& scope) {
   return s;
 }
 
+std::string describe(const Unbound& u, const Scope& scope,
+                     const std::vector<std::pair<std::string, std::string>>& missing, const std::string& loaded_by) {
+  std::vector<std::string> parts;
+  if (!u.versions.empty())
+    parts.push_back("needs version " + join(u.versions, ", ") +
+                    ", which the file found does not define (the loader refuses it: \"version not found\")");
+  if (u.count)
+    parts.push_back(std::to_string(u.count) + " undefined symbol" + (u.count == 1 ? "" : "s") +
+                    " resolve nowhere the loader looks" +
+                    (loaded_by.empty() ? "" : " when " + loaded_by + " loads it") + ": " + join(u.symbols, ", ") +
+                    (u.count > u.symbols.size() ? " and " + std::to_string(u.count - u.symbols.size()) + " more" : "") +
+                    "; looked in " + looked_in(scope) + ", none defines " + (u.count == 1 ? "it" : "them") +
+                    " (ImportError: undefined symbol)");
+  for (const auto& [need, by] : missing)
+    parts.push_back("loads " + by + ", which needs " + need + ", found nowhere (WC503 there): the load fails with \"" +
+                    need + ": cannot open shared object file\"");
+  return join(parts, "; ");
+}
+
+// ld.so relocates every object a load brings in with the search list of the object opened: the
+// wheel's entry points (extension modules, executables; each library when nothing of the wheel
+// loads it) are loaded each with its whole closure as the scope, and every object of the wheel in
+// that closure binds there (libtorch_nvshmem.so's c10::cuda symbols come from libc10_cuda.so, which
+// only torch/_C's closure holds). An object fails when it binds in no load that brings it in; an
+// entry fails when an object of its load does.
 void unresolved_symbols(const WheelFacts& f, const InstallSet& set, const LoadGraph& graph, FindingSink& s) {
-  struct Judged {
-    const BinaryFacts* b;
-    std::string msg;                        // "" when it links
-    std::vector<const BinaryFacts*> loads;  // the wheel's own libraries in its scope
-    bool missing_library = false;           // fails on a needed library WC503 reports: not again here
+  auto judgeable = [](const BinaryFacts& b) {
+    return b.format == "elf" && b.arch != "cuda" && !b.headers_only && b.symbols && b.errors.empty();
   };
-  std::vector<Judged> judged;
-  for (const auto& b : f.binaries) {
-    if (b.format != "elf" || b.arch == "cuda" || b.headers_only || !b.symbols || !b.errors.empty()) continue;
+  struct Verdict {
+    bool ok = false, missing_library = false;  // binds in some load; fails on a need WC503 reports
+    std::string msg;                           // why it failed in the first load that failed it
+  };
+  std::map<const BinaryFacts*, Verdict> verdicts;
+  auto note = [&](const BinaryFacts* b, const std::string& msg, bool missing_library) {
+    auto [it, fresh] = verdicts.try_emplace(b);
+    if (msg.empty()) it->second.ok = true;
+    if (!msg.empty() && it->second.msg.empty()) it->second.msg = msg, it->second.missing_library = missing_library;
+  };
+  struct Load {
+    const BinaryFacts* root;
+    std::vector<const BinaryFacts*> objects;  // the wheel's, the root first
+  };
+  std::vector<Load> loads;
+  auto load = [&](const BinaryFacts& root) {
     Scope scope(f, set, s.policy());
-    if (!scope.build(b)) {  // a needed library is missing: WC503 says so; what loads it fails too
-      judged.push_back({&b, "a needed library is missing (WC503)", {}, true});
-      continue;
+    if (!scope.build(root)) {  // a needed library is missing: WC503 says so; what loads it fails too
+      note(&root, "a needed library is missing (WC503)", true);
+      return;
     }
-    Judged j{&b, "", {}, false};
-    for (const auto& l : scope.libs())
-      if (l.wheel == &f && l.binary) j.loads.push_back(l.binary);
-    Unbound u = bind_all(b, scope, s.policy().linux);
-    std::vector<std::string> parts;
-    if (!u.versions.empty())
-      parts.push_back("needs version " + join(u.versions, ", ") +
-                      ", which the file found does not define (the loader refuses it: \"version not found\")");
-    if (u.count)
-      parts.push_back(
-          std::to_string(u.count) + " undefined symbol" + (u.count == 1 ? "" : "s") +
-          " resolve nowhere the loader looks: " + join(u.symbols, ", ") +
-          (u.count > u.symbols.size() ? " and " + std::to_string(u.count - u.symbols.size()) + " more" : "") +
-          "; looked in " + looked_in(scope) + ", none defines " + (u.count == 1 ? "it" : "them") +
-          " (ImportError: undefined symbol)");
-    for (const auto& [need, by] : scope.missing())
-      parts.push_back("loads " + by + ", which needs " + need +
-                      ", found nowhere (WC503 there): the load fails with \"" + need +
-                      ": cannot open shared object file\"");
-    j.msg = join(parts, "; ");
-    judged.push_back(std::move(j));
-  }
-  // A library of the wheel that fails fails everything that loads it (to a fixed point).
+    Load l{&root, {&root}};
+    for (const auto& lib : scope.libs())
+      if (lib.wheel == &f && lib.binary && judgeable(*lib.binary)) l.objects.push_back(lib.binary);
+    for (const auto* o : l.objects)
+      note(o,
+           describe(bind_all(*o, scope, s.policy().linux), scope,
+                    o == &root ? scope.missing() : decltype(scope.missing()){},
+                    o == &root ? "" : install_path(root.path)),
+           false);
+    loads.push_back(std::move(l));
+  };
+  for (const auto& b : f.binaries)
+    if (judgeable(b) && graph.entry(f, b)) load(b);
+  for (const auto& b : f.binaries)  // brought in by no entry of the wheel: on its own
+    if (judgeable(b) && !verdicts.count(&b)) load(b);
+  auto fails = [&](const BinaryFacts* b) { return verdicts.count(b) && !verdicts.at(b).ok; };
+  // An entry whose load brings in a failing object fails with it (to a fixed point).
   for (bool changed = true; changed;) {
     changed = false;
-    for (auto& j : judged) {
-      if (!j.msg.empty()) continue;
-      for (const auto* dep : j.loads) {
-        auto it = std::find_if(judged.begin(), judged.end(), [&](const Judged& o) { return o.b == dep; });
-        if (it == judged.end() || it->msg.empty()) continue;
-        j.msg = "loads " + install_path(dep->path) + ", which fails to load (" +
-                (it->missing_library ? "WC503" : "WC514") + " there), so this fails too";
+    for (const auto& l : loads) {
+      if (fails(l.root)) continue;
+      for (const auto* o : l.objects) {
+        if (o == l.root || !fails(o)) continue;
+        auto& v = verdicts[l.root];
+        v.ok = false;
+        v.msg = "loads " + install_path(o->path) + ", which fails to load (" +
+                (verdicts.at(o).missing_library ? "WC503" : "WC514") + " there), so this fails too";
         changed = true;
         break;
       }
     }
   }
-  for (const auto& j : judged) {
-    if (j.msg.empty() || j.missing_library) continue;
-    bool loaded = graph.loaded(f, *j.b);
-    std::string msg = j.msg;
+  for (const auto& b : f.binaries) {
+    auto it = verdicts.find(&b);
+    if (it == verdicts.end() || it->second.ok || it->second.missing_library) continue;
+    bool loaded = graph.loaded(f, b);
+    std::string msg = it->second.msg;
     if (!loaded)
-      msg += "; nothing in the run loads " + install_path(j.b->path) + ", so this fails only where something does";
-    s.add("WC514", msg, j.b->path, std::nullopt, loaded ? std::nullopt : std::optional(Severity::warning));
+      msg += "; nothing in the run loads " + install_path(b.path) + ", so this fails only where something does";
+    s.add("WC514", msg, b.path, std::nullopt, loaded ? std::nullopt : std::optional(Severity::warning));
   }
 }
 

@@ -180,6 +180,7 @@ LoadGraph::LoadGraph(const InstallSet& set) {
         if (!is_plugin(*b) && !(links_sibling.count(b) && !linked_by_sibling.count(b))) queue.emplace_back(w, b);
     }
   }
+  entries_.insert(queue.begin(), queue.end());
   while (!queue.empty()) {
     auto [w, b] = queue.front();
     queue.pop_front();
@@ -194,5 +195,6 @@ LoadGraph::LoadGraph(const InstallSet& set) {
 }
 
 bool LoadGraph::loaded(const WheelFacts& w, const BinaryFacts& b) const { return loaded_.count({&w, &b}) > 0; }
+bool LoadGraph::entry(const WheelFacts& w, const BinaryFacts& b) const { return entries_.count({&w, &b}) > 0; }
 
 }  // namespace wc

@@ -56,9 +56,12 @@ class LoadGraph {
  public:
   explicit LoadGraph(const InstallSet& set);
   bool loaded(const WheelFacts& w, const BinaryFacts& b) const;
+  // Loaded by itself (an extension module, an executable, a library of a wheel checked without its
+  // consumers), not only as another binary's dependency.
+  bool entry(const WheelFacts& w, const BinaryFacts& b) const;
 
  private:
-  std::set<std::pair<const WheelFacts*, const BinaryFacts*>> loaded_;
+  std::set<std::pair<const WheelFacts*, const BinaryFacts*>> loaded_, entries_;
 };
 
 // A Python extension module CPython would import: an importable location and an extension suffix.
