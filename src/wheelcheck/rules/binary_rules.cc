@@ -144,8 +144,8 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
     if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
     // Through its search paths and siblings, or already in the process: a project whose import
-    // loads its libraries (import torch: libtorch, libc10, and the CUDA libraries of its own
-    // dependencies) serves the need by soname, search path or not, when a wheel of the set ships it.
+    // loads its libraries (import torch: libtorch, libc10, and what they need, libcudart.so.13
+    // among them) serves the need by soname, search path or not, when a wheel of the set ships it.
     if (library_file(b, need, cx.set, pol.cuda)) continue;
     // A declared dependency provides it: expected from outside the wheel, unless that dependency's
     // wheel is in the set, where the library must then resolve for real.

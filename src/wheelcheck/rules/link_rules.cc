@@ -320,12 +320,14 @@ void unresolved_symbols(const WheelFacts& f, const InstallSet& set, const LoadGr
     Load l{&root, {&root}};
     for (const auto& lib : scope.libs())
       if (lib.wheel == &f && lib.binary && judgeable(*lib.binary)) l.objects.push_back(lib.binary);
-    for (const auto* o : l.objects)
+    for (const auto* o : l.objects) {
+      if (o != &root && verdicts.count(o) && verdicts.at(o).ok) continue;  // bound in an earlier load
       note(o,
            describe(bind_all(*o, scope, s.policy().linux), scope,
                     o == &root ? scope.missing() : decltype(scope.missing()){},
                     o == &root ? "" : install_path(root.path)),
            false);
+    }
     loads.push_back(std::move(l));
   };
   for (const auto& b : f.binaries)
