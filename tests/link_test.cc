@@ -177,7 +177,7 @@ TEST_F(Link, SymbolVersionsBindAsTheLoaderBindsThem) {
 
 // Weak references may stay unbound; hidden definitions bind nothing, protected ones do.
 TEST_F(Link, WeakReferencesAndVisibility) {
-  std::string stub = lib("libvis.so", "int p(void){return 1;} int h(void){return 2;}", "-Wl,-soname,libvis.so");
+  lib("libvis.so", "int p(void){return 1;} int h(void){return 2;}", "-Wl,-soname,libvis.so");
   std::string weak = lib("_ext.so",
                          "int p(void); extern int w(void) __attribute__((weak));\n"
                          "void* PyInit__ext(void){ return (void*)(long)(p() + (w ? w() : 0)); }",
@@ -193,7 +193,6 @@ TEST_F(Link, WeakReferencesAndVisibility) {
                            "-Wl,--no-as-needed " + shell_quote(file("libvis.so")) + " -Wl,-rpath,'$ORIGIN/../vis'");
   std::string msg = both({ext(uses_h), vis});
   EXPECT_NE(msg.find("undefined symbol: h"), std::string::npos) << msg;
-  (void)stub;
 }
 
 // The lookup scope is the whole DT_NEEDED closure, breadth first: a symbol only a transitive
@@ -302,7 +301,7 @@ TEST_F(Link, TorchPreloadsWhatItBringsInOnly) {
 // providers row of an extra), whose wheel is not in the run: expected from there, so nothing that
 // loads them is said to fail (torch 2.15.0 got ten WC514 errors before extras' rows were read).
 TEST_F(Link, LibrariesADeclaredDependencyBringsAreNotMissing) {
-  std::string rt = lib("libcudart.so.13", "int cudaFree(void){return 0;}", "-Wl,-soname,libcudart.so.13");
+  lib("libcudart.so.13", "int cudaFree(void){return 0;}", "-Wl,-soname,libcudart.so.13");
   std::string deps =
       lib("libtorch_global_deps.so", "int g(void){return 1;}",
           "-Wl,-soname,libtorch_global_deps.so -Wl,--no-as-needed " + shell_quote(file("libcudart.so.13")));
@@ -317,7 +316,6 @@ TEST_F(Link, LibrariesADeclaredDependencyBringsAreNotMissing) {
   auto fs = judge({torch});
   EXPECT_FALSE(says(fs, "WC514")) << testing::dump(fs);
   EXPECT_TRUE(says(fs, "come from the dependency cuda-toolkit")) << testing::dump(fs);
-  (void)rt;
 }
 
 // What the run has no file for is taken on trust where the loader finds it on any system: glibc
@@ -368,7 +366,7 @@ TEST_F(Link, TorchAbiClassAndRequirement) {
   EXPECT_FALSE(unstable_torch_symbol("_ZNSt6vectorIiSaIiEE9push_backERKi"));
   EXPECT_FALSE(unstable_torch_symbol("_ZN15torchvision_ext3fooEv"));
 
-  std::string c10 = lib("libc10.so", "int _ZN3c106detail14torchCheckFailEv(void){return 1;}", "-Wl,-soname,libc10.so");
+  lib("libc10.so", "int _ZN3c106detail14torchCheckFailEv(void){return 1;}", "-Wl,-soname,libc10.so");
   std::string unstable = lib("_ext.so",
                              "int _ZN3c106detail14torchCheckFailEv(void);\n"
                              "void* PyInit__ext(void){ return (void*)(long)_ZN3c106detail14torchCheckFailEv(); }",
@@ -412,7 +410,6 @@ TEST_F(Link, TorchAbiClassAndRequirement) {
       << testing::dump(too_wide);
   auto enough = judge({ext(stable, {"torch>=" + need})});
   EXPECT_FALSE(says(enough, "WC515")) << testing::dump(enough);
-  (void)c10;
 }
 
 // Two copies of one runtime in one process: renamed by auditwheel (libgomp-<hash>.so.1) or known

@@ -29,13 +29,9 @@ void add_filter_options(CLI::App* app, ReportOptions& o) {
 
 namespace {
 
-bool matches_any(const std::vector<std::string>& globs, const std::string& rule) {
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, rule); });
-}
-
 void filter(std::vector<Finding>& fs, const ReportOptions& o) {
   std::erase_if(fs, [&](const Finding& f) {
-    return matches_any(o.ignore, f.rule) || (!o.select.empty() && !matches_any(o.select, f.rule));
+    return glob_any(o.ignore, f.rule) || (!o.select.empty() && !glob_any(o.select, f.rule));
   });
   if (o.strict)
     for (auto& f : fs)

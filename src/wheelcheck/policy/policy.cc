@@ -603,4 +603,12 @@ Policy load_policy_document(const nlohmann::json& doc, const std::string& label,
   return p;
 }
 
+std::vector<std::string> CudaPolicy::provided_by(const std::string& project) const {
+  std::vector<std::string> out;
+  for (const auto& [key, globs] : providers)
+    if (key == project || (key.starts_with(project + "[") && key.ends_with("]")))
+      out.insert(out.end(), globs.begin(), globs.end());
+  return out;
+}
+
 }  // namespace wc

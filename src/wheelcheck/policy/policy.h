@@ -136,6 +136,8 @@ struct CudaPolicy {
   std::optional<VersionFile> version_file;
   // Dependency (canonical name, optionally with one [extra]) -> the sonames its wheel installs.
   std::map<std::string, std::vector<std::string>> providers;
+  // The sonames (globs) a project's wheels install: its own row and its extras' (cuda-toolkit[cudart]).
+  std::vector<std::string> provided_by(const std::string& project) const;
   // Projects whose import loads their libraries into the process (a dependent binds them by soname).
   std::vector<std::string> import_loaded;
   // Libraries such a project opens with RTLD_GLOBAL: in every later library's symbol scope.

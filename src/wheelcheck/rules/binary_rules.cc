@@ -24,10 +24,6 @@
 namespace wc {
 namespace {
 
-bool glob_any(const std::vector<std::string>& globs, const std::string& name) {
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
-}
-
 // The level a tag promises: the newest table row at or below its version (PEP 600 allows levels
 // between rows, e.g. manylinux_2_18). Symbol ceilings come from that row, except GLIBC, which is
 // the tag's own version.

@@ -190,17 +190,11 @@ void unknown_variant(const WheelFacts& f, const CudaVariant& v, const CudaPolicy
 // is itself the provider (nvidia-cublas ships libcublas) is not bundling. One finding per wheel.
 void bundled_libraries(const WheelFacts& f, const CudaPolicy& cuda, FindingSink& s) {
   if (cuda.expect_from_dependencies.empty() || !f.filename.valid) return;
-  std::vector<std::string> own;  // what this wheel provides, by the providers table
-  for (const auto& [key, globs] : cuda.providers)
-    if (key == f.filename.canonical_name || key.rfind(f.filename.canonical_name + "[", 0) == 0)
-      own.insert(own.end(), globs.begin(), globs.end());
-  auto matches = [](const std::vector<std::string>& globs, const std::string& name) {
-    return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
-  };
+  const std::vector<std::string> own = cuda.provided_by(f.filename.canonical_name);  // by the providers table
   std::vector<std::string> bundled;
   for (const auto& e : f.entries) {
     std::string base = e.name.substr(e.name.rfind('/') == std::string::npos ? 0 : e.name.rfind('/') + 1);
-    if (matches(cuda.expect_from_dependencies, base) && !matches(own, base)) bundled.push_back(e.name);
+    if (glob_any(cuda.expect_from_dependencies, base) && !glob_any(own, base)) bundled.push_back(e.name);
   }
   if (bundled.empty()) return;
   std::vector<std::string> shown(bundled.begin(), bundled.begin() + std::min<size_t>(bundled.size(), 5));

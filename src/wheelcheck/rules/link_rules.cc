@@ -22,15 +22,12 @@
 #include "binary/binary_facts.h"
 #include "rules/resolution.h"
 #include "rules/rules.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 
 namespace wc {
 namespace {
-
-bool glob_any(const std::vector<std::string>& globs, std::string_view name) {
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
-}
 
 // A need the platform's system provides (any level's library list of either family, the policy's
 // allowed and driver libraries): the loader finds it outside the run.
@@ -46,12 +43,7 @@ bool system_library(const Policy& p, const std::string& soname) {
 // run, the library must be found there (as WC503 holds it).
 bool from_absent_dependency(const WheelFacts& f, const InstallSet& set, const Policy& p, const std::string& soname) {
   for (const auto& d : declared_providers(f, p)) {
-    // Its rows: the project's own, and those of its extras (cuda-toolkit[cudart]).
-    bool provides = false;
-    for (const auto& [key, globs] : p.cuda.providers)
-      if ((key == d.name || (key.starts_with(d.name + "[") && key.ends_with("]"))) && glob_any(globs, soname))
-        provides = true;
-    if (!provides) continue;
+    if (!glob_any(p.cuda.provided_by(d.name), soname)) continue;  // its rows and its extras' (cuda-toolkit[cudart])
     bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
       return w->filename.valid && w->filename.canonical_name == d.name;
     });
@@ -111,15 +103,11 @@ class Scope {
   void globals() {
     for (const auto& g : p_.cuda.import_globals)
       for (const auto* w : set_.wheels) {
-        if (!w->filename.valid || std::find(p_.cuda.import_loaded.begin(), p_.cuda.import_loaded.end(),
-                                            w->filename.canonical_name) == p_.cuda.import_loaded.end())
-          continue;
-        for (const auto& b : w->binaries)
-          if ((b.soname == g || last_component(b.path) == g) && seen_.insert(&b).second) {
-            libs_.push_back({w, &b, g, false});
-            std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> queue{{w, &b}};
-            for (size_t i = 0; i < queue.size(); ++i) visit(queue[i].first, *queue[i].second, queue, false);
-          }
+        const BinaryFacts* b = import_loaded(*w, p_.cuda) ? shipped_library(*w, g) : nullptr;
+        if (!b || !seen_.insert(b).second) continue;
+        libs_.push_back({w, b, g, false});
+        std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> queue{{w, b}};
+        for (size_t i = 0; i < queue.size(); ++i) visit(queue[i].first, *queue[i].second, queue, false);
       }
   }
 
@@ -408,8 +396,7 @@ std::string runtime_of(const BinaryFacts& b, const Runtimes& runtimes) {
   std::string name(b.soname.empty() ? last_component(b.path) : std::string_view(b.soname));
   std::string stem = name.substr(0, name.find(".so"));
   auto dash = stem.rfind('-');
-  if (dash != std::string::npos && stem.size() - dash == 9 &&
-      std::all_of(stem.begin() + long(dash) + 1, stem.end(), [](char c) { return std::isxdigit(uint8_t(c)); }))
+  if (dash != std::string::npos && stem.size() - dash == 9 && all_hex(std::string_view(stem).substr(dash + 1)))
     stem.resize(dash);
   if (runtimes.count(stem)) return stem;
   for (const auto& v : b.version_defs)

@@ -86,34 +86,36 @@ const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path) {
   return nullptr;
 }
 
+bool import_loaded(const WheelFacts& w, const CudaPolicy& cuda) {
+  return w.filename.valid && std::find(cuda.import_loaded.begin(), cuda.import_loaded.end(),
+                                       w.filename.canonical_name) != cuda.import_loaded.end();
+}
+
+const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname) {
+  for (const auto& lib : w.binaries)
+    if (lib.soname == soname || last_component(lib.path) == soname) return &lib;
+  return nullptr;
+}
+
 std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string& need, const InstallSet& set,
                                         const CudaPolicy& cuda) {
   if (auto r = resolve_needed(b, need, set.wheels))
     return LibraryFile{r->wheel, binary_at(*r->wheel, r->path), r->path};
-  auto shipped = [&](const WheelFacts* w) -> const BinaryFacts* {
-    for (const auto& lib : w->binaries)
-      if (lib.soname == need || last_component(lib.path) == need) return &lib;
-    return nullptr;
-  };
-  auto imported = [&](const WheelFacts* w) {
-    return w->filename.valid && std::find(cuda.import_loaded.begin(), cuda.import_loaded.end(),
-                                          w->filename.canonical_name) != cuda.import_loaded.end();
-  };
   for (const auto* w : set.wheels) {
-    if (!imported(w)) continue;
-    if (const BinaryFacts* lib = shipped(w)) return LibraryFile{w, lib, install_path(lib->path)};
+    if (!import_loaded(*w, cuda)) continue;
+    if (const BinaryFacts* lib = shipped_library(*w, need)) return LibraryFile{w, lib, install_path(lib->path)};
   }
   // Loaded by the import through that project's own libraries (libtorch_cuda.so needs
   // libcudart.so.13, which then sits in the process): a soname one of its binaries needs, from the
   // wheel of the set that ships it. What its libraries do not need (libcudart.so.12 beside a CUDA 13
   // torch) nothing preloads.
   for (const auto* w : set.wheels) {
-    if (!imported(w) || std::none_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& own) {
+    if (!import_loaded(*w, cuda) || std::none_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& own) {
           return std::find(own.needed.begin(), own.needed.end(), need) != own.needed.end();
         }))
       continue;
     for (const auto* u : set.wheels)
-      if (const BinaryFacts* lib = shipped(u)) return LibraryFile{u, lib, install_path(lib->path)};
+      if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, install_path(lib->path)};
   }
   return std::nullopt;
 }

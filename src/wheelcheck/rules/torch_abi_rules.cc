@@ -4,12 +4,12 @@
 // torch that has the shims it calls: its requirement must admit none older than the newest one
 // (policies/torch_stable_abi.json, generated from torch's headers).
 #include <algorithm>
-#include <cctype>
 
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
 #include "rules/rules.h"
 #include "rules/torch_abi.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/requirement.h"
 #include "wheel/version.h"
@@ -17,14 +17,11 @@
 namespace wc {
 namespace {
 
-// The <source-name> at `at` (<length><identifier>), advancing `at`; "" when there is none.
-std::string_view source_name(std::string_view s, size_t& at) {
-  size_t n = 0, i = at;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && n < 100000)
-    n = n * 10 + size_t(s[i++] - '0');
-  if (i == at || n == 0 || n > s.size() - i) return {};
-  at = i + n;
-  return s.substr(i, n);
+// The <source-name> at the front of `s` (<length><identifier>); "" when there is none.
+std::string_view source_name(std::string_view s) {
+  uint64_t n = 0;
+  if (!consume_number(s, s.size(), n) || n == 0) return {};
+  return s.substr(0, n);
 }
 
 bool links_torch(const BinaryFacts& b) {
@@ -49,10 +46,10 @@ bool unstable_torch_symbol(std::string_view mangled) {
   // torch::headeronly and torch::stable are the stable ABI's C++ face: every other torch:: name
   // is unstable. Each "5torch" token followed by a nested name is looked at.
   for (size_t at = mangled.find("5torch"); at != std::string_view::npos; at = mangled.find("5torch", at + 1)) {
-    if (at > 0 && std::isdigit(static_cast<unsigned char>(mangled[at - 1]))) continue;  // part of a longer length
-    size_t next = at + 6;
-    if (next >= mangled.size() || !std::isdigit(static_cast<unsigned char>(mangled[next]))) continue;
-    std::string_view inner = source_name(mangled, next);
+    if (at > 0 && is_digit(mangled[at - 1])) continue;  // part of a longer length
+    std::string_view rest = mangled.substr(at + 6);
+    if (rest.empty() || !is_digit(rest[0])) continue;
+    std::string_view inner = source_name(rest);
     if (inner != "stable" && inner != "headeronly") return true;
   }
   return false;
@@ -97,23 +94,24 @@ struct Admitted {
   }
 };
 
-Admitted admitted_by(const SpecifierSet* spec) {
+// A minor release is admitted when each specifier admits its .0 or a late patch (one torch must
+// satisfy them all, as pip installs one).
+Admitted admitted_by(const std::vector<SpecifierSet>& specs) {
   Admitted a;
   for (int major = 1; major <= 3; ++major)
-    for (int minor = 0; minor < 100; ++minor)
-      for (int patch : {0, 9}) {
-        auto v = parse_version(std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch));
-        if (v && (!spec || spec->contains(*v))) {
-          a.minors.emplace_back(major, minor);
-          a.later = major == 3 && minor == 99;
-          break;
-        }
-      }
+    for (int minor = 0; minor < 100; ++minor) {
+      const std::string release = std::to_string(major) + "." + std::to_string(minor) + ".";
+      const auto v0 = parse_version(release + "0"), v9 = parse_version(release + "9");
+      bool ok = std::all_of(specs.begin(), specs.end(),
+                            [&](const SpecifierSet& s) { return s.contains(*v0) || s.contains(*v9); });
+      if (!ok) continue;
+      a.minors.emplace_back(major, minor);
+      a.later = major == 3 && minor == 99;
+    }
   return a;
 }
 
-// The torch requirements that hold on the wheel's platform (no extras), as one admitted set: the
-// intersection, as pip would install one torch satisfying all of them.
+// The torch requirements that hold on the wheel's platform (no extras), as one admitted set.
 struct TorchRequirement {
   std::vector<std::string> lines;
   Admitted admitted;
@@ -131,19 +129,7 @@ TorchRequirement torch_requirement(const WheelFacts& f) {
       if (auto s = SpecifierSet::parse(r->specifier)) specs.push_back(std::move(*s));
     }
   }
-  Admitted all = admitted_by(nullptr);
-  for (const auto& m : all.minors) {
-    bool ok = std::all_of(specs.begin(), specs.end(), [&](const SpecifierSet& s) {
-      for (int patch : {0, 9})
-        if (auto v =
-                parse_version(std::to_string(m.first) + "." + std::to_string(m.second) + "." + std::to_string(patch));
-            v && s.contains(*v))
-          return true;
-      return false;
-    });
-    if (ok) out.admitted.minors.push_back(m);
-  }
-  out.admitted.later = !out.admitted.minors.empty() && out.admitted.minors.back() == all.minors.back();
+  out.admitted = admitted_by(specs);
   return out;
 }
 

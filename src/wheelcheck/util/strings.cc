@@ -220,6 +220,10 @@ static bool glob_nfa(std::string_view p, std::string_view s) {
   return cur[n];
 }
 
+bool glob_any(const std::vector<std::string>& globs, std::string_view name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
+}
+
 bool glob_match(std::string_view pattern, std::string_view path) {
   // Every run of plain characters (no wildcard, class or '/', which "**/" may drop) appears in
   // any path the pattern matches: look for the longest one first, so most paths fail in one

@@ -28,6 +28,8 @@ std::string nfc(std::string_view s);
 // Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
 // `[...]` a class.
 bool glob_match(std::string_view pattern, std::string_view path);
+// Whether any of `globs` matches `name`.
+bool glob_any(const std::vector<std::string>& globs, std::string_view name);
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
