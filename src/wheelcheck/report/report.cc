@@ -112,6 +112,7 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
       out << red << bold << "FAIL" << reset;
     out << "  " << escape_for_display(i.path) << "\n";
     if (i.skipped && !i.skip_reason.empty()) out << "        " << dim << i.skip_reason << reset << "\n";
+    for (const auto& n : i.notes) out << "        " << dim << escape_for_display(n) << reset << "\n";
     if (!i.waived.empty())
       out << "  " << dim << "waived " << i.waived.size() << " finding" << (i.waived.size() == 1 ? "" : "s") << " ("
           << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason)
@@ -192,6 +193,7 @@ json report_to_json(const RunReport& r) {
                  {"findings", findings_json(i.findings)}};
     if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
     if (i.skipped) item["skip_reason"] = i.skip_reason;
+    if (!i.notes.empty()) item["notes"] = i.notes;
     if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
     if (i.requests) item["requests"] = i.requests, item["connections"] = i.connections;
     if (!i.release.is_null()) item["release"] = i.release;

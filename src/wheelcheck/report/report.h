@@ -23,6 +23,7 @@ struct ItemResult {
   uint64_t requests = 0, connections = 0;  // wheelcheck, remote wheels: HTTP requests and new connections
   bool skipped = false;                    // wheelsmoke: nothing ran (e.g. no GPU)
   std::string skip_reason;
+  std::vector<std::string> notes;  // what a reader should know beside the findings ("12 libraries loaded, ...")
   bool pass() const { return !has_errors(findings); }
 };
 

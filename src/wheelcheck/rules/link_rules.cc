@@ -29,29 +29,6 @@
 namespace wc {
 namespace {
 
-// A need the platform's system provides (any level's library list of either family, the policy's
-// allowed and driver libraries): the loader finds it outside the run.
-bool system_library(const Policy& p, const std::string& soname) {
-  for (const auto* levels : {&p.linux.manylinux, &p.linux.musllinux})
-    for (const auto& l : *levels)
-      if (std::find(l.libraries.begin(), l.libraries.end(), soname) != l.libraries.end()) return true;
-  return glob_any(p.linux.allowed_libraries, soname) || glob_any(p.cuda.driver_libraries, soname);
-}
-
-// Whether a declared dependency of `f` is expected to install `soname` (the providers table) and
-// its wheel is not in the run: then the library is expected from outside it. With that wheel in the
-// run, the library must be found there (as WC503 holds it).
-bool from_absent_dependency(const WheelFacts& f, const InstallSet& set, const Policy& p, const std::string& soname) {
-  for (const auto& d : declared_providers(f, p)) {
-    if (!glob_any(p.cuda.provided_by(d.name), soname)) continue;  // its rows and its extras' (cuda-toolkit[cudart])
-    bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
-      return w->filename.valid && w->filename.canonical_name == d.name;
-    });
-    if (!present) return true;
-  }
-  return false;
-}
-
 std::string wheel_label(const WheelFacts* w) {
   if (!w || !w->filename.valid) return "";
   return w->filename.name + " " + w->filename.version_text;
@@ -128,7 +105,7 @@ class Scope {
       // Not in the run: a declared dependency's library whose wheel is absent may define anything;
       // a need met nowhere is WC503's finding for the root, and fails the root's load when a
       // library it loads has it.
-      bool declared = from_absent_dependency(*w, set_, p_, need);
+      bool declared = !absent_dependency_for(*w, set_, p_, need).empty();
       if (root && !declared) return false;
       if (!declared) missing_.push_back({need, install_path(b.path)});
       libs_.push_back({nullptr, nullptr, need, true});
@@ -385,25 +362,6 @@ void pe_imports(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
               " no such name): Windows refuses the load (\"The specified procedure could not be found\")",
           b.path);
   }
-}
-
-using Runtimes = std::map<std::string, std::vector<std::string>>;
-
-// The runtime a library is a copy of: by its soname's stem without auditwheel's -<8 hex> hash
-// (libgomp-a34b3233.so.1 -> libgomp), else by a version node it defines (GOMP_4.0 -> libgomp; a
-// copy renamed some other way). The stem decides first: LLVM's libomp defines GOMP_ nodes too.
-std::string runtime_of(const BinaryFacts& b, const Runtimes& runtimes) {
-  std::string name(b.soname.empty() ? last_component(b.path) : std::string_view(b.soname));
-  std::string stem = name.substr(0, name.find(".so"));
-  auto dash = stem.rfind('-');
-  if (dash != std::string::npos && stem.size() - dash == 9 && all_hex(std::string_view(stem).substr(dash + 1)))
-    stem.resize(dash);
-  if (runtimes.count(stem)) return stem;
-  for (const auto& v : b.version_defs)
-    for (const auto& [runtime, prefixes] : runtimes)
-      for (const auto& prefix : prefixes)
-        if (v.starts_with(prefix)) return runtime;
-  return "";
 }
 
 void duplicate_runtimes(const WheelFacts& f, const InstallSet& set, const LoadGraph& graph, FindingSink& s) {

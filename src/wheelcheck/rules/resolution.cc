@@ -1,8 +1,10 @@
 #include "rules/resolution.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
+#include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
@@ -118,6 +120,54 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
       if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, install_path(lib->path)};
   }
   return std::nullopt;
+}
+
+bool system_library(const Policy& p, const std::string& soname) {
+  for (const auto* levels : {&p.linux.manylinux, &p.linux.musllinux})
+    for (const auto& l : *levels)
+      if (std::find(l.libraries.begin(), l.libraries.end(), soname) != l.libraries.end()) return true;
+  return glob_any(p.linux.allowed_libraries, soname) || glob_any(p.cuda.driver_libraries, soname);
+}
+
+std::string absent_dependency_for(const WheelFacts& f, const InstallSet& set, const Policy& p,
+                                  const std::string& soname) {
+  for (const auto& d : declared_providers(f, p)) {
+    if (!glob_any(p.cuda.provided_by(d.name), soname)) continue;
+    bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
+      return w->filename.valid && w->filename.canonical_name == d.name;
+    });
+    if (!present) return d.name;
+  }
+  return "";
+}
+
+std::string runtime_of(const BinaryFacts& b, const std::map<std::string, std::vector<std::string>>& runtimes) {
+  std::string name(b.soname.empty() ? last_component(b.path) : std::string_view(b.soname));
+  std::string stem = name.substr(0, name.find(".so"));
+  auto dash = stem.rfind('-');
+  if (dash != std::string::npos && stem.size() - dash == 9 && all_hex(std::string_view(stem).substr(dash + 1)))
+    stem.resize(dash);
+  if (runtimes.count(stem)) return stem;
+  for (const auto& v : b.version_defs)
+    for (const auto& [runtime, prefixes] : runtimes)
+      for (const auto& prefix : prefixes)
+        if (v.starts_with(prefix)) return runtime;
+  return "";
+}
+
+NeedPrediction predict_need(const WheelFacts& f, const BinaryFacts& b, const std::string& need, const InstallSet& set,
+                            const Policy& p) {
+  NeedPrediction out;
+  if (auto file = library_file(b, need, set, p.cuda)) {
+    out.where = NeedPrediction::Where::wheel;
+    out.file = *file;
+  } else if (system_library(p, need)) {
+    out.where = NeedPrediction::Where::system;
+  } else if (std::string dep = absent_dependency_for(f, set, p, need); !dep.empty()) {
+    out.where = NeedPrediction::Where::dependency;
+    out.dependency = dep;
+  }
+  return out;
 }
 
 bool is_extension_module(const std::string& entry) {

@@ -3,6 +3,7 @@
 // rules (WC503, WC504) and the justified platform tag both read these.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +53,31 @@ bool import_loaded(const WheelFacts& w, const CudaPolicy& cuda);
 const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname);
 // The binary of `w` installed at `path` (an install path), or null.
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
+
+// A need the platform's system provides (any level's library list of either family, the policy's
+// allowed and driver libraries): the loader finds it outside the run.
+bool system_library(const Policy& p, const std::string& soname);
+// The declared dependency of `f` expected to install `soname` (the providers table, its extras'
+// rows too) whose wheel is not in `set`: the library comes from outside the run. "" when there is
+// none; with that wheel in the run, the library must be found there (as WC503 holds it).
+std::string absent_dependency_for(const WheelFacts& f, const InstallSet& set, const Policy& p,
+                                  const std::string& soname);
+// The runtime a library is a copy of (a key of `runtimes`, the policy's linux.runtimes): by its
+// soname's stem without auditwheel's -<8 hex> hash (libgomp-a34b3233.so.1 -> libgomp), else by a
+// version node it defines (GOMP_4.0 -> libgomp; a copy renamed some other way). The stem decides
+// first: LLVM's libomp defines GOMP_ nodes too. "" when it is none of them.
+std::string runtime_of(const BinaryFacts& b, const std::map<std::string, std::vector<std::string>>& runtimes);
+
+// Where the gate expects a need of `b` (a binary of `f`) to be met in a process, in the loader's
+// order: a file of the run (library_file), a system library, a declared dependency whose wheel is
+// not in the run, or nowhere (WC503's error).
+struct NeedPrediction {
+  enum class Where { wheel, system, dependency, nowhere } where = Where::nowhere;
+  LibraryFile file;        // Where::wheel
+  std::string dependency;  // Where::dependency: the project expected to install it
+};
+NeedPrediction predict_need(const WheelFacts& f, const BinaryFacts& b, const std::string& need, const InstallSet& set,
+                            const Policy& p);
 
 // Which ELF binaries of an install set something loads: Python extension modules and executables
 // are entry points (in a wheel with neither, every library is one: its consumers live elsewhere),
