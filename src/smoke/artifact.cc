@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,11 +14,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "smoke/session.h"
 #include "util/digest.h"
 #include "util/json_text.h"
 #include "util/strings.h"
-
-extern char** environ;
 
 namespace wc::smoke {
 
@@ -74,42 +72,11 @@ void Probe::start() {
   dir_ = tmpl;
   std::string script = dir_ + "/wheelsmoke_probe.py";
   std::ofstream(script) << probe_source();
-  int to_child[2], from_child[2], err_child[2];
-  if (pipe(to_child) != 0 || pipe(from_child) != 0 || pipe(err_child) != 0)
-    throw ProbeError("cannot create pipes for the probe");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_child[1], 2);
-  posix_spawn_file_actions_addclose(&fa, to_child[1]);
-  posix_spawn_file_actions_addclose(&fa, from_child[0]);
-  posix_spawn_file_actions_addclose(&fa, err_child[0]);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);  // a session (and process group) of its own
-  std::vector<std::string> args = {python_, "-u", script};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int rc = posix_spawnp(&pid_, python_.c_str(), &fa, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  close(to_child[0]);
-  close(from_child[1]);
-  close(err_child[1]);
-  in_ = to_child[1];
-  out_ = from_child[0];
-  err_ = err_child[0];
-  fcntl(in_, F_SETFD, FD_CLOEXEC);
-  fcntl(out_, F_SETFD, FD_CLOEXEC);
-  fcntl(err_, F_SETFD, FD_CLOEXEC);
-  fcntl(err_, F_SETFL, O_NONBLOCK);
-  signal(SIGPIPE, SIG_IGN);     // a probe that died is an error answer, not the end of wheelsmoke
-  pgid_ = rc == 0 ? pid_ : -1;  // POSIX_SPAWN_SETSID: the session and group ids are its pid
-  if (rc != 0) {
-    pid_ = -1;
-    fail("cannot start " + python_ + ": " + std::strerror(rc));
+  try {
+    SessionChild c = spawn_session({python_, "-u", script});
+    pid_ = c.pid, pgid_ = c.pgid, in_ = c.in, out_ = c.out, err_ = c.err;
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
   }
 }
 

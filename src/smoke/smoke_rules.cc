@@ -21,6 +21,26 @@ std::span<const RuleInfo> smoke_rules() {
       {"WS203", S::error,
        "the artifact's probe failed: no torch under the interpreter, or it died, hung or broke the protocol",
        "wheelsmoke"},
+      {"WS301", S::error,
+       "an import (or opening a native library no import loads) fails: the exact error, the signal of a crash, or a "
+       "hang",
+       "wheelsmoke"},
+      {"WS302", S::error,
+       "a library loaded from outside the install set and the system's libraries (LD_LIBRARY_PATH, /usr/local/cuda, "
+       "another venv), or a torch artifact's CUDA library from the system",
+       "wheelsmoke"},
+      {"WS303", S::error, "two copies of one runtime (libgomp, libgfortran, libcudart ...) loaded in one process",
+       "wheelsmoke"},
+      {"WS304", S::error,
+       "what loaded differs from wheelcheck's prediction: another file for a need, a binary it fails that loaded, one "
+       "it passes that failed",
+       "wheelsmoke"},
+      {"WS305", S::error, "a wheel is not what --python's environment has installed (absent, another version or build)",
+       "wheelsmoke"},
+      {"WS306", S::warning,
+       "an import misbehaves around its work: megabytes of output, a child process left running, threads that keep "
+       "the interpreter from exiting",
+       "wheelsmoke"},
   };
   return rules;
 }

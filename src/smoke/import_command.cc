@@ -1,0 +1,490 @@
+// wheelsmoke import: install the wheels together (or take an environment they are installed in),
+// import each of their import names in a fresh interpreter, open every native library no import
+// loaded, and watch what the process really loads (src/smoke/import_truth.h judges it).
+#include "smoke/commands.h"
+
+#include <stdlib.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include "facts/analyze.h"
+#include "pipeline/check.h"
+#include "rules/resolution.h"
+#include "smoke/import_job.h"
+#include "smoke/import_truth.h"
+#include "smoke/session.h"
+#include "smoke/smoke_rules.h"
+#include "smoke/venv.h"
+#include "util/parse.h"
+#include "util/strings.h"
+#include "wheel/entry_names.h"
+#include "wheel/filename.h"
+
+namespace wc::smoke {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kFloodBytes = 1u << 20;
+
+// The probe's script, written once for the run.
+class ProbeScript {
+ public:
+  ProbeScript() {
+    char tmpl[] = "/tmp/wheelsmoke-import-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a folder for the import probe");
+    dir_ = tmpl;
+    std::ofstream(path()) << import_probe_source();
+  }
+  ~ProbeScript() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path() const { return dir_ + "/import_probe.py"; }
+
+ private:
+  std::string dir_;
+};
+
+bool tests_like(std::string_view name) {
+  for (const char* t : {"test", "tests", "testing", "_test", "_tests", "benchmarks", "bench", "examples", "docs"})
+    if (name == t) return true;
+  return false;
+}
+
+// What `import` may name for the wheel: METADATA's Import-Name fields (PEP 794) when it declares
+// any, else its top-level packages and modules (shallowest packages under namespace folders when
+// it has none at the top), without tests-like ones.
+std::vector<std::string> import_names(const WheelFacts& f) {
+  std::vector<std::string> out;
+  if (f.metadata && f.metadata->count("Import-Name")) {
+    for (const auto& v : f.metadata->get_all("Import-Name")) {
+      std::string name(trim(std::string_view(v).substr(0, v.find(';'))));
+      bool ok = !name.empty();
+      for (auto part : split(name, '.')) ok = ok && is_import_name(part);
+      if (ok && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    }
+    return out;
+  }
+  std::set<std::string> top, nested;
+  for (const auto& e : f.entries) {
+    auto t = install_target(e.name);
+    if (!t || !t->library() || t->path.find(".dist-info/") != std::string::npos) continue;
+    auto parts = split(t->path, '/');
+    std::string name;
+    if (parts.size() == 1) {
+      std::string_view file = parts[0];
+      if (file.ends_with(".py"))
+        name = std::string(file.substr(0, file.size() - 3));
+      else if (auto x = extension_suffix(file); x && x->python_extension)
+        name = std::string(file.substr(0, file.find('.')));
+    } else if (parts.back() == "__init__.py") {
+      std::vector<std::string> pkg(parts.begin(), parts.end() - 1);
+      bool ok = pkg.size() <= 3;
+      for (const auto& p : pkg) ok = ok && is_import_name(p) && !tests_like(p);
+      if (ok) (pkg.size() == 1 ? top : nested).insert(join(pkg, "."));
+      continue;
+    }
+    if (!name.empty() && is_import_name(name) && !tests_like(name)) top.insert(name);
+  }
+  if (top.empty()) {  // namespace folders only (nvidia/cudnn/__init__.py): the shallowest packages
+    size_t depth = SIZE_MAX;
+    for (const auto& n : nested) depth = std::min<size_t>(depth, std::count(n.begin(), n.end(), '.'));
+    for (const auto& n : nested)
+      if (size_t(std::count(n.begin(), n.end(), '.')) == depth) top.insert(n);
+  }
+  return {top.begin(), top.end()};
+}
+
+std::string real_path(const std::string& p) {
+  std::error_code ec;
+  auto r = fs::weakly_canonical(p, ec);
+  return ec ? p : r.string();
+}
+
+// The absolute path a loader message starts with ("/x/y.so: undefined symbol: z"), or "".
+std::string leading_path(const std::string& message) {
+  if (message.empty() || message[0] != '/') return "";
+  auto colon = message.find(": ");
+  return colon == std::string::npos ? "" : message.substr(0, colon);
+}
+
+// The NVIDIA driver library (cuda.driver_libraries) a loader message says is missing
+// ("libcuda.so.1: cannot open shared object file ..."), or "": a machine without the driver (a CPU
+// runner) cannot open what needs it, whatever the artifact.
+std::string missing_driver(const std::string& message, const Policy& policy) {
+  auto at = message.find(": cannot open shared object file");
+  if (at == std::string::npos) return "";
+  std::string soname = message.substr(0, at);
+  if (auto slash = soname.rfind(' '); slash != std::string::npos) soname = soname.substr(slash + 1);
+  return glob_any(policy.cuda.driver_libraries, soname) ? soname : "";
+}
+
+std::vector<std::pair<std::string, std::string>> loaded_pairs(const nlohmann::json& answer) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!answer.contains("loaded") || !answer["loaded"].is_array()) return out;
+  for (const auto& row : answer["loaded"])
+    if (row.is_array() && row.size() == 2 && row[0].is_string() && row[1].is_string())
+      out.emplace_back(row[0].get<std::string>(), row[1].get<std::string>());
+  return out;
+}
+
+std::set<std::string> strings_of(const nlohmann::json& answer, const char* key) {
+  std::set<std::string> out;
+  if (answer.contains(key) && answer[key].is_array())
+    for (const auto& x : answer[key])
+      if (x.is_string()) out.insert(x.get<std::string>());
+  return out;
+}
+
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+// Everything of one run: the probe, the environment, the gate and the judge.
+struct Session {
+  const ImportArgs& args;
+  const Policy& policy;
+  std::string python;
+  const std::vector<std::string>* env = nullptr;  // the children's environment (null: ours)
+  ProbeScript script;
+  JobLimits limits;
+
+  JobOutcome ask(const nlohmann::json& request) const {
+    nlohmann::json r = request;
+    r["dump_after"] = std::max(0.5, limits.seconds * 0.8);
+    return run_import_job(python, script.path(), r, limits, env);
+  }
+};
+
+// How a process that did not answer ended, in words.
+std::string how_it_ended(const JobOutcome& o, double seconds) {
+  std::string stuck = o.stuck_at();
+  std::string words = stuck.empty() ? o.last_words() : "at " + stuck;
+  std::string how;
+  if (o.timed_out)
+    how = "did not finish within " + std::to_string(int(seconds)) + " s (killed with its process group)";
+  else if (o.signal)
+    how = "crashed: killed by " + signal_name(o.signal);
+  else if (!o.protocol_error.empty())
+    how = o.protocol_error;
+  else
+    how = "exited with status " + std::to_string(o.exit_code) + " before answering";
+  return how + (words.empty() ? "" : " (" + words + ")");
+}
+
+// WS306: an import that worked, but misbehaved around it.
+void misbehaviour(const JobOutcome& o, const std::string& what, FindingSink& s) {
+  if (o.output_bytes > kFloodBytes)
+    s.add("WS306", what + " printed " + std::to_string(o.output_bytes >> 20) +
+                       " MiB (wheelsmoke kept only the last 64 KiB; a CI log would hold all of it)");
+  if (o.children_left)
+    s.add("WS306", what + " left a child process running after the interpreter exited (killed with its process group)");
+  if (o.exit_hung) {
+    auto threads = strings_of(o.final_line(), "threads");
+    s.add("WS306", what + " finished, but the interpreter did not exit within " +
+                       std::to_string(int(o.seconds > 0 ? 5 : 5)) + " s" +
+                       (threads.empty() ? ""
+                                        : ": non-daemon threads " + join({threads.begin(), threads.end()}, ", ") +
+                                              " keep it alive (a plain `python -c \"import ...\"` hangs)") +
+                       " (killed)");
+  }
+}
+
+struct WheelRun {
+  const WheelFacts* facts = nullptr;
+  ItemResult item;
+  nlohmann::json imports = nlohmann::json::array(), libraries = nlohmann::json::array();
+};
+
+// Imports one name; returns the real paths it loaded (for the library pass).
+std::set<std::string> import_one(Session& ss, const std::string& module, Judge& judge, FindingSink& s,
+                                 nlohmann::json& record, std::set<std::string>& failed) {
+  std::string what = "import " + module;
+  JobOutcome o = ss.ask({{"op", "import"}, {"module", module}});
+  const nlohmann::json& answer = o.final_line();
+  Observation ob;
+  ob.what = what;
+  ob.loaded = loaded_pairs(answer);
+  ob.before = strings_of(answer, "before");
+  nlohmann::json row = {{"module", module}, {"seconds", o.seconds}};
+  if (!o.done) {
+    ob.failed = true;
+    ob.error = how_it_ended(o, ss.limits.seconds);
+    s.add("WS301", what + " " + ob.error);
+  } else if (!answer.value("ok", false)) {
+    ob.failed = true;
+    ob.error = str(answer, "error_type") + ": " + str(answer, "message");
+    for (const auto& p : {str(answer, "error_path"), leading_path(str(answer, "message"))})
+      if (!p.empty()) ob.culprits.push_back(real_path(p));
+    if (std::string driver = missing_driver(str(answer, "message"), ss.policy); !driver.empty()) {
+      s.add("WS301",
+            what + " failed: " + clip_for_display(ob.error, 1500) + " (the NVIDIA driver's " + driver +
+                " is not on this machine: the package cannot be imported without a GPU driver)",
+            "", std::nullopt, Severity::warning);
+      ob.culprits.clear();  // the machine's lack, not the gate's miss
+    } else {
+      s.add("WS301", what + " failed: " + clip_for_display(ob.error, 1500));
+    }
+  }
+  misbehaviour(o, what, s);
+  judge.observe(ob, s);
+  failed.insert(ob.culprits.begin(), ob.culprits.end());
+  row["result"] = ob.failed ? ob.error : "ok";
+  size_t fresh = 0;
+  std::set<std::string> loaded;
+  for (const auto& [name, real] : ob.loaded) {
+    loaded.insert(real);
+    if (!ob.before.count(real)) ++fresh;
+  }
+  row["loaded"] = fresh;
+  record.push_back(row);
+  return loaded;
+}
+
+// The wheel's native libraries no import loaded, each opened RTLD_NOW after the top-level import;
+// a crash names the library it happened in and the rest go on in a fresh process.
+void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, const Gate& gate,
+                    const std::string& first, const std::set<std::string>& loaded, Judge& judge, FindingSink& s,
+                    nlohmann::json& record, std::vector<std::string>& notes) {
+  std::vector<std::string> paths;
+  std::map<std::string, const BinaryFacts*> binary_of;
+  std::string project = f.filename.valid ? f.filename.canonical_name : "";
+  for (const auto& b : f.binaries) {
+    if (b.format != "elf" || b.elf_type != "dyn") continue;  // extension modules too: CDLL runs no init
+    auto it = env.real_of.find({project, install_path(b.path)});
+    if (it == env.real_of.end() || loaded.count(it->second)) continue;
+    paths.push_back(it->second);
+    binary_of[it->second] = &b;
+  }
+  std::set<std::string> need_driver;
+  size_t driver_libraries = 0;
+  size_t next = 0;
+  for (int round = 0; next < paths.size() && round < 64; ++round) {
+    std::vector<std::string> batch(paths.begin() + long(next), paths.end());
+    JobOutcome o = ss.ask(
+        {{"op", "libraries"}, {"first", first.empty() ? nlohmann::json() : nlohmann::json(first)}, {"paths", batch}});
+    std::string trying;
+    size_t answered = 0;
+    for (const auto& line : o.lines) {
+      if (line.contains("trying")) trying = str(line, "trying");
+      if (!line.contains("library")) continue;
+      ++answered;
+      trying.clear();
+      std::string path = str(line, "library");
+      bool ok = line.value("ok", false);
+      record.push_back({{"library", path}, {"result", ok ? "ok" : str(line, "message")}});
+      if (ok) continue;
+      const BinaryFacts* b = binary_of.count(path) ? binary_of[path] : nullptr;
+      std::string what = "ctypes.CDLL(" + path + ", RTLD_NOW)";
+      if (std::string driver = missing_driver(str(line, "message"), gate.policy()); !driver.empty()) {
+        need_driver.insert(driver);
+        ++driver_libraries;
+        continue;
+      }
+      std::string gate_says = b ? gate.fails(b) : "";
+      std::string warned = b ? gate.warns(b) : "";
+      Observation ob{what, {}, {}, true, str(line, "message"), {path}};
+      if (auto lead = leading_path(ob.error); !lead.empty()) ob.culprits.push_back(real_path(lead));
+      if (gate_says.empty() && !warned.empty())
+        s.add("WS301",
+              what + " failed: " + clip_for_display(ob.error, 1000) +
+                  " (wheelcheck warned: " + clip_for_display(warned, 300) + ")",
+              b ? b->path : "", std::nullopt, Severity::warning);
+      else
+        s.add("WS301", what + " failed: " + clip_for_display(ob.error, 1000), b ? b->path : "");
+      if (warned.empty()) judge.observe(ob, s);
+    }
+    if (o.done) {
+      Observation ob;
+      ob.what = "ctypes.CDLL of " + std::to_string(batch.size()) + " libraries after " +
+                (first.empty() ? std::string("no import") : "import " + first);
+      ob.loaded = loaded_pairs(o.final_line());
+      judge.observe(ob, s);
+      misbehaviour(o, ob.what, s);
+      break;
+    }
+    // It died: the library it was opening is the culprit; the rest go on in a fresh process.
+    std::string culprit = trying.empty() && answered < batch.size() ? batch[answered] : trying;
+    if (culprit.empty()) break;
+    record.push_back({{"library", culprit}, {"result", how_it_ended(o, ss.limits.seconds)}});
+    const BinaryFacts* b = binary_of.count(culprit) ? binary_of[culprit] : nullptr;
+    s.add("WS301", "ctypes.CDLL(" + culprit + ", RTLD_NOW) " + how_it_ended(o, ss.limits.seconds), b ? b->path : "");
+    next += answered + 1;
+  }
+  if (driver_libraries)
+    notes.push_back(std::to_string(driver_libraries) + " librar" + (driver_libraries == 1 ? "y needs" : "ies need") +
+                    " the NVIDIA driver (" + join({need_driver.begin(), need_driver.end()}, ", ") +
+                    "), which this machine lacks: not opened here (a GPU runner opens them)");
+}
+
+// Whether the wheel is what the environment has installed (--python): the same project and
+// version, and the same bytes for its native files (the RECORD hashes of both).
+bool installed_as_given(const WheelFacts& f, const Environment& env, const std::string& python, FindingSink& s) {
+  if (!f.filename.valid) {
+    s.add("WS305", "not a wheel file name this tool can read, so not found in the environment of " + python);
+    return false;
+  }
+  const Environment::Dist* d = env.dist(f.filename.canonical_name);
+  std::string version = f.metadata && !f.metadata->get_all("Version").empty() ? f.metadata->get_all("Version")[0]
+                                                                              : f.filename.version_text;
+  if (!d) {
+    s.add("WS305", f.filename.name + " is not installed in the environment of " + python +
+                       " (importlib.metadata finds no such distribution on its sys.path)");
+    return false;
+  }
+  if (d->version != version) {
+    s.add("WS305", "the environment of " + python + " has " + d->name + " " + d->version + ", not " + version);
+    return false;
+  }
+  std::vector<std::string> differ;
+  for (const auto& [path, file] : install_map(f)) {
+    if (file.sha256.empty() || !is_native_library_name(path)) continue;
+    auto real = env.real_of.find({f.filename.canonical_name, path});
+    if (real == env.real_of.end()) continue;
+    const auto& row = env.by_real.at(real->second);
+    if (row.hash.starts_with("sha256=") && row.hash != "sha256=" + file.sha256) differ.push_back(path);
+  }
+  if (!differ.empty()) {
+    s.add("WS305",
+          "the installed " + d->name + " " + d->version +
+              " is another build than this wheel: " + std::to_string(differ.size()) + " native file" +
+              (differ.size() == 1 ? "" : "s") + " differ from its RECORD (" +
+              join(differ.size() > 3 ? std::vector<std::string>(differ.begin(), differ.begin() + 3) : differ, ", ") +
+              (differ.size() > 3 ? ", ..." : "") + ")");
+    return false;
+  }
+  return true;
+}
+
+// A file:// URL's path with its %XX escapes decoded (pip writes them for spaces and the like).
+std::string url_path(std::string_view url) {
+  std::string out;
+  for (size_t i = 0; i < url.size(); ++i) {
+    if (url[i] == '%' && i + 2 < url.size() && all_hex(url.substr(i + 1, 2))) {
+      out += char(std::stoi(std::string(url.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += url[i];
+    }
+  }
+  return out;
+}
+
+// The dependency wheels pip installed from local files (pip's --report: file:// URLs): they join
+// the run, so the prediction sees the same files the process loads.
+std::vector<std::string> local_dependencies(const nlohmann::json& pip_report, const std::vector<std::string>& given) {
+  std::vector<std::string> out;
+  std::set<std::string> mine;
+  for (const auto& g : given) mine.insert(real_path(fs::absolute(g).string()));
+  if (!pip_report.is_object() || !pip_report.contains("install") || !pip_report["install"].is_array()) return out;
+  for (const auto& row : pip_report["install"]) {
+    if (!row.is_object() || !row.contains("download_info") || !row["download_info"].is_object()) continue;
+    std::string url = str(row["download_info"], "url");
+    if (!url.starts_with("file://") || !url.ends_with(".whl")) continue;
+    std::string path = real_path(url_path(std::string_view(url).substr(7)));
+    if (!mine.count(path) && fs::is_regular_file(path)) out.push_back(path);
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_import(const ImportArgs& a) {
+  for (const auto& w : a.wheels)
+    if (!fs::is_regular_file(w) || !w.ends_with(".whl"))
+      throw CLI::ValidationError("wheels", w + ": not a wheel file (wheelsmoke import installs local .whl files)");
+  Policy policy = load_policy(a.policy);
+  RunReport report = smoke_report("artifacts");
+  report.policy = a.policy;
+  std::unique_ptr<TempVenv> venv;
+  std::vector<std::string> clean_env;
+  ItemResult setup;
+  setup.path = "environment";
+  FindingSink setup_sink(empty_policy(), smoke_rules());
+  nlohmann::json pip_report;
+  Session ss{a, policy, a.python, nullptr, ProbeScript(), JobLimits{}};
+  ss.limits.seconds = a.timeout;
+  try {
+    if (a.python.empty()) {
+      venv = std::make_unique<TempVenv>(a.keep_venv, a.venv_python);
+      clean_env = TempVenv::clean_environment();
+      ss.env = &clean_env;
+      ss.python = venv->python();
+      pip_report = venv->install(a.wheels, PipSources{a.index, a.find_links, a.no_index});
+    }
+  } catch (const std::exception& e) {
+    setup_sink.add("WS301", e.what());
+    setup.findings = setup_sink.take();
+    report.items.push_back(std::move(setup));
+    return cli::emit_reports(report, a.out);
+  }
+  // The environment as the interpreter sees it.
+  JobOutcome eo = ss.ask({{"op", "env"}});
+  Environment env;
+  try {
+    if (!eo.done) throw std::runtime_error(how_it_ended(eo, a.timeout));
+    env = read_environment(eo.final_line());
+  } catch (const std::exception& e) {
+    setup_sink.add("WS301", "the environment of " + ss.python + " could not be read: " + e.what());
+    setup.findings = setup_sink.take();
+    report.items.push_back(std::move(setup));
+    return cli::emit_reports(report, a.out);
+  }
+  // wheelcheck's prediction for the same files.
+  std::vector<std::string> run_paths = a.wheels;
+  auto deps = local_dependencies(pip_report, a.wheels);
+  run_paths.insert(run_paths.end(), deps.begin(), deps.end());
+  Gate gate(analyze_all(run_paths, analyze_options_for(policy), default_jobs()), policy);
+  Judge judge(env, gate);
+  nlohmann::json installed = nlohmann::json::array();
+  for (const auto& d : env.dists) installed.push_back(d.name + " " + d.version);
+  setup.facts = {{"python", env.executable},
+                 {"python_version", env.python},
+                 {"venv", venv ? venv->dir() : ""},
+                 {"installed", installed},
+                 {"predicted_with", run_paths}};
+  setup.findings = setup_sink.take();
+  report.items.push_back(std::move(setup));
+
+  for (size_t i = 0; i < a.wheels.size(); ++i) {
+    const WheelFacts& f = gate.run()[i];
+    ItemResult item;
+    item.path = a.wheels[i];
+    FindingSink s(empty_policy(), smoke_rules());
+    for (const auto& p : f.unreadable) s.add("WC404", p.message, p.entry, p.offset);
+    nlohmann::json imports = nlohmann::json::array(), libraries = nlohmann::json::array();
+    size_t checked_before = judge.libraries_checked(), disagreed_before = judge.disagreements();
+    auto names = import_names(f);
+    if (f.readable() && installed_as_given(f, env, ss.python, s)) {
+      std::set<std::string> loaded;  // and the binaries an import already failed on: not opened again
+      for (const auto& m : names) {
+        auto got = import_one(ss, m, judge, s, imports, loaded);
+        loaded.insert(got.begin(), got.end());
+      }
+      std::vector<std::string> driver_notes;
+      open_libraries(ss, f, env, gate, names.empty() ? "" : names.front(), loaded, judge, s, libraries, driver_notes);
+      size_t checked = judge.libraries_checked() - checked_before;
+      if (judge.disagreements() == disagreed_before)
+        item.notes.push_back(checked ? std::to_string(checked) + " librar" + (checked == 1 ? "y" : "ies") +
+                                           " of the run loaded, all where wheelcheck predicted"
+                                     : "no native library of the run loaded");
+      item.notes.insert(item.notes.end(), driver_notes.begin(), driver_notes.end());
+      if (names.empty()) item.notes.push_back("no import names (METADATA declares none, and no top-level module)");
+    }
+    item.findings = s.take();
+    item.facts = {{"import_names", names}, {"imports", imports}, {"libraries", libraries}};
+    report.items.push_back(std::move(item));
+  }
+  nlohmann::json cuda = nlohmann::json::object();
+  for (const auto& [soname, from] : judge.cuda_loaded()) cuda[soname] = from;
+  report.items.front().facts["cuda_libraries_loaded"] = cuda;
+  return cli::emit_reports(report, a.out);
+}
+
+}  // namespace wc::smoke
