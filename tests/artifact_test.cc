@@ -4,9 +4,12 @@
 // through an artifact whose F.pad a sitecustomize.py breaks.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
+#include "util/strings.h"
 #include "wheel_builder.h"
 
 namespace wc {
@@ -241,6 +244,66 @@ TEST_F(ArtifactTorch, RngGraphAndBenchOnWhateverDeviceThereIs) {
     const double in = row["input_bytes"].get<double>();
     EXPECT_EQ(row["bytes_moved"].get<double>(), 2 * in + in / 1024 * (1024 + 24)) << row.dump();
   }
+}
+
+// wheelsmoke import of the pinned torch where it is installed: every CUDA library it loads at
+// `import torch` (no GPU needed) comes from its nvidia-* wheels, and what the process loaded agrees
+// with wheelcheck's prediction. The torch wheel itself (import reads its RECORD) is
+// WHEELCHECK_TORCH_WHEEL, or downloaded once (--no-deps) into ~/.cache/wheelcheck-torch/wheels.
+std::string torch_wheel(const std::string& py) {
+  if (const char* w = std::getenv("WHEELCHECK_TORCH_WHEEL"); w && *w) return w;
+  std::string dir = std::string(std::getenv("HOME") ? std::getenv("HOME") : "/tmp") + "/.cache/wheelcheck-torch/wheels";
+  std::filesystem::create_directories(dir);
+  auto v = run_command(shell_quote(py) + " -c 'import torch; print(torch.__version__)'");
+  std::string version(std::string(trim(v.out)));
+  auto d = run_command("flock " + shell_quote(dir + ".lock") + " " + shell_quote(py) +
+                       " -m pip download -q --disable-pip-version-check --no-deps -d " + shell_quote(dir) +
+                       " torch==" + shell_quote(version));
+  if (d.exit_code != 0) return "";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("torch-" + version + "-", 0) == 0 && name.ends_with(".whl")) return e.path().string();
+  }
+  return "";
+}
+
+TEST_F(ArtifactTorch, ImportLoadsEveryCudaLibraryFromItsWheels) {
+  std::string wheel = torch_wheel(py);
+  if (wheel.empty()) GTEST_SKIP() << "no torch wheel file (set WHEELCHECK_TORCH_WHEEL; PyPI unreachable?)";
+  auto r = ws("import --format json " + shell_quote(wheel));
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << j.dump(1).substr(0, 6000);
+  const auto& cuda = j["artifacts"][0]["facts"]["cuda_libraries_loaded"];
+  ASSERT_TRUE(cuda.contains("libcudart.so.13")) << cuda.dump(1);
+  for (const auto& [soname, from] : cuda.items())
+    for (const auto& f : from) EXPECT_EQ(f.get<std::string>().rfind("nvidia-", 0), 0u) << soname << ": " << f;
+  EXPECT_EQ(j.dump().find("WS304"), std::string::npos) << j.dump(1).substr(0, 6000);
+
+  // A stand-in libcudart.so.13 first on LD_LIBRARY_PATH: wheelsmoke's verdict must equal what a
+  // plain `import torch` under the same environment really maps (the loader is the oracle). torch
+  // 2.15.0 loads its CUDA libraries by path through cuda-bindings before anything asks by soname,
+  // so there the stand-in stays out; where it gets in, WS302 must name it.
+  std::string site(
+      trim(run_command(shell_quote(py) + " -c 'import sysconfig; print(sysconfig.get_paths()[\"platlib\"])'").out));
+  std::string real = cuda["libcudart.so.13"][0].get<std::string>();
+  std::string rel = real.substr(real.find('(') + 1, real.size() - real.find('(') - 2);
+  testing::TempDir stand;
+  std::filesystem::copy_file(site + "/" + rel, stand.file("libcudart.so.13"));
+  std::string env = "LD_LIBRARY_PATH=" + shell_quote(stand.path()) + " ";
+  auto oracle = run_command(env + shell_quote(py) + " -W ignore -c 'import torch; print(any(\"" + stand.path() +
+                            "/\" in l for l in open(\"/proc/self/maps\")))'");
+  ASSERT_EQ(oracle.exit_code, 0) << oracle.err;
+  bool stand_in_loaded = std::string(trim(oracle.out)) == "True";
+  auto s = ws("import --format json " + shell_quote(wheel), env);
+  auto sj = nlohmann::json::parse(s.out, nullptr, false);
+  ASSERT_FALSE(sj.is_discarded()) << s.out << s.err;
+  bool flagged = sj.dump().find("WS302") != std::string::npos &&
+                 sj.dump().find(stand.path() + "/libcudart.so.13") != std::string::npos;
+  EXPECT_EQ(flagged, stand_in_loaded) << "the process " << (stand_in_loaded ? "loaded" : "did not load")
+                                      << " the stand-in\n"
+                                      << sj.dump(1).substr(0, 6000);
+  EXPECT_EQ(s.exit_code, stand_in_loaded ? 1 : 0);
 }
 
 }  // namespace

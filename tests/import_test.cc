@@ -13,6 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/policy.h"
+#include "smoke/import_truth.h"
+#include "smoke/smoke_rules.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -315,6 +318,49 @@ TEST(ImportUsage, NotAWheelFileIsAUsageError) {
   EXPECT_NE(r.err.find("/nonexistent/x-1.0-py3-none-any.whl: not a wheel file"), std::string::npos) << r.err;
   auto both = run_command(std::string(WS_BINARY) + " import --python python3 --no-index x.whl");
   EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
+}
+
+// The placement of a loaded object and the torch rule, without a process: an Environment and an
+// Observation written here.
+TEST(ImportJudge, PlacesObjectsAndFlagsATorchCudaLibraryFromTheSystem) {
+  auto env = smoke::read_environment(
+      {{"python", "3.12.1"},
+       {"base_prefix", "/opt/py"},
+       {"distributions", {{{"name", "Pkg"}, {"version", "1"}, {"files", {{"pkg/x.so", "/venv/sp/pkg/x.so", ""}}}}}}});
+  using smoke::Origin;
+  EXPECT_EQ(smoke::place(env, "/venv/sp/pkg/x.so").origin, Origin::installed);
+  EXPECT_EQ(smoke::place(env, "/opt/py/lib/python3.12/lib-dynload/_ctypes.cpython-312-x86_64-linux-gnu.so").origin,
+            Origin::interpreter);
+  EXPECT_EQ(smoke::place(env, "/usr/lib/x86_64-linux-gnu/libz.so.1").origin, Origin::system);
+  EXPECT_EQ(smoke::place(env, "/lib64/ld-linux-x86-64.so.2").origin, Origin::system);
+  EXPECT_EQ(smoke::place(env, "/usr/local/cuda/lib64/libcudart.so.13").origin, Origin::outside);
+  EXPECT_EQ(smoke::place(env, "/usr/lib/python3/dist-packages/numpy/core/x.so").origin, Origin::outside);
+  EXPECT_EQ(smoke::place(env, "/opt/py/lib/python3.12/site-packages/other.so").origin, Origin::outside);
+  EXPECT_EQ(smoke::describe(env, "/venv/sp/pkg/x.so"), "Pkg 1 (pkg/x.so)");
+  EXPECT_THROW(smoke::read_environment({{"python", 3}}), std::runtime_error);
+
+  auto judge_with = [&](const std::string& project) {
+    WheelBuilder w(project, "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
+    w.purelib(false).add(project + "/__init__.py", "");
+    std::vector<WheelFacts> run;
+    run.push_back(testing::facts_of(w.build(), w.filename()));
+    smoke::Gate gate(std::move(run), load_policy("default"));
+    smoke::Judge judge(env, gate);
+    Policy none;
+    FindingSink s(none, smoke::smoke_rules());
+    smoke::Observation o;
+    o.what = "import " + project;
+    o.loaded = {{"libcudart.so.13", "/usr/lib/x86_64-linux-gnu/libcudart.so.13"},
+                {"libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1"}};
+    judge.observe(o, s);
+    return s.take();
+  };
+  auto torch = judge_with("torch");
+  ASSERT_EQ(torch.size(), 1u) << testing::dump(torch);
+  EXPECT_EQ(torch[0].rule, "WS302");
+  EXPECT_NE(torch[0].message.find("the CUDA library libcudart.so.13 from the system"), std::string::npos)
+      << torch[0].message;
+  EXPECT_TRUE(judge_with("other").empty()) << "a system libcudart is the system's business elsewhere";
 }
 
 }  // namespace

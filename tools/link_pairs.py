@@ -5,6 +5,7 @@ against it. Stdlib only; never part of `make test` (it downloads gigabytes from 
 
   link_pairs.py truth   [--cache DIR] [--pairs NAME...] [--python PY] [--seed DIR]
   link_pairs.py compare --wheelcheck BIN [--cache DIR] [--pairs NAME...] [--json OUT] [--jobs N]
+  link_pairs.py smoke   --wheelsmoke BIN [--cache DIR] [--pairs NAME...] [--json OUT]
   link_pairs.py list
 
 truth: per pair of the PAIRS table, a venv under CACHE/venvs/<base> gets the base requirements with
@@ -21,6 +22,12 @@ compare: per pair in truth.json, `BIN check --format json` over the base wheels 
 libraries plus the extension wheel; a library is predicted to fail when a WC514 finding, or a WC503
 finding of severity error, names its path in the extension wheel. Prints disagreements and
 "N pairs, M libraries: K agree"; exit 0 only when all agree. Raw reports: CACHE/compare/<pair>.json.
+
+smoke: per pair in truth.json, the extension installed beside its base again (--no-deps) and
+`BIN import --python <the base venv's python>` run over the base's native wheels and the extension:
+its per-library verdict (loaded by an import or by ctypes.CDLL, or failed) must equal the truth, and
+no WS304 (a disagreement with wheelcheck's own prediction) may appear. Prints disagreements and
+"N pairs, M libraries: K agree, W WS304"; exit 0 only when all agree and W is 0.
 
 --seed (default /root/.cache/wheelcheck-tests/real): wheels already fetched there are hard-linked
 into CACHE/wheels first, so pip finds them "already downloaded"."""
@@ -381,6 +388,65 @@ def cmd_compare(a):
     return 0 if agree == total else 1
 
 
+def install_path(entry):
+    m = re.fullmatch(r"[^/]+\.data/(purelib|platlib)/(.+)", entry)
+    return m.group(2) if m else entry
+
+
+def cmd_smoke(a):
+    cache = os.path.abspath(a.cache)
+    truth = json.load(open(os.path.join(cache, "truth.json")))
+    if a.pairs:
+        names = {p[0] for p in select_pairs(a.pairs)}
+        truth = [p for p in truth if p["name"] in names]
+    wheels, outdir = os.path.join(cache, "wheels"), os.path.join(cache, "smoke")
+    os.makedirs(outdir, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH")}
+    rows, agree, total, disagreements = [], 0, 0, []
+    for pair in truth:
+        t0 = time.time()
+        venv = os.path.join(cache, "venvs", pair["base"])
+        vpy = os.path.join(venv, "bin", "python")
+        ext = os.path.join(wheels, pair["extension_wheel"])
+        pip = [vpy, "-m", "pip"]
+        run(pip + ["install"] + PIP_QUIET + ["--no-deps", "--no-index", "--force-reinstall", ext])
+        try:
+            files = [os.path.join(wheels, f) for f in pair["base_native_wheels"]] + [ext]
+            r = subprocess.run([a.wheelsmoke, "import", "--python", vpy, "--format", "json"] + files,
+                               capture_output=True, text=True, cwd=cache, env=env, timeout=3600)
+        finally:
+            dist = pair["extension_wheel"].split("-")[0]
+            run(pip + ["uninstall", "-y", dist])
+        if r.returncode not in (0, 1):
+            sys.exit(f"link_pairs: wheelsmoke exit {r.returncode} on {pair['name']}:\n{r.stderr[-3000:]}")
+        with open(os.path.join(outdir, pair["name"] + ".json"), "w") as f:
+            f.write(r.stdout)
+        report = json.loads(r.stdout)
+        item = next(i for i in report["artifacts"] if os.path.basename(i["path"]) == pair["extension_wheel"])
+        verdicts = item.get("facts", {}).get("verdicts", {})
+        for it in report["artifacts"]:
+            for f in it.get("findings", []):
+                if f["rule"] in ("WS304", "WS305"):
+                    disagreements.append(f"{pair['name']}: {f['rule']} {f['message'][:300]}")
+                    print(f"{f['rule']} {pair['name']}: {f['message'][:300]}")
+        for lib, t in pair["libraries"].items():
+            v = verdicts.get(install_path(lib), "not reported")
+            loads = v.startswith("loaded")
+            ok = loads == (t["result"] == "ok")
+            total += 1
+            agree += ok
+            rows.append({"pair": pair["name"], "library": lib, "truth": t["result"], "wheelsmoke": v, "agree": ok})
+            if not ok:
+                print(f"DISAGREE {pair['name']}: {lib}: truth {t['result']}, wheelsmoke {v[:200]}")
+        log(f"  {pair['name']}: wheelsmoke {round(time.time() - t0, 1)} s")
+    print(f"{len(truth)} pairs, {total} libraries: {agree} agree, {len(disagreements)} WS304/WS305")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"pairs": len(truth), "libraries": total, "agree": agree, "ws304": disagreements,
+                       "rows": rows}, f, indent=1)
+    return 0 if agree == total and not disagreements else 1
+
+
 def cmd_list(_a):
     for name, base, ext in PAIRS:
         print(f"{name:55s} base {BASES[base]['requires']}  ext {EXTENSIONS[ext][0]} (built for {EXTENSIONS[ext][1]})")
@@ -405,9 +471,14 @@ def main():
     c.add_argument("--jobs", type=int, default=2, help="wheelcheck -j (default 2)")
     c.add_argument("--wheelcheck-arg", action="append", default=[],
                    help="extra argument for `wheelcheck check` (repeatable), e.g. --policy=pytorch")
+    sm = sub.add_parser("smoke", help="wheelsmoke import over the pairs against truth.json")
+    sm.add_argument("--wheelsmoke", required=True)
+    sm.add_argument("--cache", default=DEFAULT_CACHE)
+    sm.add_argument("--pairs", nargs="+")
+    sm.add_argument("--json", help="write the comparison here")
     sub.add_parser("list", help="print the pair table")
     a = ap.parse_args()
-    return {"truth": cmd_truth, "compare": cmd_compare, "list": cmd_list}[a.cmd](a)
+    return {"truth": cmd_truth, "compare": cmd_compare, "smoke": cmd_smoke, "list": cmd_list}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/filename.h"
+#include "wheel/requirement.h"
 
 namespace wc::smoke {
 namespace {
@@ -154,6 +155,7 @@ struct Session {
   const std::vector<std::string>* env = nullptr;  // the children's environment (null: ours)
   ProbeScript script;
   JobLimits limits;
+  std::map<std::string, std::string> verdict;  // real path -> what became of it (the wheel being run)
 
   JobOutcome ask(const nlohmann::json& request) const {
     nlohmann::json r = request;
@@ -235,11 +237,13 @@ std::set<std::string> import_one(Session& ss, const std::string& module, Judge& 
   misbehaviour(o, what, s);
   judge.observe(ob, s);
   failed.insert(ob.culprits.begin(), ob.culprits.end());
+  for (const auto& c : ob.culprits) ss.verdict.emplace(c, "failed: " + what + ": " + clip_for_display(ob.error, 300));
   row["result"] = ob.failed ? ob.error : "ok";
   size_t fresh = 0;
   std::set<std::string> loaded;
   for (const auto& [name, real] : ob.loaded) {
     loaded.insert(real);
+    ss.verdict.emplace(real, "loaded by " + what);
     if (!ob.before.count(real)) ++fresh;
   }
   row["loaded"] = fresh;
@@ -262,6 +266,17 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
     paths.push_back(it->second);
     binary_of[it->second] = &b;
   }
+  // Declared dependencies whose import loads their libraries (cuda.import_loaded: torch, pyarrow),
+  // imported first: the wheel's libraries find theirs in the process, as a real import would.
+  nlohmann::json preload = nlohmann::json::array();
+  if (f.metadata)
+    for (const auto& line : f.metadata->get_all("Requires-Dist"))
+      if (auto r = parse_requirement(line)) {
+        const auto& loaded_by_import = gate.policy().cuda.import_loaded;
+        if (std::find(loaded_by_import.begin(), loaded_by_import.end(), r->canonical_name) != loaded_by_import.end() &&
+            env.dist(r->canonical_name))
+          preload.push_back(r->canonical_name);
+      }
   std::set<std::string> need_driver;
   size_t driver_libraries = 0;
   size_t next = 0;
@@ -279,11 +294,13 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
       std::string path = str(line, "library");
       bool ok = line.value("ok", false);
       record.push_back({{"library", path}, {"result", ok ? "ok" : str(line, "message")}});
+      ss.verdict[path] = ok ? "loaded by ctypes.CDLL" : "failed: " + clip_for_display(str(line, "message"), 300);
       if (ok) continue;
       const BinaryFacts* b = binary_of.count(path) ? binary_of[path] : nullptr;
       std::string what = "ctypes.CDLL(" + path + ", RTLD_NOW)";
       if (std::string driver = missing_driver(str(line, "message"), gate.policy()); !driver.empty()) {
         need_driver.insert(driver);
+        ss.verdict[path] = "not opened: needs the NVIDIA driver's " + driver;
         ++driver_libraries;
         continue;
       }
@@ -313,6 +330,7 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
     std::string culprit = trying.empty() && answered < batch.size() ? batch[answered] : trying;
     if (culprit.empty()) break;
     record.push_back({{"library", culprit}, {"result", how_it_ended(o, ss.limits.seconds)}});
+    ss.verdict[culprit] = "failed: " + how_it_ended(o, ss.limits.seconds);
     const BinaryFacts* b = binary_of.count(culprit) ? binary_of[culprit] : nullptr;
     s.add("WS301", "ctypes.CDLL(" + culprit + ", RTLD_NOW) " + how_it_ended(o, ss.limits.seconds), b ? b->path : "");
     next += answered + 1;
@@ -408,7 +426,7 @@ int run_import(const ImportArgs& a) {
   setup.path = "environment";
   FindingSink setup_sink(empty_policy(), smoke_rules());
   nlohmann::json pip_report;
-  Session ss{a, policy, a.python, nullptr, ProbeScript(), JobLimits{}};
+  Session ss{a, policy, a.python, nullptr, ProbeScript(), JobLimits{}, {}};
   ss.limits.seconds = a.timeout;
   try {
     if (a.python.empty()) {
@@ -478,7 +496,17 @@ int run_import(const ImportArgs& a) {
       if (names.empty()) item.notes.push_back("no import names (METADATA declares none, and no top-level module)");
     }
     item.findings = s.take();
-    item.facts = {{"import_names", names}, {"imports", imports}, {"libraries", libraries}};
+    nlohmann::json verdicts = nlohmann::json::object();
+    for (const auto& b : f.binaries) {
+      if (b.format != "elf" || install_path(b.path).empty()) continue;
+      auto real = env.real_of.find({f.filename.valid ? f.filename.canonical_name : "", install_path(b.path)});
+      auto v = real == env.real_of.end() ? ss.verdict.end() : ss.verdict.find(real->second);
+      verdicts[install_path(b.path)] = real == env.real_of.end() ? "not installed"
+                                       : v == ss.verdict.end()   ? "not opened"
+                                                                 : v->second;
+    }
+    ss.verdict.clear();
+    item.facts = {{"import_names", names}, {"imports", imports}, {"libraries", libraries}, {"verdicts", verdicts}};
     report.items.push_back(std::move(item));
   }
   nlohmann::json cuda = nlohmann::json::object();

@@ -12,9 +12,12 @@ Requests:
      the process afterwards ([name as the loader has it, real path]) from dl_iterate_phdr, and
      "before", those already there before the import; "threads", the non-daemon threads alive
      after it (the interpreter waits for them at exit).
-  {"op": "libraries", "first": "pkg" or null, "paths": [...]} -> imports `first`, then opens each
-     path with ctypes.CDLL(path, RTLD_NOW): a line {"trying": path} before each, {"library": path,
-     "ok", "message"} after it (a crash is known by the last "trying"), then the final line.
+  {"op": "libraries", "first_dists": [...], "first": "pkg" or null, "paths": [...]} -> imports the
+     top-level package of each installed distribution of first_dists (a dependency whose import
+     loads its libraries: torch before a torchvision that failed to import), then `first`, then
+     opens each path with ctypes.CDLL(path, RTLD_NOW): a line {"trying": path} before each,
+     {"library": path, "ok", "message"} after it (a crash is known by the last "trying"), then the
+     final line.
 After the final line the probe exits normally: an import that left threads keeps it alive, and
 wheelsmoke sees that as the hang a plain `python -c "import pkg"` would show."""
 import json, os, sys, time
@@ -101,6 +104,19 @@ def env():
             "ld_library_path": os.environ.get("LD_LIBRARY_PATH", "")}
 
 
+def top_level_of(dist_name):
+    """The package a distribution's import starts from: the top-level folder with an __init__.py
+    named like the project, else the first one."""
+    import importlib.metadata
+    try:
+        files = importlib.metadata.distribution(dist_name).files or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    tops = sorted({f.parts[0] for f in files if len(f.parts) == 2 and f.parts[1] == "__init__.py"})
+    want = dist_name.replace("-", "_").lower()
+    return want if want in tops else (tops[0] if tops else None)
+
+
 def do_import(module):
     before = loaded_objects()
     t0 = time.monotonic()
@@ -127,6 +143,10 @@ def main():
         answer = do_import(req["module"])
     elif op == "libraries":
         answer = {"ok": True}
+        for d in req.get("first_dists", []):
+            top = top_level_of(d)
+            if top:
+                send({"dependency": top, "result": do_import(top)})
         if req.get("first"):
             first = do_import(req["first"])
             send({"first": first})

@@ -94,32 +94,55 @@ bool import_loaded(const WheelFacts& w, const CudaPolicy& cuda) {
 }
 
 const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname) {
+  // The file named as the need first: that is the one a directory search opens (pyarrow ships
+  // libarrow_python.so and libarrow_python.so.2500, copies with one DT_SONAME, and its import loads
+  // the latter); a file that only declares the soname serves when nothing is named so.
   for (const auto& lib : w.binaries)
-    if (lib.soname == soname || last_component(lib.path) == soname) return &lib;
+    if (last_component(lib.path) == soname) return &lib;
+  for (const auto& lib : w.binaries)
+    if (lib.soname == soname) return &lib;
   return nullptr;
 }
 
 std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string& need, const InstallSet& set,
                                         const CudaPolicy& cuda) {
+  // What a project whose import loads its libraries (import torch) put in the process: its own
+  // libraries, and those its libraries need (libtorch_cuda.so needs libcudart.so.13, which then sits
+  // in the process). What its libraries do not need (libcudart.so.12 beside a CUDA 13 torch)
+  // nothing preloads.
+  auto preloaded = [&]() -> std::optional<LibraryFile> {
+    for (const auto* w : set.wheels) {
+      if (!import_loaded(*w, cuda)) continue;
+      if (const BinaryFacts* lib = shipped_library(*w, need)) return LibraryFile{w, lib, install_path(lib->path)};
+    }
+    for (const auto* w : set.wheels) {
+      if (!import_loaded(*w, cuda)) continue;
+      auto own = std::find_if(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& o) {
+        return std::find(o.needed.begin(), o.needed.end(), need) != o.needed.end();
+      });
+      if (own == w->binaries.end()) continue;
+      // Where that library of the project finds it (its RUNPATH: nvidia/cu13/lib), not a copy
+      // some other wheel of the set carries under the same soname.
+      if (auto r = resolve_needed(*own, need, set.wheels))
+        return LibraryFile{r->wheel, binary_at(*r->wheel, r->path), r->path};
+      for (const auto* u : set.wheels)
+        if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, install_path(lib->path)};
+    }
+    return std::nullopt;
+  };
+  // ld.so binds a need to an object already loaded under that name before it searches any
+  // directory: a binary of another wheel, loaded after that import, gets the preloaded copy even
+  // where its own search path reaches another (torchvision's _C_stable.so needs libcudart.so.13 and
+  // its torchvision.libs holds a copy with that soname; the process binds torch's from
+  // nvidia-cuda-runtime). The importing project's own binaries load in their own order.
+  bool of_preloading_project = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
+    return import_loaded(*w, cuda) && &b >= w->binaries.data() && &b < w->binaries.data() + w->binaries.size();
+  });
+  if (!of_preloading_project)
+    if (auto p = preloaded()) return p;
   if (auto r = resolve_needed(b, need, set.wheels))
     return LibraryFile{r->wheel, binary_at(*r->wheel, r->path), r->path};
-  for (const auto* w : set.wheels) {
-    if (!import_loaded(*w, cuda)) continue;
-    if (const BinaryFacts* lib = shipped_library(*w, need)) return LibraryFile{w, lib, install_path(lib->path)};
-  }
-  // Loaded by the import through that project's own libraries (libtorch_cuda.so needs
-  // libcudart.so.13, which then sits in the process): a soname one of its binaries needs, from the
-  // wheel of the set that ships it. What its libraries do not need (libcudart.so.12 beside a CUDA 13
-  // torch) nothing preloads.
-  for (const auto* w : set.wheels) {
-    if (!import_loaded(*w, cuda) || std::none_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& own) {
-          return std::find(own.needed.begin(), own.needed.end(), need) != own.needed.end();
-        }))
-      continue;
-    for (const auto* u : set.wheels)
-      if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, install_path(lib->path)};
-  }
-  return std::nullopt;
+  return preloaded();
 }
 
 bool system_library(const Policy& p, const std::string& soname) {

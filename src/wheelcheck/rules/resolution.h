@@ -49,7 +49,7 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
                                         const CudaPolicy& cuda);
 // Whether `w` is a project whose import loads its libraries (cuda.import_loaded: torch).
 bool import_loaded(const WheelFacts& w, const CudaPolicy& cuda);
-// The binary of `w` whose soname or file name is `soname`, or null.
+// The binary of `w` whose file name is `soname`, else one whose DT_SONAME is, or null.
 const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname);
 // The binary of `w` installed at `path` (an install path), or null.
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
