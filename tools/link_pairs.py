@@ -344,12 +344,18 @@ def predict(report, ext_wheel, libraries):
     return out
 
 
-def cmd_compare(a):
+def load_truth(a):
+    """The cache folder and truth.json's pairs (those --pairs names, when given)."""
     cache = os.path.abspath(a.cache)
     truth = json.load(open(os.path.join(cache, "truth.json")))
     if a.pairs:
         names = {p[0] for p in select_pairs(a.pairs)}
         truth = [p for p in truth if p["name"] in names]
+    return cache, truth
+
+
+def cmd_compare(a):
+    cache, truth = load_truth(a)
     wheels, outdir = os.path.join(cache, "wheels"), os.path.join(cache, "compare")
     os.makedirs(outdir, exist_ok=True)
     rows, agree, total = [], 0, 0
@@ -394,11 +400,7 @@ def install_path(entry):
 
 
 def cmd_smoke(a):
-    cache = os.path.abspath(a.cache)
-    truth = json.load(open(os.path.join(cache, "truth.json")))
-    if a.pairs:
-        names = {p[0] for p in select_pairs(a.pairs)}
-        truth = [p for p in truth if p["name"] in names]
+    cache, truth = load_truth(a)
     wheels, outdir = os.path.join(cache, "wheels"), os.path.join(cache, "smoke")
     os.makedirs(outdir, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH")}

@@ -181,7 +181,7 @@ std::string how_it_ended(const JobOutcome& o, double seconds) {
 }
 
 // WS306: an import that worked, but misbehaved around it.
-void misbehaviour(const JobOutcome& o, const std::string& what, FindingSink& s) {
+void misbehaviour(const JobOutcome& o, double exit_grace, const std::string& what, FindingSink& s) {
   if (o.output_bytes > kFloodBytes)
     s.add("WS306", what + " printed " + std::to_string(o.output_bytes >> 20) +
                        " MiB (wheelsmoke kept only the last 64 KiB; a CI log would hold all of it)");
@@ -189,8 +189,8 @@ void misbehaviour(const JobOutcome& o, const std::string& what, FindingSink& s) 
     s.add("WS306", what + " left a child process running after the interpreter exited (killed with its process group)");
   if (o.exit_hung) {
     auto threads = strings_of(o.final_line(), "threads");
-    s.add("WS306", what + " finished, but the interpreter did not exit within " +
-                       std::to_string(int(o.seconds > 0 ? 5 : 5)) + " s" +
+    s.add("WS306", what + " finished, but the interpreter did not exit within " + std::to_string(int(exit_grace)) +
+                       " s" +
                        (threads.empty() ? ""
                                         : ": non-daemon threads " + join({threads.begin(), threads.end()}, ", ") +
                                               " keep it alive (a plain `python -c \"import ...\"` hangs)") +
@@ -234,7 +234,7 @@ std::set<std::string> import_one(Session& ss, const std::string& module, Judge& 
       s.add("WS301", what + " failed: " + clip_for_display(ob.error, 1500));
     }
   }
-  misbehaviour(o, what, s);
+  misbehaviour(o, ss.limits.exit_grace, what, s);
   judge.observe(ob, s);
   failed.insert(ob.culprits.begin(), ob.culprits.end());
   for (const auto& c : ob.culprits) ss.verdict.emplace(c, "failed: " + what + ": " + clip_for_display(ob.error, 300));
@@ -323,7 +323,7 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
                 (first.empty() ? std::string("no import") : "import " + first);
       ob.loaded = loaded_pairs(o.final_line());
       judge.observe(ob, s);
-      misbehaviour(o, ob.what, s);
+      misbehaviour(o, ss.limits.exit_grace, ob.what, s);
       break;
     }
     // It died: the library it was opening is the culprit; the rest go on in a fresh process.

@@ -46,11 +46,7 @@ Environment read_environment(const nlohmann::json& a) {
   env.executable = str_field(a, "executable", "");
   env.prefix = str_field(a, "prefix", "");
   env.base_prefix = str_field(a, "base_prefix", "");
-  env.platlib = str_field(a, "platlib", "");
   env.ld_library_path = str_field(a, "ld_library_path", "");
-  if (a.contains("extension_suffixes") && a["extension_suffixes"].is_array())
-    for (const auto& x : a["extension_suffixes"])
-      if (x.is_string()) env.extension_suffixes.push_back(x.get<std::string>());
   if (!a.contains("distributions") || !a["distributions"].is_array())
     throw std::runtime_error("\"distributions\" is missing or not an array");
   for (const auto& d : a["distributions"]) {

@@ -34,8 +34,7 @@ struct Environment {
     size_t dist = 0;
     std::string record_path, hash;  // as the installed RECORD has them
   };
-  std::string python, executable, prefix, base_prefix, platlib, ld_library_path;
-  std::vector<std::string> extension_suffixes;
+  std::string python, executable, prefix, base_prefix, ld_library_path;
   std::vector<Dist> dists;
   std::map<std::string, File> by_real;                                 // real path -> RECORD row
   std::map<std::pair<std::string, std::string>, std::string> real_of;  // (canonical name, RECORD path) -> real path

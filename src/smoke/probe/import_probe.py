@@ -4,7 +4,7 @@ answers with JSON lines on its stdout, the last one carrying "done". Before the 
 probe keeps its stdout for the answers alone and points file descriptor 1 at stderr: whatever the
 imported code prints goes there (wheelsmoke keeps its tail and counts it), never into the protocol.
 Requests:
-  {"op": "env"} -> the interpreter (version, prefixes, extension suffixes, sys.path) and every
+  {"op": "env"} -> the interpreter (version, prefixes, sys.path) and every
      distribution importlib.metadata finds, with the native files its RECORD installed
      ([path in RECORD, real path, RECORD hash]).
   {"op": "import", "module": "pkg.mod"} -> imports it; "error_type", "message", "error_path"
@@ -81,7 +81,7 @@ def threads_left():
 
 
 def env():
-    import importlib.machinery, importlib.metadata, sysconfig
+    import importlib.metadata
     dists = []
     for d in importlib.metadata.distributions():
         files = []
@@ -98,8 +98,6 @@ def env():
         dists.append({"name": name, "version": d.version, "files": files})
     return {"ok": True, "python": sys.version.split()[0], "executable": sys.executable,
             "prefix": os.path.realpath(sys.prefix), "base_prefix": os.path.realpath(sys.base_prefix),
-            "platlib": os.path.realpath(sysconfig.get_paths()["platlib"]),
-            "extension_suffixes": importlib.machinery.EXTENSION_SUFFIXES,
             "path": [os.path.realpath(p) for p in sys.path if p], "distributions": dists,
             "ld_library_path": os.environ.get("LD_LIBRARY_PATH", "")}
 
