@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "binary/sparse_file.h"
+#include "support/test_support.h"
 #include "util/cursor.h"
 #include "util/json_text.h"
 #include "util/parse.h"
@@ -104,6 +105,33 @@ TEST(Scanners, ClipForDisplay) {
   EXPECT_EQ(clip_for_display("a\x1b"
                              "b"),
             "a\\x1bb");
+}
+
+TEST(Scanners, LastLines) {
+  EXPECT_EQ(last_lines(""), "");
+  EXPECT_EQ(last_lines("\n  \n"), "");
+  EXPECT_EQ(last_lines("a\nb\n\n  c  \nd\n"), "b | c | d");
+  EXPECT_EQ(last_lines("one\ntwo", 1), "two");
+  EXPECT_NE(last_lines(std::string(5000, 'x'), 3, 50).find("(5000 bytes)"), std::string::npos);
+}
+
+// %XX decoding as Python's urllib.parse.unquote_to_bytes does it (pip writes file:// URLs so).
+TEST(Parse, PercentDecodeAsPythonUnquotes) {
+  std::vector<std::string> cases = {"/a%20b/c.whl", "%",    "%2",    "%zz%41", "100%",
+                                    "%E2%82%AC",    "%%41", "a%2Fb", "%4a%4A"};
+  std::string py = "import sys, urllib.parse\nfor a in sys.argv[1:]: print(urllib.parse.unquote_to_bytes(a).hex())";
+  std::string cmd = "python3 -c " + testing::shell_quote(py);
+  for (const auto& c : cases) cmd += " " + testing::shell_quote(c);
+  auto r = testing::run_command(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = split(r.out, '\n');
+  ASSERT_GE(lines.size(), cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string hex;
+    for (unsigned char ch : percent_decode(cases[i]))
+      hex += "0123456789abcdef"[ch >> 4], hex += "0123456789abcdef"[ch & 15];
+    EXPECT_EQ(hex, std::string(lines[i])) << cases[i];
+  }
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {

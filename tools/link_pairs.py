@@ -444,7 +444,7 @@ def cmd_smoke(a):
     print(f"{len(truth)} pairs, {total} libraries: {agree} agree, {len(disagreements)} WS304/WS305")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"pairs": len(truth), "libraries": total, "agree": agree, "ws304": disagreements,
+            json.dump({"pairs": len(truth), "libraries": total, "agree": agree, "ws304_ws305": disagreements,
                        "rows": rows}, f, indent=1)
     return 0 if agree == total and not disagreements else 1
 

@@ -83,11 +83,8 @@ void Probe::start() {
 std::string Probe::stderr_tail() {
   drain_stderr();
   std::string text = err_tail_.size() > kStderrTail ? err_tail_.substr(err_tail_.size() - kStderrTail) : err_tail_;
-  auto lines = split(text, '\n');  // views into `text`
-  std::vector<std::string> keep;
-  for (auto it = lines.rbegin(); it != lines.rend() && keep.size() < 3; ++it)
-    if (!trim(*it).empty()) keep.insert(keep.begin(), std::string(trim(*it)));
-  return keep.empty() ? "" : " (its last words: " + clip_for_display(join(keep, " | "), 400) + ")";
+  std::string words = last_lines(text);
+  return words.empty() ? "" : " (its last words: " + words + ")";
 }
 
 void Probe::fail(const std::string& why) {

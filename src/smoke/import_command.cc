@@ -33,18 +33,23 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kFloodBytes = 1u << 20;
 
-// The probe's script, written once for the run.
+// The probe's script, written once for the run (create() throws when it cannot be).
 class ProbeScript {
  public:
-  ProbeScript() {
+  ProbeScript() = default;
+  ProbeScript(const ProbeScript&) = delete;
+  ProbeScript& operator=(const ProbeScript&) = delete;
+  void create() {
     char tmpl[] = "/tmp/wheelsmoke-import-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a folder for the import probe");
+    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a folder for the import probe in /tmp");
     dir_ = tmpl;
-    std::ofstream(path()) << import_probe_source();
+    std::ofstream out(path());
+    out << import_probe_source();
+    if (!out.flush()) throw std::runtime_error("cannot write the import probe to " + path());
   }
   ~ProbeScript() {
     std::error_code ec;
-    fs::remove_all(dir_, ec);
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
   std::string path() const { return dir_ + "/import_probe.py"; }
 
@@ -54,6 +59,14 @@ class ProbeScript {
 
 bool tests_like(std::string_view name) {
   for (const char* t : {"test", "tests", "testing", "_test", "_tests", "benchmarks", "bench", "examples", "docs"})
+    if (name == t) return true;
+  return false;
+}
+
+// A top-level module that is a build or test script swept into the wheel, not something to import
+// (importing setup.py runs setup()).
+bool script_like(std::string_view name) {
+  for (const char* t : {"setup", "conftest", "noxfile", "fabfile", "dodo"})
     if (name == t) return true;
   return false;
 }
@@ -91,7 +104,7 @@ std::vector<std::string> import_names(const WheelFacts& f) {
       if (ok) (pkg.size() == 1 ? top : nested).insert(join(pkg, "."));
       continue;
     }
-    if (!name.empty() && is_import_name(name) && !tests_like(name)) top.insert(name);
+    if (!name.empty() && is_import_name(name) && !tests_like(name) && !script_like(name)) top.insert(name);
   }
   if (top.empty()) {  // namespace folders only (nvidia/cudnn/__init__.py): the shallowest packages
     size_t depth = SIZE_MAX;
@@ -147,13 +160,27 @@ std::string str(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
+// A true boolean field (anything else, a string "true" included, is false).
+bool flag(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_boolean() && j[key].get<bool>();
+}
+
+// The import the library pass starts from: the one named as the project (torch for torch), else
+// the first.
+std::string first_import(const std::vector<std::string>& names, const WheelFacts& f) {
+  if (names.empty()) return "";
+  for (const auto& n : names)
+    if (f.filename.valid && canonicalize_name(n) == f.filename.canonical_name) return n;
+  return names.front();
+}
+
 // Everything of one run: the probe, the environment, the gate and the judge.
 struct Session {
   const ImportArgs& args;
   const Policy& policy;
   std::string python;
   const std::vector<std::string>* env = nullptr;  // the children's environment (null: ours)
-  ProbeScript script;
+  ProbeScript script;                             // created in run_import's setup
   JobLimits limits;
   std::map<std::string, std::string> verdict;  // real path -> what became of it (the wheel being run)
 
@@ -180,11 +207,19 @@ std::string how_it_ended(const JobOutcome& o, double seconds) {
   return how + (words.empty() ? "" : " (" + words + ")");
 }
 
-// WS306: an import that worked, but misbehaved around it.
+// WS306: an import that worked, but misbehaved around it; WS301 when the interpreter then crashed
+// on its way out (the import worked, `python -c "import pkg"` still fails).
 void misbehaviour(const JobOutcome& o, double exit_grace, const std::string& what, FindingSink& s) {
+  if (o.done && !o.exit_hung && (o.signal || o.exit_code > 0)) {
+    std::string words = o.stuck_at().empty() ? o.last_words() : "at " + o.stuck_at();
+    s.add("WS301", what + " finished, but the interpreter then " +
+                       (o.signal ? "crashed at exit: killed by " + signal_name(o.signal)
+                                 : "exited with status " + std::to_string(o.exit_code)) +
+                       (words.empty() ? "" : " (" + words + ")"));
+  }
   if (o.output_bytes > kFloodBytes)
-    s.add("WS306", what + " printed " + std::to_string(o.output_bytes >> 20) +
-                       " MiB (wheelsmoke kept only the last 64 KiB; a CI log would hold all of it)");
+    s.add("WS306", what + " printed " + human_bytes(o.output_bytes) +
+                       " (wheelsmoke kept only the last 64 KiB; a CI log would hold all of it)");
   if (o.children_left)
     s.add("WS306", what + " left a child process running after the interpreter exited (killed with its process group)");
   if (o.exit_hung) {
@@ -219,11 +254,18 @@ std::set<std::string> import_one(Session& ss, const std::string& module, Judge& 
     ob.failed = true;
     ob.error = how_it_ended(o, ss.limits.seconds);
     s.add("WS301", what + " " + ob.error);
-  } else if (!answer.value("ok", false)) {
+  } else if (!flag(answer, "ok")) {
     ob.failed = true;
     ob.error = str(answer, "error_type") + ": " + str(answer, "message");
-    for (const auto& p : {str(answer, "error_path"), leading_path(str(answer, "message"))})
-      if (!p.empty()) ob.culprits.push_back(real_path(p));
+    // The native library the error names, unless it loaded (ImportError.path is also set for
+    // "cannot import name x from pkg (path)": the module loaded, a name in it is missing).
+    std::set<std::string> in_process;
+    for (const auto& [name, real] : ob.loaded) in_process.insert(real);
+    for (const auto& p : {str(answer, "error_path"), leading_path(str(answer, "message"))}) {
+      if (p.empty() || !is_native_library_name(p)) continue;
+      std::string real = real_path(p);
+      if (!in_process.count(real)) ob.culprits.push_back(real);
+    }
     if (std::string driver = missing_driver(str(answer, "message"), ss.policy); !driver.empty()) {
       s.add("WS301",
             what + " failed: " + clip_for_display(ob.error, 1500) + " (the NVIDIA driver's " + driver +
@@ -280,19 +322,24 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
   std::set<std::string> need_driver;
   size_t driver_libraries = 0;
   size_t next = 0;
+  std::string start = first;
   for (int round = 0; next < paths.size() && round < 64; ++round) {
     std::vector<std::string> batch(paths.begin() + long(next), paths.end());
-    JobOutcome o = ss.ask(
-        {{"op", "libraries"}, {"first", first.empty() ? nlohmann::json() : nlohmann::json(first)}, {"paths", batch}});
+    JobOutcome o = ss.ask({{"op", "libraries"},
+                           {"first_dists", preload},
+                           {"first", start.empty() ? nlohmann::json() : nlohmann::json(start)},
+                           {"paths", batch}});
     std::string trying;
     size_t answered = 0;
+    bool opening = false;  // the imports before the libraries were done
     for (const auto& line : o.lines) {
+      if (line.contains("opening")) opening = true;
       if (line.contains("trying")) trying = str(line, "trying");
       if (!line.contains("library")) continue;
       ++answered;
       trying.clear();
       std::string path = str(line, "library");
-      bool ok = line.value("ok", false);
+      bool ok = flag(line, "ok");
       record.push_back({{"library", path}, {"result", ok ? "ok" : str(line, "message")}});
       ss.verdict[path] = ok ? "loaded by ctypes.CDLL" : "failed: " + clip_for_display(str(line, "message"), 300);
       if (ok) continue;
@@ -320,19 +367,31 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
     if (o.done) {
       Observation ob;
       ob.what = "ctypes.CDLL of " + std::to_string(batch.size()) + " libraries after " +
-                (first.empty() ? std::string("no import") : "import " + first);
+                (start.empty() ? std::string("no import") : "import " + start);
       ob.loaded = loaded_pairs(o.final_line());
       judge.observe(ob, s);
       misbehaviour(o, ss.limits.exit_grace, ob.what, s);
       break;
     }
+    std::string ended = how_it_ended(o, ss.limits.seconds);
+    if (!opening) {
+      // It died in the imports before any library (a dependency's import, or `first` crashing
+      // this time): no library is to blame. Once more without those imports, then give up.
+      std::string before = join(preload.get<std::vector<std::string>>(), ", ");
+      if (!start.empty()) before += (before.empty() ? "" : ", ") + start;
+      s.add("WS301", "import " + (before.empty() ? std::string("of nothing") : before) +
+                         " before opening the wheel's libraries " + ended);
+      if (start.empty() && preload.empty()) break;
+      start.clear(), preload = nlohmann::json::array();
+      continue;
+    }
     // It died: the library it was opening is the culprit; the rest go on in a fresh process.
     std::string culprit = trying.empty() && answered < batch.size() ? batch[answered] : trying;
     if (culprit.empty()) break;
-    record.push_back({{"library", culprit}, {"result", how_it_ended(o, ss.limits.seconds)}});
-    ss.verdict[culprit] = "failed: " + how_it_ended(o, ss.limits.seconds);
+    record.push_back({{"library", culprit}, {"result", ended}});
+    ss.verdict[culprit] = "failed: " + ended;
     const BinaryFacts* b = binary_of.count(culprit) ? binary_of[culprit] : nullptr;
-    s.add("WS301", "ctypes.CDLL(" + culprit + ", RTLD_NOW) " + how_it_ended(o, ss.limits.seconds), b ? b->path : "");
+    s.add("WS301", "ctypes.CDLL(" + culprit + ", RTLD_NOW) " + ended, b ? b->path : "");
     next += answered + 1;
   }
   if (driver_libraries)
@@ -380,20 +439,6 @@ bool installed_as_given(const WheelFacts& f, const Environment& env, const std::
   return true;
 }
 
-// A file:// URL's path with its %XX escapes decoded (pip writes them for spaces and the like).
-std::string url_path(std::string_view url) {
-  std::string out;
-  for (size_t i = 0; i < url.size(); ++i) {
-    if (url[i] == '%' && i + 2 < url.size() && all_hex(url.substr(i + 1, 2))) {
-      out += char(std::stoi(std::string(url.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else {
-      out += url[i];
-    }
-  }
-  return out;
-}
-
 // The dependency wheels pip installed from local files (pip's --report: file:// URLs): they join
 // the run, so the prediction sees the same files the process loads.
 std::vector<std::string> local_dependencies(const nlohmann::json& pip_report, const std::vector<std::string>& given) {
@@ -405,7 +450,7 @@ std::vector<std::string> local_dependencies(const nlohmann::json& pip_report, co
     if (!row.is_object() || !row.contains("download_info") || !row["download_info"].is_object()) continue;
     std::string url = str(row["download_info"], "url");
     if (!url.starts_with("file://") || !url.ends_with(".whl")) continue;
-    std::string path = real_path(url_path(std::string_view(url).substr(7)));
+    std::string path = real_path(percent_decode(std::string_view(url).substr(7)));  // pip escapes spaces
     if (!mine.count(path) && fs::is_regular_file(path)) out.push_back(path);
   }
   return out;
@@ -426,9 +471,10 @@ int run_import(const ImportArgs& a) {
   setup.path = "environment";
   FindingSink setup_sink(empty_policy(), smoke_rules());
   nlohmann::json pip_report;
-  Session ss{a, policy, a.python, nullptr, ProbeScript(), JobLimits{}, {}};
+  Session ss{a, policy, a.python, nullptr, {}, JobLimits{}, {}};
   ss.limits.seconds = a.timeout;
   try {
+    ss.script.create();
     if (a.python.empty()) {
       venv = std::make_unique<TempVenv>(a.keep_venv, a.venv_python);
       clean_env = TempVenv::clean_environment();
@@ -454,11 +500,20 @@ int run_import(const ImportArgs& a) {
     report.items.push_back(std::move(setup));
     return cli::emit_reports(report, a.out);
   }
-  // wheelcheck's prediction for the same files.
+  // wheelcheck's prediction for the same files (a wheel it cannot read is an item with WC404).
   std::vector<std::string> run_paths = a.wheels;
   auto deps = local_dependencies(pip_report, a.wheels);
   run_paths.insert(run_paths.end(), deps.begin(), deps.end());
-  Gate gate(analyze_all(run_paths, analyze_options_for(policy), default_jobs()), policy);
+  std::unique_ptr<Gate> gate_holder;
+  try {
+    gate_holder = std::make_unique<Gate>(analyze_all(run_paths, analyze_options_for(policy), default_jobs()), policy);
+  } catch (const std::exception& e) {
+    setup_sink.add("WS301", "wheelcheck could not read the wheels for its prediction: " + std::string(e.what()));
+    setup.findings = setup_sink.take();
+    report.items.push_back(std::move(setup));
+    return cli::emit_reports(report, a.out);
+  }
+  const Gate& gate = *gate_holder;
   Judge judge(env, gate);
   nlohmann::json installed = nlohmann::json::array();
   for (const auto& d : env.dists) installed.push_back(d.name + " " + d.version);
@@ -486,7 +541,7 @@ int run_import(const ImportArgs& a) {
         loaded.insert(got.begin(), got.end());
       }
       std::vector<std::string> driver_notes;
-      open_libraries(ss, f, env, gate, names.empty() ? "" : names.front(), loaded, judge, s, libraries, driver_notes);
+      open_libraries(ss, f, env, gate, first_import(names, f), loaded, judge, s, libraries, driver_notes);
       size_t checked = judge.libraries_checked() - checked_before;
       if (judge.disagreements() == disagreed_before)
         item.notes.push_back(checked ? std::to_string(checked) + " librar" + (checked == 1 ? "y" : "ies") +

@@ -54,9 +54,9 @@ Environment read_environment(const nlohmann::json& a) {
     if (!d.is_object()) throw std::runtime_error(where + "not an object");
     Environment::Dist dist;
     dist.name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>() : "";
-    dist.version = str_field(d, "version", where);
+    dist.version = d.contains("version") && d["version"].is_string() ? d["version"].get<std::string>() : "";
     dist.canonical = canonicalize_name(dist.name);
-    if (dist.name.empty()) continue;  // a broken dist-info: no name to own files by
+    if (dist.name.empty() || dist.version.empty()) continue;  // a broken dist-info: nothing to own files by
     size_t index = env.dists.size();
     env.dists.push_back(dist);
     if (!d.contains("files") || !d["files"].is_array()) continue;
@@ -208,8 +208,9 @@ const BinaryFacts* Judge::facts_of(const std::string& real) {
   return it->second ? &*it->second : nullptr;
 }
 
-void Judge::add(FindingSink& s, const std::string& rule, const std::string& message, const std::string& entry) {
-  if (!said_.insert(rule + "\n" + entry + "\n" + message).second) return;
+void Judge::add(FindingSink& s, const std::string& rule, const std::string& key, const std::string& message,
+                const std::string& entry) {
+  if (!said_.insert(rule + "\n" + entry + "\n" + key).second) return;
   if (rule == "WS304") ++disagreements_;
   s.add(rule, message, entry);
 }
@@ -263,8 +264,10 @@ void Judge::observe(const Observation& o, FindingSink& s) {
     return who;
   };
   std::vector<std::string> ld_dirs;
-  for (auto d : split(env_.ld_library_path, ':'))
+  for (auto d : split(env_.ld_library_path, ':')) {
+    while (d.size() > 1 && d.back() == '/') d.remove_suffix(1);
     if (!d.empty()) ld_dirs.emplace_back(d);
+  }
 
   // WS302: outside the install set and the system; CUDA libraries that are not the wheels'.
   for (const auto& l : all) {
@@ -278,18 +281,18 @@ void Judge::observe(const Observation& o, FindingSink& s) {
     auto who = needed_by(l);
     std::string via;
     for (const auto& d : ld_dirs)
-      if (l.name.rfind(d, 0) == 0 || l.real.rfind(d, 0) == 0) via = " (found through LD_LIBRARY_PATH=" + d + ")";
+      if (under(l.name, d) || under(l.real, d)) via = " (found through LD_LIBRARY_PATH=" + d + ")";
     std::string needers =
         who.empty()
             ? "opened by name with dlopen (nothing loaded needs it)"
             : "needed by " + join(who.size() > 3 ? std::vector<std::string>(who.begin(), who.begin() + 3) : who, ", ") +
                   (who.size() > 3 ? " and " + std::to_string(who.size() - 3) + " more" : "");
     if (outside)
-      add(s, "WS302",
+      add(s, "WS302", l.real,
           o.what + " loaded " + l.real + " from outside the install set and the system's libraries" + via + "; " +
               needers);
     else if (gate_.torch_artifact())
-      add(s, "WS302",
+      add(s, "WS302", l.real,
           o.what + " loaded the CUDA library " + so + " from the system (" + l.real + ")" + via +
               ", not from the nvidia-* wheels of the environment; " + needers);
   }
@@ -303,9 +306,10 @@ void Judge::observe(const Observation& o, FindingSink& s) {
     }
   for (const auto& [runtime, copies] : runtimes) {
     if (copies.size() < 2) continue;
-    std::vector<std::string> where;
-    for (const auto* c : copies) where.push_back(describe(env_, c->real));
-    add(s, "WS303",
+    std::vector<std::string> where, reals;
+    for (const auto* c : copies) where.push_back(describe(env_, c->real)), reals.push_back(c->real);
+    std::sort(reals.begin(), reals.end());
+    add(s, "WS303", join(reals, "\n"),
         std::to_string(copies.size()) + " copies of " + runtime + " loaded in one process after " + o.what + ": " +
             join(where, ", ") +
             "; two copies keep two states (thread pools, I/O units) and can crash or oversubscribe");
@@ -323,7 +327,7 @@ void Judge::observe(const Observation& o, FindingSink& s) {
     checked_.insert(l.real);
     std::string label = dist.name + " " + l.where.file->record_path;
     if (std::string why = gate_.fails(b); !why.empty() && !relied_outside)
-      add(s, "WS304",
+      add(s, "WS304", "loaded\n" + l.real,
           label + " loaded (" + o.what + "), but wheelcheck says it cannot: " + clip_for_display(why, 300) +
               " (a false alarm of the gate)",
           b->path);
@@ -354,7 +358,7 @@ void Judge::observe(const Observation& o, FindingSink& s) {
         case NeedPrediction::Where::nowhere: break;  // the binary's WC503 error is the false alarm said above
       }
       if (!agree && p.where != NeedPrediction::Where::nowhere)
-        add(s, "WS304",
+        add(s, "WS304", l.real + "\n" + need + "\n" + m.real,
             label + " needs " + need + ": wheelcheck predicted it from " + predicted_text(p) + ", the process loaded " +
                 describe(env_, m.real),
             b->path);
@@ -368,8 +372,8 @@ void Judge::observe(const Observation& o, FindingSink& s) {
       if (p.origin != Origin::installed) continue;
       const auto& dist = env_.dists[p.file->dist];
       auto [w, b] = gate_.binary(dist.canonical, p.file->record_path);
-      if (!b || !gate_.fails(b).empty() || !said_.insert("miss\n" + culprit).second) continue;
-      add(s, "WS304",
+      if (!b || !gate_.fails(b).empty()) continue;
+      add(s, "WS304", "miss\n" + culprit,
           dist.name + " " + p.file->record_path + " failed to load (" + o.what + ": " + clip_for_display(o.error, 300) +
               "), but wheelcheck passes it (a miss of the gate)",
           b->path);

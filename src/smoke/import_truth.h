@@ -117,7 +117,10 @@ class Judge {
   size_t disagreements_ = 0;
   std::map<std::string, std::set<std::string>> cuda_loaded_;
   const BinaryFacts* facts_of(const std::string& real);
-  void add(FindingSink& s, const std::string& rule, const std::string& message, const std::string& entry = "");
+  // One finding per fact: `key` names what was found (the library, the need and where it came
+  // from), not the import that showed it, so the next import loading the same says nothing new.
+  void add(FindingSink& s, const std::string& rule, const std::string& key, const std::string& message,
+           const std::string& entry = "");
 };
 
 }  // namespace wc::smoke

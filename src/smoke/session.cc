@@ -14,13 +14,15 @@ extern char** environ;
 namespace wc::smoke {
 
 SessionChild spawn_session(const std::vector<std::string>& argv_in, const std::vector<std::string>* env) {
+  // O_CLOEXEC from the start: a thread of ours spawning at the same moment inherits none of them.
   int to_child[2], from_child[2], err_child[2];
-  if (pipe(to_child) != 0) throw std::runtime_error("cannot create pipes: " + std::string(std::strerror(errno)));
-  if (pipe(from_child) != 0) {
+  if (pipe2(to_child, O_CLOEXEC) != 0)
+    throw std::runtime_error("cannot create pipes: " + std::string(std::strerror(errno)));
+  if (pipe2(from_child, O_CLOEXEC) != 0) {
     close(to_child[0]), close(to_child[1]);
     throw std::runtime_error("cannot create pipes: " + std::string(std::strerror(errno)));
   }
-  if (pipe(err_child) != 0) {
+  if (pipe2(err_child, O_CLOEXEC) != 0) {
     for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
     throw std::runtime_error("cannot create pipes: " + std::string(std::strerror(errno)));
   }
@@ -32,7 +34,13 @@ SessionChild spawn_session(const std::vector<std::string>& argv_in, const std::v
   for (int fd : {to_child[1], from_child[0], err_child[0]}) posix_spawn_file_actions_addclose(&fa, fd);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);  // a session (and process group) of its own
+  // A session (and process group) of its own, and SIGPIPE at its default there: we ignore it, and
+  // an ignored signal would stay ignored across exec.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF);
   std::vector<std::string> args = argv_in, envs = env ? *env : std::vector<std::string>();
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -47,7 +55,6 @@ SessionChild spawn_session(const std::vector<std::string>& argv_in, const std::v
   close(from_child[1]);
   close(err_child[1]);
   c.in = to_child[1], c.out = from_child[0], c.err = err_child[0];
-  for (int fd : {c.in, c.out, c.err}) fcntl(fd, F_SETFD, FD_CLOEXEC);
   fcntl(c.err, F_SETFL, O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);
   c.pgid = c.pid;

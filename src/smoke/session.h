@@ -15,8 +15,9 @@ struct SessionChild {
 };
 
 // Starts argv[0] (searched on PATH) with `env` as its environment (null: this process's). Throws
-// std::runtime_error naming the program when it cannot start. SIGPIPE is ignored from then on: a
-// child that died is an error answer, not the end of wheelsmoke.
+// std::runtime_error naming the program when it cannot start. SIGPIPE is ignored from then on in
+// this process (a child that died is an error answer, not the end of wheelsmoke) and at its default
+// in the child.
 SessionChild spawn_session(const std::vector<std::string>& argv, const std::vector<std::string>* env = nullptr);
 
 // SIGKILL to the whole session's process group, then the leader reaped (if not yet): pid and pgid -1.

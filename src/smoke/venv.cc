@@ -61,8 +61,11 @@ TempVenv::~TempVenv() {
 
 nlohmann::json TempVenv::install(const std::vector<std::string>& wheels, const PipSources& from) {
   std::string report = dir_ + ".pip-report.json";
-  std::string cmd =
-      shell_word(python()) + " -m pip install --disable-pip-version-check -q --report " + shell_word(report);
+  std::string cmd = shell_word(python()) + " -m pip install --disable-pip-version-check -q --report " +
+                    shell_word(report) +
+                    // Wheels only: an sdist among the dependencies would run its build (arbitrary code, minutes)
+                    // before anything is imported. A stalled index connection gives up after 60 s, not never.
+                    " --only-binary :all: --timeout 60";
   if (from.no_index) cmd += " --no-index";
   if (!from.index.empty()) cmd += " --index-url " + shell_word(from.index);
   for (const auto& d : from.find_links) cmd += " --find-links " + shell_word(d);
@@ -98,11 +101,8 @@ int TempVenv::sh(const std::string& cmd) const {
 std::string TempVenv::tail() const {
   std::ifstream in(log_);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto lines = split(text, '\n');
-  std::vector<std::string> keep;
-  for (auto it = lines.rbegin(); it != lines.rend() && keep.size() < 3; ++it)
-    if (!trim(*it).empty()) keep.insert(keep.begin(), std::string(trim(*it)));
-  return keep.empty() ? "" : ": " + clip_for_display(join(keep, " | "), 500);
+  std::string words = last_lines(text, 3, 500);
+  return words.empty() ? "" : ": " + words;
 }
 
 }  // namespace wc::smoke

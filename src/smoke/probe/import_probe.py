@@ -15,19 +15,32 @@ Requests:
   {"op": "libraries", "first_dists": [...], "first": "pkg" or null, "paths": [...]} -> imports the
      top-level package of each installed distribution of first_dists (a dependency whose import
      loads its libraries: torch before a torchvision that failed to import), then `first`, then
-     opens each path with ctypes.CDLL(path, RTLD_NOW): a line {"trying": path} before each,
+     opens each path with ctypes.CDLL(path, RTLD_NOW): a line {"opening": n} after those imports,
+     {"trying": path} before each library,
      {"library": path, "ok", "message"} after it (a crash is known by the last "trying"), then the
      final line.
 After the final line the probe exits normally: an import that left threads keeps it alive, and
 wheelsmoke sees that as the hang a plain `python -c "import pkg"` would show."""
 import json, os, sys, time
 
-out = os.fdopen(os.dup(1), "w")
+out = os.fdopen(os.dup(1), "w", encoding="ascii")
 os.dup2(2, 1)
 
 
+def clean(obj):
+    """Text a JSON reader takes: a path or message with bytes that are not UTF-8 (os.fsdecode gives
+    lone surrogates for them) carries them as \\xNN instead."""
+    if isinstance(obj, str):
+        return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(obj, dict):
+        return {clean(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    return obj
+
+
 def send(obj):
-    out.write(json.dumps(obj) + "\n")
+    out.write(json.dumps(clean(obj)) + "\n")
     out.flush()
 
 
@@ -84,18 +97,23 @@ def env():
     import importlib.metadata
     dists = []
     for d in importlib.metadata.distributions():
-        files = []
-        for f in d.files or []:
-            base = f.name
-            if not (".so" in base or base.endswith((".pyd", ".dll", ".dylib"))):
-                continue
-            try:
-                real = os.path.realpath(str(d.locate_file(f)))
-            except Exception:
-                continue
-            files.append([str(f), real, "%s=%s" % (f.hash.mode, f.hash.value) if f.hash else ""])
-        name = d.metadata["Name"] if d.metadata else None
-        dists.append({"name": name, "version": d.version, "files": files})
+        try:  # a broken .dist-info (no METADATA, a RECORD that does not parse) is skipped, not fatal
+            files = []
+            for f in d.files or []:
+                base = f.name
+                if not (".so" in base or base.endswith((".pyd", ".dll", ".dylib"))):
+                    continue
+                try:
+                    real = os.path.realpath(str(d.locate_file(f)))
+                except Exception:
+                    continue
+                files.append([str(f), real, "%s=%s" % (f.hash.mode, f.hash.value) if f.hash else ""])
+            name = d.metadata.get("Name") if d.metadata else None
+            version = d.version
+        except Exception:
+            continue
+        if isinstance(name, str) and isinstance(version, str):
+            dists.append({"name": name, "version": version, "files": files})
     return {"ok": True, "python": sys.version.split()[0], "executable": sys.executable,
             "prefix": os.path.realpath(sys.prefix), "base_prefix": os.path.realpath(sys.base_prefix),
             "path": [os.path.realpath(p) for p in sys.path if p], "distributions": dists,
@@ -131,6 +149,7 @@ def do_import(module):
 def main():
     import faulthandler
     faulthandler.enable()  # a crash prints the Python stack to stderr, which wheelsmoke keeps
+    send({"probe": "wheelsmoke import"})  # stdout is the protocol's alone from here on
     req = json.loads(sys.stdin.readline())
     op = req.get("op")
     if req.get("dump_after"):  # where a hang is stuck, shortly before wheelsmoke kills it
@@ -148,6 +167,7 @@ def main():
         if req.get("first"):
             first = do_import(req["first"])
             send({"first": first})
+        send({"opening": len(req.get("paths", []))})  # the imports before are done
         for p in req.get("paths", []):
             send({"trying": p})
             try:

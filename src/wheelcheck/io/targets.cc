@@ -337,17 +337,7 @@ std::vector<std::string> expand_targets(const std::vector<std::string>& targets,
 std::string target_basename(const std::string& target) {
   std::string path = target;
   if (is_url(target)) {
-    path = path.substr(0, path.find_first_of("?#"));
-    std::string decoded;
-    for (size_t i = 0; i < path.size(); ++i) {
-      if (path[i] == '%' && i + 2 < path.size() && is_hex_digit(path[i + 1]) && is_hex_digit(path[i + 2])) {
-        decoded += static_cast<char>(*parse_hex(std::string_view(path).substr(i + 1, 2), 255));
-        i += 2;
-      } else {
-        decoded += path[i];
-      }
-    }
-    path = decoded;
+    path = percent_decode(path.substr(0, path.find_first_of("?#")));
   }
   auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

@@ -136,7 +136,8 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
   // its torchvision.libs holds a copy with that soname; the process binds torch's from
   // nvidia-cuda-runtime). The importing project's own binaries load in their own order.
   bool of_preloading_project = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
-    return import_loaded(*w, cuda) && &b >= w->binaries.data() && &b < w->binaries.data() + w->binaries.size();
+    return import_loaded(*w, cuda) &&
+           std::any_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& o) { return &o == &b; });
   });
   if (!of_preloading_project)
     if (auto p = preloaded()) return p;

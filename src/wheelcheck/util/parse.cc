@@ -121,4 +121,18 @@ bool ends_with_ci(std::string_view s, std::string_view suffix) {
   return consume(tail, suffix, true);
 }
 
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && is_hex_digit(s[i + 1]) && is_hex_digit(s[i + 2])) {
+      out += static_cast<char>(*parse_hex(s.substr(i + 1, 2), 255));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace wc

@@ -48,5 +48,7 @@ bool consume(std::string_view& s, std::string_view prefix, bool ci = false);
 // Takes leading digits off `s` as a number <= max; false (s unchanged) when there are none or too big.
 bool consume_number(std::string_view& s, uint64_t max, uint64_t& out);
 bool ends_with_ci(std::string_view s, std::string_view suffix);
+// A URL path with its %XX escapes decoded (a '%' not followed by two hex digits stays as it is).
+std::string percent_decode(std::string_view s);
 
 }  // namespace wc

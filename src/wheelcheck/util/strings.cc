@@ -111,6 +111,14 @@ std::string clip_for_display(std::string_view s, size_t max) {
          std::to_string(s.size()) + " bytes)";
 }
 
+std::string last_lines(std::string_view text, size_t count, size_t max) {
+  auto lines = split(text, '\n');
+  std::vector<std::string> keep;
+  for (auto it = lines.rbegin(); it != lines.rend() && keep.size() < count; ++it)
+    if (!trim(*it).empty()) keep.insert(keep.begin(), std::string(trim(*it)));
+  return keep.empty() ? "" : clip_for_display(join(keep, " | "), max);
+}
+
 static bool match_class(std::string_view p, size_t& pi, char c) {
   // p[pi] == '['; on return pi is past ']'.
   size_t i = pi + 1;

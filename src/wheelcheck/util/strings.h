@@ -17,6 +17,9 @@ std::string escape_for_display(std::string_view s);
 // does not flood a report.
 std::string clip_for_display(std::string_view s, size_t max = 160);
 bool is_valid_utf8(std::string_view s);
+// The last `count` non-blank lines of a program's output, trimmed and joined with " | ", clipped
+// for display ("" when there are none): what a failed child said last.
+std::string last_lines(std::string_view text, size_t count = 3, size_t max = 400);
 // Sizes as people read them: "812 bytes", "64 kB", "16.8 MB", "1.23 GB" (decimal units).
 std::string human_bytes(uint64_t b);
 // Levenshtein distance (typo suggestions: "did you mean ...").
