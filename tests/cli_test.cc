@@ -291,6 +291,47 @@ TEST(Cli, MergeShards) {
   EXPECT_NE(bad.err.find("junk.json: not a wheelcheck JSON report"), std::string::npos) << bad.err;
 }
 
+// One fault repeated over files reads as one finding: text names the first three and a count,
+// JSON keeps every location, SARIF one result per location, merge reads the locations back.
+TEST(Cli, RepeatsFoldIntoOneFinding) {
+  testing::TempDir out;
+  WheelBuilder b("rep", "1.0");
+  b.add("rep/__init__.py", "");
+  for (int k = 0; k < 5; ++k) b.add_unrecorded("rep/m" + std::to_string(k) + ".py", "x = 1\n");
+  std::string w = b.write(out.path());
+  auto text = run_wheelcheck({"check", w});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("rep/m0.py, rep/m1.py, rep/m2.py and 2 more: "), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("rep/m3.py"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 error"), std::string::npos) << text.out;
+  auto j = nlohmann::json::parse(run_wheelcheck({"check", w, "--format", "json"}).out);
+  nlohmann::json folded;
+  for (const auto& f : j["wheels"][0]["findings"])
+    if (f["rule"] == "WC304") folded = f;
+  ASSERT_EQ(folded["locations"].size(), 5u) << j.dump(1);
+  EXPECT_EQ(folded["entry"], "rep/m0.py");
+  EXPECT_EQ(folded["locations"][4]["entry"], "rep/m4.py");
+  auto sarif = nlohmann::json::parse(run_wheelcheck({"check", w, "--format", "sarif"}).out);
+  size_t results = 0;
+  for (const auto& r : sarif["runs"][0]["results"]) results += r["ruleId"] == "WC304";
+  EXPECT_EQ(results, 5u);
+  // What the JSON says, merge says again.
+  EXPECT_EQ(run_wheelcheck({"check", w, "--report", "json:" + out.file("r.json"), "-q"}).exit_code, 1);
+  auto merged = nlohmann::json::parse(run_wheelcheck({"merge", out.file("r.json"), "--format", "json"}).out);
+  for (const auto& f : merged["wheels"][0]["findings"])
+    if (f["rule"] == "WC304") {
+      EXPECT_EQ(f["locations"], folded["locations"]);
+    }
+  // Different messages stay apart: a RECORD size for each file (WC303 names the sizes).
+  WheelBuilder sizes("sizes", "1.0");
+  sizes.add("sizes/__init__.py", "").add("sizes/a.py", "a = 1\n").add("sizes/b.py", "bb = 22\n");
+  std::string s2 = sizes.edit_record([](auto& r) { r[1][2] = "1", r[2][2] = "2"; }).write(out.path());
+  auto j2 = nlohmann::json::parse(run_wheelcheck({"check", s2, "--format", "json"}).out);
+  size_t wc303 = 0;
+  for (const auto& f : j2["wheels"][0]["findings"]) wc303 += f["rule"] == "WC303" && !f.contains("locations");
+  EXPECT_EQ(wc303, 2u) << j2.dump(1);
+}
+
 TEST(Cli, GithubStepSummary) {
   Wheelhouse w;
   testing::TempDir out;

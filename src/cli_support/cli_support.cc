@@ -91,11 +91,8 @@ std::vector<ReportTarget> report_targets(const ReportOptions& o) {
 
 int emit_reports(const RunReport& report, const ReportOptions& o) {
   auto targets = report_targets(o);
-  if (o.ignore.empty() && o.select.empty() && !o.strict) {
-    write_reports(report, targets);
-    return report.all_pass() ? kExitPass : kExitFail;
-  }
-  RunReport shown = filtered(report, o);
+  RunReport shown = o.ignore.empty() && o.select.empty() && !o.strict ? report : filtered(report, o);
+  fold_repeats(shown);  // what a person reads: repeats as one finding naming their files
   write_reports(shown, targets);
   return shown.all_pass() ? kExitPass : kExitFail;
 }

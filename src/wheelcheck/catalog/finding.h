@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wc {
 
@@ -26,6 +27,9 @@ struct Finding {
   std::string message;
   std::string entry;               // archive entry concerned, if any
   std::optional<uint64_t> offset;  // byte offset (in the archive or the binary), if known
+  // The same finding at other entries, each whole (fold_repeats: one finding a reader reads, every
+  // location kept for JSON and SARIF).
+  std::vector<Finding> repeats;
 };
 
 }  // namespace wc

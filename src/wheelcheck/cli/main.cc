@@ -383,9 +383,19 @@ int run_merge(const MergeArgs& a) {
         }
         for (const auto& f : w.value("findings", nlohmann::json::array())) {
           auto sev = parse_severity(f.value("severity", "error"));
-          Finding x{f.value("rule", ""), sev.value_or(Severity::error), f.value("message", ""), f.value("entry", ""),
-                    std::nullopt};
+          Finding x{f.value("rule", ""),    sev.value_or(Severity::error),
+                    f.value("message", ""), f.value("entry", ""),
+                    std::nullopt,           {}};
           if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
+          // A folded finding: its locations after the first are its repeats again.
+          const auto locations = f.value("locations", nlohmann::json::array());
+          for (size_t k = 1; k < locations.size(); ++k) {
+            Finding at{
+                x.rule,       x.severity, locations[k].value("message", x.message), locations[k].value("entry", ""),
+                std::nullopt, {}};
+            if (locations[k].contains("offset")) at.offset = locations[k]["offset"].get<uint64_t>();
+            x.repeats.push_back(std::move(at));
+          }
           item.findings.push_back(std::move(x));
         }
         std::string name = target_basename(item.path);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <tuple>
 
 #include "catalog/catalog.h"
 #include "util/parse.h"
@@ -64,6 +65,16 @@ json findings_json(const std::vector<Finding>& fs) {
     json x = {{"rule", f.rule}, {"severity", severity_name(f.severity)}, {"message", f.message}};
     if (!f.entry.empty()) x["entry"] = f.entry;
     if (f.offset) x["offset"] = *f.offset;
+    if (!f.repeats.empty()) {  // a folded finding: every location, the first one too
+      json locations = json::array();
+      for (size_t k = 0; k <= f.repeats.size(); ++k) {
+        const Finding& at = k ? f.repeats[k - 1] : f;
+        json l = {{"entry", at.entry}, {"message", at.message}};
+        if (at.offset) l["offset"] = *at.offset;
+        locations.push_back(l);
+      }
+      x["locations"] = locations;
+    }
     out.push_back(x);
   }
   return out;
@@ -91,12 +102,58 @@ std::string count_of(const RunReport& r) {
   return std::to_string(r.items.size()) + " " + word;
 }
 
+// "entry: ", or for a folded finding its first few entries and a count ("a.so, b.so, c.so and 17
+// more: ").
 std::string where(const Finding& f) {
   if (f.entry.empty()) return "";
-  return clip_for_display(f.entry, 200) + ": ";
+  std::string out = clip_for_display(f.entry, 200);
+  constexpr size_t kShown = 3;
+  for (size_t k = 0; k < f.repeats.size() && k + 1 < kShown; ++k)
+    out += ", " + clip_for_display(f.repeats[k].entry, 200);
+  if (f.repeats.size() + 1 > kShown) out += " and " + std::to_string(f.repeats.size() + 1 - kShown) + " more";
+  return out + ": ";
 }
 
 }  // namespace
+
+namespace {
+
+// The message with every mention of the entry (its whole path, then its file name) taken out.
+std::string without_entry(const Finding& f) {
+  std::string m = f.message;
+  std::string_view base = f.entry;
+  if (auto slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
+  for (std::string_view name : {std::string_view(f.entry), base}) {
+    if (name.empty()) continue;
+    for (size_t at = 0; (at = m.find(name, at)) != std::string::npos;) m.replace(at, name.size(), "\x01"), at += 1;
+  }
+  return m;
+}
+
+}  // namespace
+
+void fold_repeats(std::vector<Finding>& fs) {
+  std::map<std::tuple<std::string, Severity, std::string>, size_t> first;  // key -> index in `out`
+  std::vector<Finding> out;
+  out.reserve(fs.size());
+  for (auto& f : fs) {
+    if (f.entry.empty() || !f.repeats.empty()) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    auto [it, fresh] = first.try_emplace({f.rule, f.severity, without_entry(f)}, out.size());
+    if (fresh)
+      out.push_back(std::move(f));
+    else
+      out[it->second].repeats.push_back(std::move(f));
+  }
+  fs = std::move(out);
+}
+
+void fold_repeats(RunReport& r) {
+  for (auto& i : r.items) fold_repeats(i.findings);
+  if (r.set) fold_repeats(r.set->findings);
+}
 
 void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
   const bool c = opt.color;
@@ -353,7 +410,7 @@ void write_github(const RunReport& r, std::ostream& out) {
     for (const auto& f : i.findings) {
       out << "::" << (f.severity == Severity::error ? "error" : "warning") << " file=" << gh_escape(i.path, true)
           << ",title=" << gh_escape(f.rule + (f.entry.empty() ? "" : " " + clip_for_display(f.entry, 200)), true)
-          << "::" << gh_escape(f.message, false) << "\n";
+          << "::" << gh_escape(f.repeats.empty() ? f.message : where(f) + f.message, false) << "\n";
     }
   }
   if (r.set)
@@ -435,18 +492,22 @@ void write_sarif(const RunReport& r, std::ostream& out) {
          {"defaultConfiguration", {{"level", info.default_severity == Severity::error ? "error" : "warning"}}}});
   }
   json results = json::array();
+  // One result per location: a folded finding's repeats are results of their own (code scanning
+  // tracks and dismisses each).
   for (const auto& i : r.items)
-    for (const auto& f : i.findings) {
-      json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(i.path)}}}}}};
-      if (!f.entry.empty())
-        loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
-      json res = {{"ruleId", f.rule},
-                  {"level", f.severity == Severity::error ? "error" : "warning"},
-                  {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}},
-                  {"locations", json::array({loc})}};
-      if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
-      results.push_back(res);
-    }
+    for (const auto& folded : i.findings)
+      for (size_t k = 0; k <= folded.repeats.size(); ++k) {
+        const Finding& f = k ? folded.repeats[k - 1] : folded;
+        json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(i.path)}}}}}};
+        if (!f.entry.empty())
+          loc["logicalLocations"] = json::array({{{"fullyQualifiedName", f.entry}, {"kind", "member"}}});
+        json res = {{"ruleId", f.rule},
+                    {"level", f.severity == Severity::error ? "error" : "warning"},
+                    {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}},
+                    {"locations", json::array({loc})}};
+        if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
+        results.push_back(res);
+      }
   // Findings on the set: located at the wheel they name, else at the policy that declared the set.
   // Every result has a location: GitHub's upload-sarif rejects the whole file otherwise.
   if (r.set)

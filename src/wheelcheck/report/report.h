@@ -81,12 +81,21 @@ struct TextOptions {
   bool show_passing = true;
 };
 
+// Repeats folded into one finding: the same rule and severity, and the same message once the entry
+// it concerns (its path, or its file name) is taken out of it (DALI's 20 WC504 warnings for one
+// dead RUNPATH directory, one per binary, read as one finding naming 20 files). The first keeps
+// its place; the others go to its `repeats`, whole. Findings already folded, or without an entry,
+// are left as they are.
+void fold_repeats(std::vector<Finding>& fs);
+void fold_repeats(RunReport& r);  // every item's findings, and the release set's
+
 void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt);
 nlohmann::json report_to_json(const RunReport& r);
 void write_json(const RunReport& r, std::ostream& out);
 void write_junit(const RunReport& r, std::ostream& out);
 void write_github(const RunReport& r, std::ostream& out);
-// SARIF 2.1.0 (GitHub code scanning, IDEs): one run, rules from the catalogue, one result per finding.
+// SARIF 2.1.0 (GitHub code scanning, IDEs): one run, rules from the catalogue, one result per
+// finding and location (a folded finding's repeats are results of their own).
 void write_sarif(const RunReport& r, std::ostream& out);
 // Markdown table for $GITHUB_STEP_SUMMARY.
 std::string github_summary_markdown(const RunReport& r);

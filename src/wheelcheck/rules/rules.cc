@@ -12,7 +12,7 @@ void FindingSink::add(const std::string& rule, std::string message, std::string 
   Severity fallback = natural.value_or(info ? info->default_severity : Severity::error);
   Severity sev = policy_.severity_of(rule, fallback);
   if (sev == Severity::off) return;
-  Finding f{rule, sev, std::move(message), std::move(entry), offset};
+  Finding f{rule, sev, std::move(message), std::move(entry), offset, {}};
   for (const auto& w : policy_.waivers) {
     if (w.rule != rule || (!w.path.empty() && !glob_match(w.path, f.entry))) continue;
     waived_.push_back({std::move(f), w.reason});
@@ -25,7 +25,7 @@ void FindingSink::add_waived(const std::string& rule, std::string message, std::
   const RuleInfo* info = find_rule(rule, catalogue_);
   Severity sev = policy_.severity_of(rule, info ? info->default_severity : Severity::error);
   if (sev == Severity::off) return;
-  waived_.push_back({Finding{rule, sev, std::move(message), std::move(entry), std::nullopt}, std::move(reason)});
+  waived_.push_back({Finding{rule, sev, std::move(message), std::move(entry), std::nullopt, {}}, std::move(reason)});
 }
 
 WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& given) {
