@@ -173,6 +173,63 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
   EXPECT_FALSE(testing::has_rule(y_with, "WC503")) << dump_of(y_with);
 }
 
+// ABI tag `none` with an extension module named for no interpreter (TensorRT's cp314-none wheel
+// ships a bare tensorrt.so exporting PyInit_tensorrt): a free-threaded 3.14 would install and
+// import it. A module named for its interpreter, and a plugin exporting no PyInit_, are fine.
+TEST_F(Gcc, AbiNoneWithAnExtensionModule) {
+  std::string module = lib("tensorrt.so", "void* PyInit_tensorrt(void){return 0;}", "");
+  std::string plugin = lib("plugin.so", "int plugin_entry(void){return 0;}", "");
+  auto check = [&](const std::string& tag, const std::string& path, const std::string& bytes) {
+    WheelBuilder w("trt", "10.0", tag);
+    w.purelib(false).add("trt/__init__.py", "").add(path, bytes);
+    return testing::findings_of(w.build(), w.filename());
+  };
+  auto bare = check("cp314-none-manylinux_2_28_x86_64", "tensorrt.so", module);
+  EXPECT_TRUE(says(bare,
+                   "WC105 [error] tensorrt.so: a CPython extension module (it exports PyInit_tensorrt) named "
+                   "for no interpreter, in a wheel whose ABI tag is 'none'"))
+      << dump_of(bare);
+  auto py3 = check("py3-none-manylinux_2_28_x86_64", "trt/tensorrt.so", module);
+  EXPECT_TRUE(says(py3, "WC105 [error] trt/tensorrt.so: a CPython extension module")) << dump_of(py3);
+  auto bound = check("cp314-none-manylinux_2_28_x86_64", "trt/tensorrt.cpython-314-x86_64-linux-gnu.so", module);
+  EXPECT_FALSE(says(bound, "named for no interpreter")) << dump_of(bound);
+  auto tagged = check("cp314-cp314-manylinux_2_28_x86_64", "tensorrt.so", module);
+  EXPECT_FALSE(says(tagged, "named for no interpreter")) << dump_of(tagged);
+  auto not_a_module = check("py3-none-manylinux_2_28_x86_64", "trt/plugin.so", plugin);
+  EXPECT_FALSE(says(not_a_module, "named for no interpreter")) << dump_of(not_a_module);
+}
+
+// Install sets respect versions: a wheel whose version the requirement excludes is not what pip
+// installs beside the wheel (torch 2.13 pins nvidia-nccl==2.29.7; an nccl 2.31.2 in the run is not
+// its nccl). It never meets a need, and the verdict equals the verdict without it.
+TEST_F(Gcc, InstallSetsRespectVersions) {
+  std::string user = needing("libnccl.so.2", "$ORIGIN/../nvidia/nccl/lib");
+  WheelBuilder app("ncclapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
+  app.purelib(false).add("ncclapp/_C.cpython-312-x86_64-linux-gnu.so", user);
+  app.requires_dist("nvidia-nccl-cu13==2.29.7; platform_system == \"Linux\"");
+  auto nccl = [&](const std::string& version) {
+    WheelBuilder w("nvidia-nccl-cu13", version, "py3-none-manylinux_2_18_x86_64");
+    w.purelib(false).add("nvidia/nccl/lib/libnccl.so.2",
+                         lib("libnccl.so.2", "int ncclGetVersion(int* v){*v=1;return 0;}", "-Wl,-soname,libnccl.so.2"));
+    return w;
+  };
+  WheelBuilder pinned = nccl("2.29.7"), other = nccl("2.31.2");
+  Policy p = load_policy("default");
+  auto judge = [&](std::vector<const WheelBuilder*> run_of) {
+    std::vector<WheelFacts> run;
+    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
+    return judge_wheel(run[0], run, p).findings;
+  };
+  auto alone = judge({&app});
+  EXPECT_TRUE(says(alone, "come from the dependency nvidia-nccl-cu13")) << dump_of(alone);
+  auto with_other = judge({&app, &other});
+  EXPECT_EQ(dump_of(with_other), dump_of(alone)) << "2.31.2 is not the pinned 2.29.7";
+  auto with_pinned = judge({&app, &pinned});
+  EXPECT_FALSE(testing::has_rule(with_pinned, "WC503")) << dump_of(with_pinned);
+  auto with_both = judge({&app, &other, &pinned});
+  EXPECT_FALSE(testing::has_rule(with_both, "WC503")) << dump_of(with_both);
+}
+
 // A library named like a single-version module in an abi3 wheel but exporting no PyInit_ (a torch
 // op library torchao loads by path) is no module: WC105 only for the one that is.
 TEST_F(Gcc, Abi3WheelWithAVersionedLibraryThatIsNoModule) {

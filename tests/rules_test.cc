@@ -325,6 +325,21 @@ TEST(Rules, LayoutChecks) {
   EXPECT_TRUE(testing::says(strict, "WC213 [error]")) << testing::dump(strict);
 }
 
+// An entry WC401 refuses lands nowhere: no layout finding repeats it (make demo's traversal
+// sample got WC213 "top-level directory ../" beside its WC401).
+TEST(Rules, LayoutSkipsEntriesRefusedAsUnsafe) {
+  auto w = WheelBuilder("trav", "1.0")
+               .add("trav/__init__.py", "")
+               .add("../evil/payload.txt", "x")
+               .add("trav/../../etc/x.py", "")
+               .add("/abs/readme.txt", "x");
+  auto fs = testing::findings_of(w.build(), w.filename(), "strict");
+  EXPECT_TRUE(testing::says(fs, "WC401 [error] ../evil/payload.txt: '..' component")) << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "WC401 [error] /abs/readme.txt: absolute path")) << testing::dump(fs);
+  for (const char* r : {"WC211", "WC212", "WC213", "WC215", "WC216"})
+    EXPECT_FALSE(testing::has_rule(fs, r)) << r << "\n" << testing::dump(fs);
+}
+
 // WC706 matches where an entry installs as well as its archive path (issue 31): strict's tests/**
 // ban is not bypassed through pkg.data/platlib/; .data schemes outside site-packages are not
 // mapped, and a nested tests/ stays allowed. `.pyo` is bytecode to the default policy as `.pyc` is.

@@ -13,7 +13,6 @@
 #include "wheel/py_text.h"
 
 namespace wc {
-namespace {
 
 std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.empty()) return "empty name";
@@ -40,6 +39,8 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   }
   return "";
 }
+
+namespace {
 
 void limits(const WheelFacts& f, FindingSink& s) {
   const Limits& lim = s.policy().limits;

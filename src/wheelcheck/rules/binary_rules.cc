@@ -286,7 +286,11 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
 // the build machine.
 // In an iOS wheel, what the host app provides (the Python framework, reached through the app's own
 // LC_RPATH, as CPython on iOS specifies) is met.
-void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, bool ios, FindingSink& s) {
+// A dylib the install set lacks but a declared dependency provides (the providers table: mlx's
+// module loads @rpath/libmlx.dylib from its `mlx-metal; platform_system == "Darwin"`) is a warning
+// naming that dependency, as on Linux; with the dependency's wheel in the run it resolves for real.
+void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, bool ios,
+                  FindingSink& s) {
   std::string here = install_path(b.path);
   std::string dir = here.substr(0, here.rfind('/') == std::string::npos ? 0 : here.rfind('/'));
   auto in_set = [&](const std::string& p) {
@@ -323,7 +327,13 @@ void macho_dylibs(const BinaryFacts& b, const MachOSlice& sl, const InstallSet& 
         if (base && in_set(*base + (base->empty() ? "" : "/") + d.substr(7))) found = true;
       }
     }
-    if (!found)
+    if (found) continue;
+    if (std::string dep = absent_dependency_for(f, set, s.policy(), std::string(last_component(d))); !dep.empty())
+      s.add("WC503",
+            sl.arch + " slice loads " + d + ", which comes from the dependency " + dep +
+                " (declared in Requires-Dist), whose wheel is not in the checked set",
+            b.path, std::nullopt, Severity::warning);
+    else
       s.add("WC503",
             sl.arch + " slice loads " + d +
                 ", which is neither a system library nor shipped where its install name points",
@@ -411,7 +421,7 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
   }
   const bool ios =
       std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::ios; });
-  for (const auto& sl : b.slices) macho_dylibs(b, sl, set, ios, s);
+  for (const auto& sl : b.slices) macho_dylibs(f, b, sl, set, ios, s);
   if (tags.empty()) {
     s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
     return;

@@ -75,6 +75,39 @@ void pure_with_binaries(const WheelFacts& f, FindingSink& s) {
           std::nullopt, Severity::warning);
 }
 
+// ABI tag `none` promises no dependence on a Python ABI, but an extension module named for no
+// interpreter (bare `tensorrt.so`, `foo.pyd`) is built for one: every interpreter the tags admit
+// imports it, a free-threaded one too (cp314t accepts cp314-none-*, and imports a bare `.so`).
+// Judged on evidence the file is a module: an ELF exporting PyInit_<name>, or a PE `.pyd`
+// importing a pythonXY.dll. Versioned suffixes (.cpython-314-...) bind their interpreter: fine.
+void unbound_modules_under_abi_none(const WheelFacts& f, FindingSink& s) {
+  const auto& abis = f.filename.abi_tags;
+  if (abis.empty() || !std::all_of(abis.begin(), abis.end(), [](const std::string& a) { return iequals(a, "none"); }))
+    return;
+  if (std::all_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(),
+                  [](const std::string& p) { return iequals(p, "any"); }))
+    return;  // a pure wheel with binaries is the pure_with_binaries finding
+  for (const auto& b : f.binaries) {
+    auto suffix = extension_suffix(b.path);
+    if (!suffix || !suffix->python_extension || !suffix->abi.empty() || install_path(b.path).empty()) continue;
+    std::string evidence;
+    if (b.format == "elf" && exports_module_init(b) == std::optional<bool>(true)) {
+      std::string_view base = last_component(b.path);
+      evidence = "exports PyInit_" + std::string(base.substr(0, base.find('.')));
+    } else if (b.format == "pe") {
+      for (const auto& dll : b.needed)
+        if (to_lower(dll).starts_with("python3") && to_lower(dll).ends_with(".dll")) evidence = "imports " + dll;
+    }
+    if (evidence.empty()) continue;
+    s.add("WC105",
+          "a CPython extension module (it " + evidence + ") named for no interpreter, in a wheel whose ABI tag is " +
+              "'none': every interpreter the tags " + join(f.filename.python_tags, ".") +
+              " admit would import it, a free-threaded build too; tag the wheel with the ABI it was built for " +
+              "(cp314-cp314), abi3 when it uses only the limited API, or name the module with its interpreter's suffix",
+          b.path);
+  }
+}
+
 void extension_suffixes(const WheelFacts& f, FindingSink& s) {
   if (!f.filename.valid) return;
   bool abi3 = false;
@@ -113,6 +146,7 @@ void extension_suffixes(const WheelFacts& f, FindingSink& s) {
     if (!cp_abis.empty() && !matches)
       s.add("WC105", "extension module is for " + abi + ", the wheel's ABI tags are " + join(cp_abis, ", "), e.name);
   }
+  unbound_modules_under_abi_none(f, s);
 }
 
 // A Python module file: source, stub, or an extension module named for an interpreter
@@ -178,11 +212,11 @@ struct LibraryFile {
 };
 
 // The files pip puts in site-packages (root, purelib/ and platlib/ of .data), the wheel's own
-// dist-info aside. Other .data schemes install elsewhere.
-std::vector<LibraryFile> library_files(const WheelFacts& f) {
+// dist-info aside. Other .data schemes install elsewhere; entries WC401 refuses are no layout.
+std::vector<LibraryFile> library_files(const WheelFacts& f, uint64_t max_path_length) {
   std::vector<LibraryFile> out;
   for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file) continue;
+    if (e.kind != EntryKind::file || !unsafe_path_reason(e.name, max_path_length).empty()) continue;
     std::string p = install_path(e.name);
     if (p.empty()) continue;
     std::string_view top = std::string_view(p).substr(0, p.find('/'));
@@ -346,7 +380,7 @@ void empty_library(const WheelFacts& f, const std::vector<LibraryFile>& lib, Fin
 void content_rules(const WheelFacts& f, FindingSink& s) {
   pure_with_binaries(f, s);
   extension_suffixes(f, s);
-  auto lib = library_files(f);
+  auto lib = library_files(f, s.policy().limits.max_path_length);
   layout(lib, s);
   toplevel_names(lib, s);
   duplicates(f, s);

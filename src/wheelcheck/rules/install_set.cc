@@ -11,6 +11,7 @@
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/requirement.h"
+#include "wheel/version.h"
 
 namespace wc {
 namespace {
@@ -96,8 +97,11 @@ namespace {
 
 // The projects `w` declares: every Requires-Dist whose markers can hold for `env`, by default or
 // under one of w's extras.
-std::set<std::string> declared_projects(const WheelFacts& w, const MarkerEnvironment& env) {
-  std::set<std::string> out;
+// The projects `w` declares (for env, or through one of its extras), each with the version
+// specifiers of its requirements ("" when unpinned): a wheel of that project whose version one of
+// them excludes is never installed beside `w`.
+std::map<std::string, std::vector<std::string>> declared_projects(const WheelFacts& w, const MarkerEnvironment& env) {
+  std::map<std::string, std::vector<std::string>> out;
   if (!w.metadata) return out;
   auto extras = w.metadata->get_all("Provides-Extra");
   for (const auto& line : w.metadata->get_all("Requires-Dist")) {
@@ -109,9 +113,25 @@ std::set<std::string> declared_projects(const WheelFacts& w, const MarkerEnviron
       with["extra"] = extras[k];
       holds = evaluate(*r, with) != Truth::no;
     }
-    if (holds) out.insert(r->canonical_name);
+    if (holds) out[r->canonical_name].push_back(r->specifier);
   }
   return out;
+}
+
+// Whether `u`'s version meets every specifier `declared` holds for its project (pip installs no
+// other): torch 2.13 pins nvidia-nccl==2.29.7, and an nccl 2.31.2 in the run is not its nccl. A
+// version or specifier that does not parse is not held against it.
+bool version_allowed(const std::map<std::string, std::vector<std::string>>& declared, const WheelFacts& u) {
+  auto it = declared.find(u.filename.canonical_name);
+  if (it == declared.end()) return true;
+  auto v = parse_version(u.filename.version_text);
+  if (!v) return true;
+  for (const auto& text : it->second) {
+    if (text.empty()) continue;
+    auto spec = SpecifierSet::parse(text);
+    if (spec && !spec->contains(*v)) return false;
+  }
+  return true;
 }
 
 // Install directories the binaries of `w` search (RPATH/RUNPATH resolved inside site-packages),
@@ -181,6 +201,7 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
   set.wheels.push_back(&f);
   std::set<const WheelFacts*> in{&f};
   const MarkerEnvironment env = environment_for(f.filename);
+  const auto root_pins = declared_projects(f, env);
   std::deque<const WheelFacts*> queue{&f};
   // Without an index, each wheel's install directories are computed once and only when a search
   // path asks.
@@ -211,6 +232,7 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
     auto consider = [&](size_t i) {
       const WheelFacts& u = all[i];
       if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;
+      if (!version_allowed(root_pins, u) || !version_allowed(wanted, u)) return;
       bool reached =
           wanted.count(u.filename.canonical_name) > 0 ||
           (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(),
@@ -222,7 +244,8 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
       }
     };
     if (index) {  // only the wheels a declaration names or a search path reaches, in run order
-      std::set<std::string> projects = wanted;
+      std::set<std::string> projects;
+      for (const auto& [project, specifiers] : wanted) projects.insert(project);
       if (!needs.empty()) projects.insert(import_loaded.begin(), import_loaded.end());
       for (size_t i : index->reached_by(projects, dirs)) consider(i);
     } else

@@ -71,6 +71,10 @@ struct DeclaredProvider {
 };
 std::vector<DeclaredProvider> declared_providers(const WheelFacts& f, const Policy& p);
 bool has_errors(const std::vector<Finding>& fs);
+// Why WC401 refuses an entry name (traversal, an absolute path, a control character, a name over
+// `max_len` bytes ...), or "" for a safe one. Rules about where entries land (layout, contents)
+// skip refused entries: a finding about a path no installer may write adds nothing.
+std::string unsafe_path_reason(const std::string& name, uint64_t max_len);
 
 // The dotted names a list of PEP 794 Import-Name (or Import-Namespace) values declares, without
 // "; private"; a lone empty value declares nothing. Invalid values are left out (and described in
