@@ -209,6 +209,45 @@ TEST_F(ArtifactTorch, DtensorViewOverGlooAndBrokenArtifacts) {
   EXPECT_NE(dbad.out.find("the artifact's output placements [R], the model's [S(1)]"), std::string::npos) << dbad.out;
 }
 
+// A --cases file's expectations are part of the test through the artifact too: a wrong
+// expect_shape, "expect": "error" for a legal pad, a wrong checksum, wrong placements, an error
+// expected where both propagate, a wrong gather count: each case fails naming what it expected and
+// what the artifact and the reference (or model) did; the right ones pass.
+TEST_F(ArtifactTorch, CaseFileExpectationsHoldThroughTheArtifact) {
+  testing::TempDir dir;
+  const std::string pad_cases = R"({"suite": "pad_concat", "cases": [
+    {"name": "right", "shape": [2, 3], "dtype": "float32", "pad": [0, 2], "value": 1.5, "expect_shape": [2, 5]},
+    {"name": "wrong_shape", "shape": [2, 3], "dtype": "float32", "pad": [0, 2], "value": 0, "expect_shape": [2, 6]},
+    {"name": "wrong_error", "shape": [2, 3], "dtype": "float32", "pad": [1, 1], "value": 0, "expect": "error"},
+    {"name": "wrong_checksum", "shape": [4], "dtype": "int32", "pad": [1, 0], "value": 7, "checksum": 12345}]})";
+  testing::write_file(dir.file("pad.json"), std::vector<uint8_t>(pad_cases.begin(), pad_cases.end()));
+  auto pad = ws("run --suite pad_concat --no-compile --cases " + shell_quote(dir.file("pad.json")));
+  EXPECT_EQ(pad.exit_code, 1) << pad.out << pad.err;
+  EXPECT_NE(pad.out.find("PASS  pad_concat/case/right [artifact]"), std::string::npos) << pad.out;
+  for (const char* says :
+       {"output shape [2,5] (the artifact's and the reference's), the case expects [2,6]",
+        "the case expects PyTorch to refuse this pad, but the artifact pads it, as the reference does",
+        ", the case expects 12345"})
+    EXPECT_NE(pad.out.find(says), std::string::npos) << says << "\n" << pad.out;
+  const std::string view_cases = R"J({"suite": "dtensor_view", "cases": [
+    {"name": "right", "shape": [8, 4], "mesh": [2], "placements": ["S(0)"], "op": "transpose", "args": [0, 1],
+     "expect": ["S(1)"]},
+    {"name": "wrong_placements", "shape": [8, 4], "mesh": [2], "placements": ["S(0)"], "op": "transpose",
+     "args": [0, 1], "expect": ["S(0)"]},
+    {"name": "wrong_error", "shape": [8, 4], "mesh": [2], "placements": ["S(0)"], "op": "view", "args": [32],
+     "expect": "error"},
+    {"name": "wrong_gathers", "shape": [8, 4], "mesh": [2], "placements": ["S(0)"], "op": "transpose",
+     "args": [0, 1], "expect": ["S(1)"], "expect_gathers": 1}]})J";
+  testing::write_file(dir.file("view.json"), std::vector<uint8_t>(view_cases.begin(), view_cases.end()));
+  auto view = ws("run --suite dtensor_view --cases " + shell_quote(dir.file("view.json")));
+  EXPECT_EQ(view.exit_code, 1) << view.out << view.err;
+  EXPECT_NE(view.out.find("PASS  dtensor_view/case/right [artifact]"), std::string::npos) << view.out;
+  for (const char* says : {"the case expects [S(0)], but the artifact and the model both give [S(1)]",
+                           "the case expects the op to raise, but the artifact and the model both propagate to",
+                           "the case expects 1 mesh dim(s) gathered; the model gathers 0"})
+    EXPECT_NE(view.out.find(says), std::string::npos) << says << "\n" << view.out;
+}
+
 // rng_graph and the bench through the real torch: on a GPU runner every rng_graph case must pass
 // (CUDA graphs with per-capture generators, words against the reference); without one each is
 // skipped naming torch.version.cuda. The bench times eager against compiled, on the GPU if any.

@@ -32,8 +32,10 @@ std::string shape_text(const Shape& s) {
 }
 
 std::vector<OracleCase> sweep() {
-  const std::vector<Shape> shapes = {{8, 4}, {4, 6},    {2, 3, 4}, {24},   {4, 1, 6},
-                                     {5, 3}, {6, 4, 2}, {3, 5},    {6, 5}, {10}};
+  // Uneven shards on every mesh size: [6] and [6, 2] split 6 into 2 x 3 or 3 x 2 over meshes of 4
+  // (issue 32: reshape([6] S(0), (2, 3)) on a mesh of 4 raises in PyTorch), [7] and [9, 2] over 2 and 4.
+  const std::vector<Shape> shapes = {{8, 4}, {4, 6}, {2, 3, 4}, {24}, {4, 1, 6}, {5, 3}, {6, 4, 2},
+                                     {3, 5}, {6, 5}, {10},      {6},  {7},       {6, 2}, {9, 2}};
   const std::vector<Shape> meshes = {{2}, {3}, {4}, {2, 2}, {2, 3}};
   std::vector<OracleCase> out;
   for (const Shape& s : shapes) {

@@ -716,11 +716,14 @@ Shape local_shape_at(Shape cur, const Shape& mesh, const std::vector<Placement>&
   return cur;
 }
 
-// PyTorch registers view, squeeze (and flatten/unflatten, which decompose to view) as strict: a
-// view that would need a redistribution raises; reshape, transpose, permute, unsqueeze, expand and
-// repeat redistribute silently.
+// PyTorch registers view, _unsafe_view and squeeze as strict: a view that would need a
+// redistribution raises. flatten and unflatten decompose to view; so does reshape (a composite
+// op: aten.view for a viewable input, clone then aten._unsafe_view otherwise), so DTensor's
+// non-strict aten.reshape registration is never what a reshape meets: torch 2.15.0 over four gloo
+// ranks raises on reshape([6] S(0), (2, 3)) exactly as on view. transpose, permute, unsqueeze,
+// expand and repeat redistribute silently.
 bool strict_op(const std::string& name) {
-  return name == "view" || name == "flatten" || name == "unflatten" || name == "squeeze";
+  return name == "view" || name == "reshape" || name == "flatten" || name == "unflatten" || name == "squeeze";
 }
 
 }  // namespace
@@ -771,16 +774,24 @@ std::vector<Op> sweep_ops(const Shape& s) {
   const int64_t nd = int64_t(s.size());
   if (nd == 0) return {};
   const int64_t numel = prod(s);
-  std::vector<Op> ops = {{"view", {numel}},   {"flatten", {}}, {"transpose", {0, nd - 1}},
-                         {"unsqueeze", {nd}}, {"squeeze", {}}, {"repeat", Shape(size_t(nd), 2)}};
-  if (numel % 2 == 0) ops.push_back({"view", {2, -1}}), ops.push_back({"view", {-1, 2}});
+  Shape expanded = {2};
+  expanded.insert(expanded.end(), s.begin(), s.end());
+  std::vector<Op> ops = {{"flatten", {}}, {"transpose", {0, nd - 1}},       {"unsqueeze", {nd}}, {"unsqueeze", {0}},
+                         {"squeeze", {}}, {"repeat", Shape(size_t(nd), 2)}, {"expand", expanded}};
+  // Every reshaping target both as view and as reshape (same rule, both strict in PyTorch): splits
+  // into 2 and 3 leave uneven shards on meshes of 2, 3 and 4.
+  std::vector<Shape> targets = {{numel}};
+  if (numel % 2 == 0) targets.push_back({2, -1}), targets.push_back({-1, 2});
+  if (numel % 3 == 0) targets.push_back({3, -1}), targets.push_back({-1, 3});
+  if (nd >= 2) targets.push_back({s[0], -1});
+  for (const auto& t : targets) ops.push_back({"view", t}), ops.push_back({"reshape", t});
   if (s[0] % 2 == 0) ops.push_back({"unflatten", {0, 2, s[0] / 2}});
+  if (s[0] % 3 == 0) ops.push_back({"unflatten", {0, 3, s[0] / 3}});
   if (nd >= 2) {
     Shape perm;
     for (int64_t k = nd; k-- > 0;) perm.push_back(k);
     ops.push_back({"permute", perm});
     ops.push_back({"flatten", {0, 1}});
-    ops.push_back({"view", {s[0], -1}});
   }
   return ops;
 }

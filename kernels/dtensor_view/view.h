@@ -53,8 +53,8 @@ struct Op {
 };
 
 // The view ops the sweeps apply to an input of `shape` (the law sweep, and the differential test
-// against PyTorch): flatten and view to one dim, splits in two, transpose, permute, (un)squeeze,
-// unflatten, repeat.
+// against PyTorch): every op the suite has: view and reshape to one dim and split in two and in
+// three, flatten, unflatten, transpose, permute, (un)squeeze, expand, repeat.
 std::vector<Op> sweep_ops(const Shape& shape);
 // The input placements the sweeps try on `mesh` (1 or 2 dims): each of R, P and S(d) per dim of
 // `shape` on every mesh dim (all pairs on a 2-D mesh); with `strided`, also SS(0,2) for an even 1-D

@@ -334,9 +334,11 @@ class PadConcatSuite : public Suite {
     return out;
   }
 
-  // One pad through the artifact, judged against `want` (and, compiled, the producer's output).
+  // One pad through the artifact, judged against `want` (and, compiled, the producer's output);
+  // the artifact's output into *out when asked.
   static std::string artifact_pad(Probe& probe, const Tensor& x, Producer p, const std::vector<int64_t>& pad,
-                                  double value, const Tensor& want, bool compiled, const std::string& device) {
+                                  double value, const Tensor& want, bool compiled, const std::string& device,
+                                  Tensor* out = nullptr) {
     const std::string where = " (" + std::string(dtype_name(x.dtype)) + " " + shape_str(x.shape) + " pad " +
                               shape_str(pad) + (compiled ? ", torch.compile" : ", eager") + " on " + device + ")";
     nlohmann::json a = probe.ask(pad_request(x, p, pad, value, compiled, device));
@@ -347,6 +349,7 @@ class PadConcatSuite : public Suite {
     auto got = answer_tensor(a["out"], x.dtype, &why);
     if (!got) return "the padded output: " + why + where;
     if (auto e = compare(*got, want, "F.pad's output" + where); !e.empty()) return e;
+    if (out) *out = *got;
     if (compiled) {
       auto y = answer_tensor(a.value("producer", nlohmann::json()), x.dtype, &why);
       if (!y) return "the producer's output: " + why + where;
@@ -414,8 +417,22 @@ class PadConcatSuite : public Suite {
           return a.value("ok", true) ? "the artifact pads what PyTorch refuses (" + std::string(e.what()) + ")"
                                      : std::string();
         }
-        Tensor x = arange(c.shape, c.dtype);
-        return artifact_pad(probe, x, Producer::copy, c.pad, c.value, pad_reference(x, c.pad, fill), false, device);
+        Tensor x = arange(c.shape, c.dtype), got;
+        if (c.expect_error) {  // the reference pads: the case's word against what the artifact does
+          nlohmann::json a = probe.ask(pad_request(x, Producer::copy, c.pad, c.value, false, device));
+          return a.value("ok", false)
+                     ? "the case expects PyTorch to refuse this pad, but the artifact pads it, as the reference "
+                       "does: output shape " +
+                           shape_str(padded_shape(c.shape, c.pad))
+                     : "the reference pads (output shape " + shape_str(padded_shape(c.shape, c.pad)) +
+                           "), the artifact raised " + a.value("error_type", std::string("?")) + ": " +
+                           a.value("message", std::string()) + " (as the case expects)";
+        }
+        if (auto e = artifact_pad(probe, x, Producer::copy, c.pad, c.value, pad_reference(x, c.pad, fill), false,
+                                  device, &got);
+            !e.empty())
+          return e;
+        return expectations(c, got, "the artifact's and the reference's");
       }));
   }
 
@@ -461,17 +478,23 @@ class PadConcatSuite : public Suite {
     Tensor want = pad_reference(x, c.pad, fill);
     if (auto e = run_impls(be, x, Producer::copy, c.pad, fill, want); !e.empty()) return e;
     // The expectations, checked on the backend's own output.
-    Tensor got = be.plain(x, Producer::copy, c.pad, fill).out;
+    return expectations(c, be.plain(x, Producer::copy, c.pad, fill).out, "");
+  }
+
+  // A file case's stated shape, checksum and fill bits against an output; `whose` says whose it is
+  // ("" for a backend's; through the artifact, the artifact's output that equals the reference's).
+  static std::string expectations(const FileCase& c, const Tensor& got, const std::string& whose) {
+    const std::string of = whose.empty() ? "" : " (" + whose + ")";
     if (c.expect_shape && got.shape != *c.expect_shape)
-      return "output shape " + shape_str(got.shape) + ", the case expects " + shape_str(*c.expect_shape);
+      return "output shape " + shape_str(got.shape) + of + ", the case expects " + shape_str(*c.expect_shape);
     if (c.checksum && checksum(got) != *c.checksum)
-      return "checksum " + std::to_string(checksum(got)) + ", the case expects " + std::to_string(*c.checksum);
+      return "checksum " + std::to_string(checksum(got)) + of + ", the case expects " + std::to_string(*c.checksum);
     if (c.fill_bits) {
       auto mask = pad_mask(c.shape, c.pad);
       for (size_t i = 0; i < mask.size(); ++i)
         if (mask[i] && got.bits_at(int64_t(i)) != *c.fill_bits)
-          return "pad element " + std::to_string(i) + " holds " + hex(got.bits_at(int64_t(i))) + ", the case expects " +
-                 hex(*c.fill_bits);
+          return "pad element " + std::to_string(i) + " holds " + hex(got.bits_at(int64_t(i))) + of +
+                 ", the case expects " + hex(*c.fill_bits);
     }
     return "";
   }

@@ -216,6 +216,10 @@ def dtensor_fake(torch, req):
                 out["out"] = [_placement_name(p) for p in y.placements]
             if req.get("locals", True):
                 loc = y.to_local().contiguous()
+                want, _ = compute_local_shape_and_global_offset(tuple(y.shape), mesh, y.placements)
+                if rank > 0 and tuple(loc.shape) != tuple(want):  # the cache's shape: not this rank's own
+                    out["skipped_ranks"] = out.get("skipped_ranks", 0) + 1
+                    continue
                 out["locals"].append({"coords": list(mesh.get_coordinate()), "shape": list(loc.shape),
                                       "data": raw(loc)})
         finally:
