@@ -38,6 +38,13 @@ class Gcc : public ::testing::Test {
     auto b = testing::read_file(dir.file(name));
     return std::string(b.begin(), b.end());
   }
+  // The findings of the first wheel, judged in a run of all of them (default policy).
+  static std::vector<Finding> judge(std::vector<const WheelBuilder*> run_of) {
+    static const Policy p = load_policy("default");
+    std::vector<WheelFacts> run;
+    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
+    return judge_wheel(run[0], run, p).findings;
+  }
   // A library that needs `soname` (a stub built here), with `rpath`.
   std::string needing(const std::string& soname, const std::string& rpath = "") {
     lib("libstub.so", "int stub(void){return 1;}", "-Wl,-soname," + soname);
@@ -145,13 +152,6 @@ TEST_F(Gcc, LibrariesFromADeclaredTorch) {
       provider("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64", "torch/lib/libc10.so", "libc10.so");
   WheelBuilder hollow("torch", "2.15.0", "cp312-cp312-manylinux_2_28_x86_64");
   hollow.purelib(false).add("torch/lib/README", "no library here");
-  Policy p = load_policy("default");
-  // The first wheel judged in a run of all of them.
-  auto judge = [&](std::vector<const WheelBuilder*> run_of) {
-    std::vector<WheelFacts> run;
-    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
-    return judge_wheel(run[0], run, p).findings;
-  };
   auto alone = judge({&x});
   EXPECT_TRUE(says(alone, "come from the dependency torch")) << dump_of(alone);
   EXPECT_FALSE(has_errors(alone)) << dump_of(alone);
@@ -214,12 +214,6 @@ TEST_F(Gcc, InstallSetsRespectVersions) {
     return w;
   };
   WheelBuilder pinned = nccl("2.29.7"), other = nccl("2.31.2");
-  Policy p = load_policy("default");
-  auto judge = [&](std::vector<const WheelBuilder*> run_of) {
-    std::vector<WheelFacts> run;
-    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
-    return judge_wheel(run[0], run, p).findings;
-  };
   auto alone = judge({&app});
   EXPECT_TRUE(says(alone, "come from the dependency nvidia-nccl-cu13")) << dump_of(alone);
   auto with_other = judge({&app, &other});
