@@ -221,6 +221,9 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
                 "' without being inside it: pypa/installer takes it for a .data path and loops forever",
             e.name);
     if (e.kind != EntryKind::file && e.kind != EntryKind::directory) continue;
+    // Where a refused entry would land is moot: its WC401 says all (no Windows-collapse finding
+    // for the '..' of ../../etc/cron.d/evil).
+    if (!unsafe_path_reason(e.name, s.policy().limits.max_path_length).empty()) continue;
     auto t = install_target(e.name);
     if (!t) {
       if (e.kind == EntryKind::file)
