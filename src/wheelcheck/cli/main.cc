@@ -389,7 +389,8 @@ int run_merge(const MergeArgs& a) {
           if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
           // A folded finding: its locations after the first are its repeats again.
           const auto locations = f.value("locations", nlohmann::json::array());
-          for (size_t k = 1; k < locations.size(); ++k) {
+          for (size_t k = 1; locations.is_array() && k < locations.size(); ++k) {
+            if (!locations[k].is_object()) throw std::runtime_error(file + ": a finding's locations hold a non-object");
             Finding at{
                 x.rule,       x.severity, locations[k].value("message", x.message), locations[k].value("entry", ""),
                 std::nullopt, {}};

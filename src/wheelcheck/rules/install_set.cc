@@ -96,10 +96,8 @@ bool installable_together(const WheelFacts& a, const WheelFacts& b) {
 namespace {
 
 // The projects `w` declares: every Requires-Dist whose markers can hold for `env`, by default or
-// under one of w's extras.
-// The projects `w` declares (for env, or through one of its extras), each with the version
-// specifiers of its requirements ("" when unpinned): a wheel of that project whose version one of
-// them excludes is never installed beside `w`.
+// under one of w's extras, each with the version specifiers of its requirements ("" when
+// unpinned): a wheel of that project whose version one of them excludes is never installed beside w.
 std::map<std::string, std::vector<std::string>> declared_projects(const WheelFacts& w, const MarkerEnvironment& env) {
   std::map<std::string, std::vector<std::string>> out;
   if (!w.metadata) return out;
