@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "catalog/catalog.h"
+#include "report/report.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -318,10 +319,13 @@ TEST(Cli, RepeatsFoldIntoOneFinding) {
   // What the JSON says, merge says again.
   EXPECT_EQ(run_wheelcheck({"check", w, "--report", "json:" + out.file("r.json"), "-q"}).exit_code, 1);
   auto merged = nlohmann::json::parse(run_wheelcheck({"merge", out.file("r.json"), "--format", "json"}).out);
+  size_t merged_wc304 = 0;
   for (const auto& f : merged["wheels"][0]["findings"])
     if (f["rule"] == "WC304") {
+      ++merged_wc304;
       EXPECT_EQ(f["locations"], folded["locations"]);
     }
+  EXPECT_EQ(merged_wc304, 1u) << merged.dump(1);
   // Different messages stay apart: a RECORD size for each file (WC303 names the sizes).
   WheelBuilder sizes("sizes", "1.0");
   sizes.add("sizes/__init__.py", "").add("sizes/a.py", "a = 1\n").add("sizes/b.py", "bb = 22\n");
@@ -330,6 +334,24 @@ TEST(Cli, RepeatsFoldIntoOneFinding) {
   size_t wc303 = 0;
   for (const auto& f : j2["wheels"][0]["findings"]) wc303 += f["rule"] == "WC303" && !f.contains("locations");
   EXPECT_EQ(wc303, 2u) << j2.dump(1);
+}
+
+// Folding takes the entry out only where it stands as a name of its own: x.so needing libx.so and
+// y.so needing liby.so are two findings, not one.
+TEST(Report, FoldsOnlyWhatDiffersByTheEntry) {
+  std::vector<Finding> fs = {
+      {"WC503", Severity::error, "needs libx.so", "p/x.so", std::nullopt, {}},
+      {"WC503", Severity::error, "needs liby.so", "p/y.so", std::nullopt, {}},
+      {"WC504", Severity::warning, "p/a.so: RUNPATH /usr/local/cuda", "p/a.so", std::nullopt, {}},
+      {"WC504", Severity::warning, "p/b.so: RUNPATH /usr/local/cuda", "p/b.so", std::nullopt, {}},
+      {"WC504", Severity::error, "p/c.so: RUNPATH /usr/local/cuda", "p/c.so", std::nullopt, {}}};
+  fold_repeats(fs);
+  ASSERT_EQ(fs.size(), 4u);
+  EXPECT_EQ(fs[0].message, "needs libx.so");
+  EXPECT_TRUE(fs[0].repeats.empty());
+  EXPECT_EQ(fs[2].repeats.size(), 1u);
+  EXPECT_EQ(fs[2].repeats[0].entry, "p/b.so");
+  EXPECT_TRUE(fs[3].repeats.empty()) << "another severity stays apart";
 }
 
 TEST(Cli, GithubStepSummary) {

@@ -34,8 +34,11 @@ void filter(std::vector<Finding>& fs, const ReportOptions& o) {
     return glob_any(o.ignore, f.rule) || (!o.select.empty() && !glob_any(o.select, f.rule));
   });
   if (o.strict)
-    for (auto& f : fs)
+    for (auto& f : fs) {
       if (f.severity == Severity::warning) f.severity = Severity::error;
+      for (auto& r : f.repeats)  // a folded finding read back by merge
+        if (r.severity == Severity::warning) r.severity = Severity::error;
+    }
 }
 
 // A report file must be writable before anything is read: an existing file writable, or a new one

@@ -389,8 +389,14 @@ int run_merge(const MergeArgs& a) {
           if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
           // A folded finding: its locations after the first are its repeats again.
           const auto locations = f.value("locations", nlohmann::json::array());
-          for (size_t k = 1; locations.is_array() && k < locations.size(); ++k) {
-            if (!locations[k].is_object()) throw std::runtime_error(file + ": a finding's locations hold a non-object");
+          if (!locations.is_array()) throw std::runtime_error(file + ": a finding's \"locations\" is not a list");
+          for (size_t k = 1; k < locations.size(); ++k) {
+            const auto& l = locations[k];
+            if (!l.is_object() || !l.value("entry", nlohmann::json("")).is_string() ||
+                !l.value("message", nlohmann::json("")).is_string() ||
+                (l.contains("offset") && !l["offset"].is_number_unsigned()))
+              throw std::runtime_error(file + ": a finding's location " + std::to_string(k) +
+                                       " is not {entry, message, offset} of strings and an unsigned offset");
             Finding at{
                 x.rule,       x.severity, locations[k].value("message", x.message), locations[k].value("entry", ""),
                 std::nullopt, {}};

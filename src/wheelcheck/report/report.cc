@@ -118,14 +118,23 @@ std::string where(const Finding& f) {
 
 namespace {
 
-// The message with every mention of the entry (its whole path, then its file name) taken out.
+// The message with every mention of the entry (its whole path, then its file name) taken out,
+// where it stands as a name of its own: x.so inside "needs libx.so" is another library's name.
 std::string without_entry(const Finding& f) {
+  auto name_char = [](char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.' || c == '+'; };
   std::string m = f.message;
   std::string_view base = f.entry;
   if (auto slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
   for (std::string_view name : {std::string_view(f.entry), base}) {
     if (name.empty()) continue;
-    for (size_t at = 0; (at = m.find(name, at)) != std::string::npos;) m.replace(at, name.size(), "\x01"), at += 1;
+    for (size_t at = 0; (at = m.find(name, at)) != std::string::npos;) {
+      size_t end = at + name.size();
+      bool alone = (at == 0 || (!name_char(m[at - 1]) && m[at - 1] != '/')) && (end == m.size() || !name_char(m[end]));
+      if (alone)
+        m.replace(at, name.size(), "\x01"), at += 1;
+      else
+        at = end;
+    }
   }
   return m;
 }
@@ -416,8 +425,7 @@ void write_github(const RunReport& r, std::ostream& out) {
   if (r.set)
     for (const auto& f : r.set->findings)
       out << "::" << (f.severity == Severity::error ? "error" : "warning")
-          << " title=" << gh_escape(f.rule + " release set", true)
-          << "::" << gh_escape((f.entry.empty() ? "" : clip_for_display(f.entry, 200) + ": ") + f.message, false)
+          << " title=" << gh_escape(f.rule + " release set", true) << "::" << gh_escape(where(f) + f.message, false)
           << "\n";
   Counts n = count(r);
   out << count_of(r) << ": " << n.passed << " passed, " << n.failed << " failed";
@@ -511,18 +519,21 @@ void write_sarif(const RunReport& r, std::ostream& out) {
   // Findings on the set: located at the wheel they name, else at the policy that declared the set.
   // Every result has a location: GitHub's upload-sarif rejects the whole file otherwise.
   if (r.set)
-    for (const auto& f : r.set->findings) {
-      json res = {{"ruleId", f.rule},
-                  {"level", f.severity == Severity::error ? "error" : "warning"},
-                  {"message", {{"text", "release set: " + (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}};
-      std::string where = !f.entry.empty()           ? f.entry
-                          : !r.policy_source.empty() ? r.policy_source
-                          : r.policy.empty()         ? r.tool
-                                                     : r.policy;
-      res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(where)}}}}}}});
-      if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
-      results.push_back(res);
-    }
+    for (const auto& folded : r.set->findings)
+      for (size_t k = 0; k <= folded.repeats.size(); ++k) {
+        const Finding& f = k ? folded.repeats[k - 1] : folded;
+        json res = {{"ruleId", f.rule},
+                    {"level", f.severity == Severity::error ? "error" : "warning"},
+                    {"message", {{"text", "release set: " + (f.entry.empty() ? "" : f.entry + ": ") + f.message}}}};
+        std::string where = !f.entry.empty()           ? f.entry
+                            : !r.policy_source.empty() ? r.policy_source
+                            : r.policy.empty()         ? r.tool
+                                                       : r.policy;
+        res["locations"] =
+            json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(where)}}}}}}});
+        if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
+        results.push_back(res);
+      }
   json doc = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},

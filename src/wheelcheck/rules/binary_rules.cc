@@ -328,7 +328,11 @@ void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& s
       }
     }
     if (found) continue;
-    if (std::string dep = absent_dependency_for(f, set, s.policy(), std::string(last_component(d))); !dep.empty())
+    // Only an @rpath name can be met by another wheel's copy (dyld searches the LC_RPATHs); an
+    // absolute build-machine path stays an error whatever is installed.
+    std::string dep =
+        d.rfind("@rpath/", 0) == 0 ? absent_dependency_for(f, set, s.policy(), std::string(last_component(d))) : "";
+    if (!dep.empty())
       s.add("WC503",
             sl.arch + " slice loads " + d + ", which comes from the dependency " + dep +
                 " (declared in Requires-Dist), whose wheel is not in the checked set",

@@ -366,6 +366,11 @@ void duplicates(const WheelFacts& f, FindingSink& s) {
 // its dependencies (NVIDIA's cuda-toolkit): no finding, where the peer reports both checks.
 void empty_library(const WheelFacts& f, const std::vector<LibraryFile>& lib, FindingSink& s) {
   if (!lib.empty()) return;
+  // Entries WC401 refused land nowhere; whether they meant site-packages is not for this rule.
+  if (std::any_of(f.entries.begin(), f.entries.end(), [&](const EntryFacts& e) {
+        return e.kind == EntryKind::file && !unsafe_path_reason(e.name, s.policy().limits.max_path_length).empty();
+      }))
+    return;
   bool other = std::any_of(f.entries.begin(), f.entries.end(), [&](const EntryFacts& e) {
     return e.kind == EntryKind::file && (f.dist_info.empty() || !e.name.starts_with(f.dist_info + "/"));
   });

@@ -111,7 +111,11 @@ std::map<std::string, std::vector<std::string>> declared_projects(const WheelFac
       with["extra"] = extras[k];
       holds = evaluate(*r, with) != Truth::no;
     }
-    if (holds) out[r->canonical_name].push_back(r->specifier);
+    if (!holds) continue;
+    // Only a requirement that certainly holds without an extra pins what pip installs: an
+    // optional extra's or an undecided marker's pin may never apply.
+    auto& pins = out[r->canonical_name];
+    if (evaluate(*r, env) == Truth::yes) pins.push_back(r->specifier);
   }
   return out;
 }
