@@ -222,7 +222,8 @@ TEST_F(Gcc, InstallSetsRespectVersions) {
   EXPECT_FALSE(testing::has_rule(with_pinned, "WC503")) << dump_of(with_pinned);
   auto with_both = judge({&app, &other, &pinned});
   EXPECT_FALSE(testing::has_rule(with_both, "WC503")) << dump_of(with_both);
-  // An extra's pin applies only with the extra: the unconditional requirement decides.
+  // One requirement admitting the version is enough (pip installs the wheel for it): an extra's
+  // pin does not exclude what the unconditional requirement admits.
   WheelBuilder loose("ncclapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   loose.purelib(false).add("ncclapp/_C.cpython-312-x86_64-linux-gnu.so", user);
   loose.requires_dist("nvidia-nccl-cu13>=2.30").requires_dist("nvidia-nccl-cu13==2.29.7; extra == \"old\"");

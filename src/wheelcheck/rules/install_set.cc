@@ -97,7 +97,7 @@ namespace {
 
 // The projects `w` declares: every Requires-Dist whose markers can hold for `env`, by default or
 // under one of w's extras, each with the version specifiers of its requirements ("" when
-// unpinned): a wheel of that project whose version one of them excludes is never installed beside w.
+// unpinned): a wheel of that project none of them admits is never installed beside w.
 std::map<std::string, std::vector<std::string>> declared_projects(const WheelFacts& w, const MarkerEnvironment& env) {
   std::map<std::string, std::vector<std::string>> out;
   if (!w.metadata) return out;
@@ -111,29 +111,25 @@ std::map<std::string, std::vector<std::string>> declared_projects(const WheelFac
       with["extra"] = extras[k];
       holds = evaluate(*r, with) != Truth::no;
     }
-    if (!holds) continue;
-    // Only a requirement that certainly holds without an extra pins what pip installs: an
-    // optional extra's or an undecided marker's pin may never apply.
-    auto& pins = out[r->canonical_name];
-    if (evaluate(*r, env) == Truth::yes) pins.push_back(r->specifier);
+    if (holds) out[r->canonical_name].push_back(r->specifier);
   }
   return out;
 }
 
-// Whether `u`'s version meets every specifier `declared` holds for its project (pip installs no
-// other): torch 2.13 pins nvidia-nccl==2.29.7, and an nccl 2.31.2 in the run is not its nccl. A
-// version or specifier that does not parse is not held against it.
+// Whether some requirement `declared` holds for u's project admits u's version (an unpinned one
+// admits every version): torch 2.13 pins nvidia-nccl==2.29.7, and an nccl 2.31.2 in the run is not
+// its nccl; `numpy>=2` beside `numpy<2; extra == "legacy"` admits numpy 2. A version or specifier
+// that does not parse is not held against it.
 bool version_allowed(const std::map<std::string, std::vector<std::string>>& declared, const WheelFacts& u) {
   auto it = declared.find(u.filename.canonical_name);
   if (it == declared.end()) return true;
   auto v = parse_version(u.filename.version_text);
   if (!v) return true;
-  for (const auto& text : it->second) {
-    if (text.empty()) continue;
+  return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& text) {
+    if (text.empty()) return true;
     auto spec = SpecifierSet::parse(text);
-    if (spec && !spec->contains(*v)) return false;
-  }
-  return true;
+    return !spec || spec->contains(*v);
+  });
 }
 
 // Install directories the binaries of `w` search (RPATH/RUNPATH resolved inside site-packages),
