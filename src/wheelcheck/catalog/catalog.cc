@@ -173,6 +173,26 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "variants across a release: one label with two property sets, inconsistent default-priorities, an index "
        "-variants.json that is not the union of the wheels' declarations",
        "release set"},
+      {"WC901", S::error,
+       "SBOM document invalid for its format (required fields and types, unreadable, over the limits); a newer "
+       "version than known warns, unknown formats are a note",
+       "sbom"},
+      {"WC902", S::warning,
+       "SBOM lacks what PEP 770 asks (creation time, tool, a primary component that is this package, versions and "
+       "identifiers, components reachable from the primary)",
+       "sbom"},
+      {"WC903", S::warning,
+       "bundled native library not declared by any SBOM component (coverage; an error with sbom.require_coverage, "
+       "and without any SBOM with sbom.require)",
+       "sbom"},
+      {"WC904", S::error,
+       "SBOM claim contradicted by the wheel (a file hash, auditwheel's file_name qualifier, a version the library's "
+       "file name says; absent components warn)",
+       "sbom"},
+      {"WC905", S::warning, "SBOM not reproducible (absolute build paths; a random serial number when the policy asks)",
+       "sbom"},
+      {"WC906", S::error, "one bundled library (by its graft hash), two identities across the wheels of a run",
+       "release set"},
   };
   return rules;
 }

@@ -416,6 +416,51 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Installers resolve variants from the index file; a disagreement picks the wrong wheel.",
        "Generate the index file from the wheels themselves.",
        "error   WC806  label cu128 declared with two property sets"},
+      {"WC901",
+       "Each file in *.dist-info/sboms/ is a CycloneDX (1.4-1.7) or SPDX (2.2, 2.3, 3.0) JSON document with what its "
+       "schema requires, of the required types, within the size, depth and component limits.",
+       "Trivy, Syft and Dependency-Track drop a document they cannot read: the wheel's contents go unscanned.",
+       "Write the SBOM with a maintained generator (auditwheel >= 6.5, cyclonedx-py, maturin) and validate it.",
+       "error   WC901  x.dist-info/sboms/app.cdx.json: /components/3: required field 'name' is missing"},
+      {"WC902",
+       "PEP 770's SHOULDs: a creation time and the tool, a primary component that is this package "
+       "(pkg:pypi/<name>@<version>), every component with a version and an identifier (purl, CPE or download URL), "
+       "every component reachable from the primary.",
+       "A component without version or identifier cannot be matched against vulnerability databases.",
+       "Give the generator the package's name and version; link each component from the primary's dependencies.",
+       "warning WC902  x.dist-info/sboms/app.cdx.json: no creation time; 3 of 9 components have no version"},
+      {"WC903",
+       "Every native library the wheel bundles (auditwheel's <pkg>.libs/, delocate's .dylibs/, delvewheel's DLLs, "
+       "well-known third-party libraries) is declared by an SBOM component: auditwheel's bom-ref path hash, "
+       "evidence.occurrences, SPDX file relationships, a file hash, or the library's name (never a language "
+       "package's).",
+       "auditwheel omits libraries no distro package owns (auditwheel#728): OpenSSL or libpq go unscanned while the "
+       "SBOM looks complete.",
+       "Add components for the grafted libraries (their upstream name, version and purl).",
+       "warning WC903  declared 1 of 18 bundled libraries; undeclared: psycopg2_binary.libs/libssl-81ffa89e.so.3 "
+       "(OpenSSL), ..."},
+      {"WC904",
+       "What the SBOM claims about the wheel is true: hashes of files in the wheel, auditwheel's file_name qualifier, "
+       "versions the bundled library's file name carries, pkg:pypi components and explicit locations that are in the "
+       "archive.",
+       "A stale SBOM (after a retag, a rebuild, a graft) points scanners at software that is not there.",
+       "Generate the SBOM last, from the wheel as uploaded.",
+       "error   WC904  x.dist-info/sboms/auditwheel.cdx.json: file_name=x-1.0-cp312-cp312-linux_x86_64.whl, but "
+       "this wheel is x-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"},
+      {"WC905",
+       "An SBOM carries no absolute build-machine paths (CI workspaces, home and temporary directories); with "
+       "sbom.forbid_random_serial, no random serial number.",
+       "Identical builds then produce different wheels, and the paths leak the build machine's layout.",
+       "Write paths relative to the project; derive the serial number from the content (UUID v5).",
+       "warning WC905  x.dist-info/sboms/app.cdx.json: absolute build paths: /metadata/component/name: "
+       "/home/runner/work/x/x"},
+      {"WC906",
+       "The same grafted library (auditwheel's 8-hex content hash in its name) is declared with one purl and version "
+       "in every wheel of the run.",
+       "One set of bytes with two identities: a scanner reports one wheel vulnerable and its twin clean.",
+       "Build the release's wheels in one image and generate their SBOMs alike.",
+       "error   WC906  libssl-81ffa89e.so.3: pkg:rpm/almalinux/openssl-libs@3.0.7 in a.whl, "
+       "pkg:rpm/almalinux/openssl-libs@3.2.2 in b.whl"},
   };
   return help;
 }

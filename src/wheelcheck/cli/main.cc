@@ -23,6 +23,7 @@
 #include "policy/project_config.h"
 #include "report/report.h"
 #include "rules/platform_tag.h"
+#include "rules/sbom_rules.h"
 #include "rules/torch_abi.h"
 #include "util/json_text.h"
 #include "util/parse.h"
@@ -174,6 +175,54 @@ std::string cxx_abi_line(const BinaryFacts& b, const Policy& policy) {
   return parts.empty() ? "no std::string/std::list symbols in the policy's namespaces" : join(parts, ", ");
 }
 
+// PEP 770: each document's parse (format, primary, components and what each declares in the wheel),
+// then which bundled libraries no component declares.
+void print_sbom_text(const WheelFacts& f, std::ostream& out) {
+  SbomCoverage cov = sbom_coverage(f);
+  if (f.sboms.empty() && cov.bundled.empty()) return;
+  std::map<std::pair<size_t, size_t>, std::vector<std::string>> declares;  // (document, component) -> libraries
+  for (size_t i = 0; i < cov.bundled.size(); ++i)
+    if (const auto& l = cov.declared_by[i])
+      declares[{l->document, l->component}].push_back(cov.bundled[i].entry + " (by " + l->how + ")");
+  for (size_t di = 0; di < f.sboms.size(); ++di) {
+    const SbomDocument& d = f.sboms[di];
+    out << "  sbom      " << escape_for_display(d.entry) << ": ";
+    if (d.unknown())
+      out << (d.errors.empty() ? (d.known_as.empty() ? std::string("a format not read") : d.known_as + " (not read)")
+                               : escape_for_display(d.errors.front()))
+          << "\n";
+    if (d.unknown()) continue;
+    out << d.format << " " << escape_for_display(d.spec_version) << ", " << d.component_count() << " components"
+        << (d.file_count() ? ", " + std::to_string(d.file_count()) + " files" : "")
+        << (d.tools.empty() ? "" : ", by " + escape_for_display(join(d.tools, ", "))) << "\n";
+    if (d.primary >= 0) {
+      const auto& p = d.components[d.primary];
+      out << "            primary " << escape_for_display(p.purl.empty() ? p.name + " " + p.version : p.purl) << "\n";
+    }
+    size_t shown = 0;
+    for (size_t ci = 0; ci < d.components.size(); ++ci) {
+      const auto& c = d.components[ci];
+      if (c.is_file || static_cast<int>(ci) == d.primary) continue;
+      if (shown++ == 40) {
+        out << "            ... " << (d.component_count() - (d.primary >= 0 ? 1 : 0) - 40) << " more components\n";
+        break;
+      }
+      out << "            " << escape_for_display(c.name)
+          << (c.version.empty() ? "" : " " + escape_for_display(c.version))
+          << (c.purl.empty() ? "" : "  " + escape_for_display(c.purl)) << "\n";
+      if (auto it = declares.find({di, ci}); it != declares.end())
+        for (const auto& lib : it->second) out << "              declares " << escape_for_display(lib) << "\n";
+    }
+  }
+  if (!cov.bundled.empty()) {
+    out << "  bundled   " << cov.bundled.size() << " native librar" << (cov.bundled.size() == 1 ? "y" : "ies")
+        << ", declared " << cov.declared() << "\n";
+    for (const auto* b : cov.undeclared())
+      out << "            undeclared " << escape_for_display(b->entry)
+          << (b->upstream.empty() ? "" : " (" + b->upstream + ")") << "\n";
+  }
+}
+
 void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, const Policy& policy,
                         std::ostream& out) {
   out << escape_for_display(f.path) << "  (" << f.file_size << " bytes, " << f.entries.size() << " entries"
@@ -212,6 +261,7 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
             << "\n            selects " << escape_for_display(describe_variant_selection(props)) << "\n";
       }
   }
+  print_sbom_text(f, out);
   if (f.binaries.empty()) return;
   std::string ceiling, by;
   for (const auto& b : f.binaries) {
@@ -377,6 +427,10 @@ int run_merge(const MergeArgs& a) {
         item.size = w.value("size", uint64_t{0});
         item.bytes_read = w.value("bytes_read", uint64_t{0});
         if (w.contains("facts")) item.facts = w["facts"];
+        if (w.contains("sbom") && w["sbom"].is_object()) item.sbom = w["sbom"];
+        if (w.contains("notes") && w["notes"].is_array())
+          for (const auto& n : w["notes"])
+            if (n.is_string()) item.notes.push_back(n.get<std::string>());
         if (w.contains("release")) {
           item.release = w["release"];
           if (auto m = member_from_json(w["release"])) members.push_back(std::move(*m));

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "binary/binary_facts.h"
+#include "binary/version_strings.h"
 #include "facts/binary_capture.h"
 #include "io/inflate.h"
 #include "io/targets.h"
@@ -62,6 +63,13 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.reindex();
 }
 
+// PEP 770: `<name>.dist-info/sboms/...` (any dist-info directory: a second one is judged elsewhere).
+bool is_sbom_entry(std::string_view name) {
+  auto slash = name.find('/');
+  return slash != std::string_view::npos && name.substr(0, slash).ends_with(".dist-info") &&
+         name.substr(slash + 1).starts_with("sboms/") && !name.ends_with("/");
+}
+
 // Entries --depth metadata reads the first bytes of: named like native code, or executable.
 bool binary_like(const ZipEntry& z) {
   return is_native_library_name(z.name) || (z.unix_mode & 0111) || z.name.ends_with(".exe") ||
@@ -75,6 +83,7 @@ bool read_at_metadata_depth(const ZipEntry& z, const AnalyzeOptions& opt) {
   if (slash != std::string::npos && z.name.find('/', slash + 1) == std::string::npos &&
       std::string_view(z.name).substr(0, slash).ends_with(".dist-info"))
     return true;
+  if (is_sbom_entry(z.name) && z.kind == EntryKind::file) return true;
   if (std::find(opt.capture_files.begin(), opt.capture_files.end(), z.name) != opt.capture_files.end()) return true;
   return opt.binaries && binary_like(z);
 }
@@ -170,7 +179,8 @@ class WheelReader {
     Digest sha256{"sha256"};
     std::optional<Digest> other;  // sha384/sha512 when RECORD asks for it
     std::string other_algo;
-    std::string* text = nullptr;  // dist-info files and files a policy reads
+    std::optional<VersionScan> versions;  // a well-known library's version strings (WC904)
+    std::string* text = nullptr;          // dist-info files and files a policy reads
     std::optional<BinaryCapture> capture;
   };
 
@@ -184,11 +194,13 @@ class WheelReader {
     e.bytes_read += n;
     w.sha256.update(p, n);
     if (w.other) w.other->update(p, n);
+    if (w.versions) w.versions->feed(p, n);
     if (w.text) {
       if (w.text->size() + n > opt_.limits.max_metadata_bytes) {
         std::lock_guard<std::mutex> l(mu_);
-        f_.dist_info_read_errors.push_back(e.name + " is larger than the metadata size limit (" +
-                                           std::to_string(opt_.limits.max_metadata_bytes) + " bytes); not parsed");
+        if (!is_sbom_entry(e.name))  // an SBOM too large to read is WC901's finding
+          f_.dist_info_read_errors.push_back(e.name + " is larger than the metadata size limit (" +
+                                             std::to_string(opt_.limits.max_metadata_bytes) + " bytes); not parsed");
         oversize_.insert(e.name);
         w.text->clear();
         w.text = nullptr;
@@ -246,6 +258,8 @@ class WheelReader {
       w.text->reserve(static_cast<size_t>(std::min<uint64_t>(z.uncompressed_size, opt_.limits.max_metadata_bytes)));
     }
     if (opt_.binaries) w.capture.emplace(z.name, z.uncompressed_size);
+    if (is_native_library_name(z.name))
+      if (VersionScan v(z.name); v.active()) w.versions.emplace(std::move(v));
     return w;
   }
 
@@ -255,6 +269,7 @@ class WheelReader {
     if (e.complete()) {
       e.sha256 = w.sha256.digest_b64();
       if (w.other) e.other_digests[w.other_algo] = w.other->digest_b64();
+      if (w.versions) e.version_strings = w.versions->found();
     } else if (w.text) {
       w.text->clear();
     }
@@ -398,6 +413,7 @@ class WheelReader {
             "variant.json could not be read (over the metadata size limit, or unreadable)");
       }
     }
+    read_sboms();
     if (!f_.record) return;
     // The dist-info texts are parsed: their bytes are not needed any more (the keys stay, so a
     // duplicate entry of the same name is still recognised as one of them).
@@ -407,6 +423,43 @@ class WheelReader {
       std::string_view algo = std::string_view(row.hash).substr(0, row.hash.find('='));
       if (iequals(algo, "sha384") || iequals(algo, "sha512")) other_algos_[row.path] = to_lower(algo);
     }
+  }
+
+  // PEP 770's SBOMs, parsed into the facts; what cannot be read is a document with the reason. The
+  // files they give digests for (other than sha256, which every entry gets) are digested on the
+  // way too, so WC904 can compare them.
+  void read_sboms() {
+    for (const auto& z : idx_.entries) {
+      if (!is_sbom_entry(z.name) || z.kind != EntryKind::file || !texts_.count(z.name)) continue;
+      const EntryFacts* e = f_.find_entry(z.name);
+      auto it = f_.captured.find(z.name);
+      if (it != f_.captured.end()) {
+        f_.sboms.push_back(parse_sbom(z.name, it->second));
+        f_.captured.erase(it);
+      } else {
+        SbomDocument d;
+        d.entry = z.name;
+        if (oversize_.count(z.name))
+          d.errors.push_back("not read: " + human_bytes(z.uncompressed_size) + ", over the size limit of " +
+                             human_bytes(opt_.limits.max_metadata_bytes) + " (limits.max_metadata_bytes)");
+        else if (e && !e->read_error.empty())
+          d.errors.push_back("not read: " + e->read_error);
+        else
+          d.errors.push_back("not read: " + (e && !e->skipped.empty() ? e->skipped : std::string("unreadable")));
+        f_.sboms.push_back(std::move(d));
+      }
+    }
+    for (const auto& d : f_.sboms)
+      for (const auto& c : d.components)
+        for (const auto& loc : c.locations) {
+          if (std::any_of(c.hashes.begin(), c.hashes.end(), [](const SbomHash& h) { return h.algorithm == "sha256"; }))
+            continue;
+          for (const auto& h : c.hashes)
+            if ((h.algorithm == "sha1" || h.algorithm == "sha384" || h.algorithm == "sha512") && f_.find_entry(loc)) {
+              other_algos_.emplace(loc, h.algorithm);
+              break;
+            }
+        }
   }
 
   // Compression methods the fast path does not handle (PyPI rejects them; WC405 says so): read
@@ -495,6 +548,7 @@ class WheelReader {
   // A safety bound only: every layout seen needs one or two targeted reads, and a round that brings
   // nothing new stops the loop long before this.
   static constexpr int kMaxRereads = 64;
+  static constexpr size_t kMaxSboms = 64;  // documents read per wheel (the rest are counted by WC901)
   static constexpr uint64_t kRereadWindow = 256u << 10;
   static constexpr uint64_t kPipelineMin = 32u << 20;
   static constexpr uint64_t kHeaderPrefix = 64u << 10;  // read of each binary at --depth metadata
@@ -514,8 +568,10 @@ class WheelReader {
     // What the upload rules read (WC208, WC209): the entry points, and .pth files at the top
     // level of purelib/platlib (site-packages processes those at start-up).
     if (!f_.dist_info.empty()) t[f_.dist_info + "/entry_points.txt"], t[f_.dist_info + "/variant.json"];
+    size_t sboms = 0;
     for (const auto& z : idx_.entries)
-      if (is_site_pth(z.name)) t[z.name];
+      if (is_site_pth(z.name) || (is_sbom_entry(z.name) && z.kind == EntryKind::file && sboms++ < kMaxSboms)) t[z.name];
+    f_.sboms_not_read = sboms > kMaxSboms ? sboms - kMaxSboms : 0;
     return t;
   }();
   std::map<std::string, std::string> other_algos_;

@@ -86,6 +86,39 @@ json facts_to_json(const WheelFacts& f) {
                          {"selects", describe_variant_selection(props)}};
     j["variant"] = {{"schema", d.schema_url}, {"namespace_priority", d.namespace_priority}, {"variants", variants}};
   }
+  if (!f.sboms.empty()) {
+    json docs = json::array();
+    for (const auto& d : f.sboms) {
+      json comps = json::array();
+      for (size_t i = 0; i < d.components.size(); ++i) {
+        const auto& c = d.components[i];
+        json x = {{"name", c.name}, {"type", c.type}};
+        if (!c.ref.empty()) x["ref"] = c.ref;
+        if (!c.version.empty()) x["version"] = c.version;
+        if (!c.purl.empty()) x["purl"] = c.purl;
+        if (!c.cpes.empty()) x["cpe"] = c.cpes;
+        if (!c.download_url.empty()) x["download_url"] = c.download_url;
+        if (!c.locations.empty()) x["locations"] = c.locations;
+        if (!c.hashes.empty()) {
+          json hs = json::object();
+          for (const auto& h : c.hashes) hs[h.algorithm] = h.hex;
+          x["hashes"] = hs;
+        }
+        if (c.excluded) x["excluded"] = true;
+        if (static_cast<int>(i) == d.primary) x["primary"] = true;
+        comps.push_back(std::move(x));
+      }
+      json doc = {{"entry", d.entry}, {"format", d.format.empty() ? json(nullptr) : json(d.format)}};
+      if (!d.spec_version.empty()) doc["spec_version"] = d.spec_version;
+      if (!d.known_as.empty()) doc["known_as"] = d.known_as;
+      if (!d.tools.empty()) doc["tools"] = d.tools;
+      doc["components"] = comps;
+      if (!d.errors.empty()) doc["errors"] = d.errors;
+      if (!d.warnings.empty()) doc["warnings"] = d.warnings;
+      docs.push_back(std::move(doc));
+    }
+    j["sboms"] = docs;
+  }
   json bins = json::array();
   for (const auto& b : f.binaries) bins.push_back(binary_to_json(b));
   j["binaries"] = bins;

@@ -16,6 +16,7 @@
 #include "io/zip_index.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
+#include "wheel/sbom.h"
 #include "wheel/variant.h"
 
 namespace wc {
@@ -35,6 +36,9 @@ struct EntryFacts {
   std::string read_error;                            // libarchive's word on this entry (CRC, truncation)
   std::string skipped;                               // why the data was not inflated
   std::string magic;                                 // sniff_binary: "elf", "macho", "pe", "fatbin" or ""
+  // Versions a well-known library says in its bytes ("3.0.7" from "OpenSSL 3.0.7 1 Nov 2022"), when
+  // read whole: what WC904 holds an SBOM's version against (binary/version_strings.h).
+  std::vector<std::string> version_strings;
   bool complete() const { return read_error.empty() && skipped.empty() && bytes_read == size; }
 };
 
@@ -69,6 +73,10 @@ struct WheelFacts {
   std::vector<BinaryFacts> binaries;
   std::map<std::string, std::string> captured;  // AnalyzeOptions::capture_files that were read
   std::optional<VariantDocument> variant;       // *.dist-info/variant.json (PEP 825), when the wheel has one
+  // PEP 770: the documents in *.dist-info/sboms/, in archive order (one that could not be read is
+  // a document with the reason in its errors), and how many more there were than are read.
+  std::vector<SbomDocument> sboms;
+  size_t sboms_not_read = 0;
   // Bytes inflated a second time for binary structures no capture plan foresaw (0 for the layouts
   // linkers and patchelf produce; the single pass is measured by this).
   uint64_t reinflated_bytes = 0;

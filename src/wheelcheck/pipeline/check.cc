@@ -14,6 +14,7 @@
 #include "io/targets.h"
 #include "rules/install_set.h"
 #include "rules/rules.h"
+#include "rules/sbom_rules.h"
 #include "util/budget.h"
 #include "util/digest.h"
 #include "util/json_text.h"
@@ -118,7 +119,7 @@ void judge_set(RunReport& report, const std::vector<SetMember>& members, const P
   SetVerdict v = check_release_set(members, policy, baseline.empty() ? nullptr : &before, indexes);
   // Without a declared release or a baseline, the set section appears only when the run held a
   // group of wheels of one project and version to compare, or a variants index file.
-  if (!policy.release.defined && baseline.empty() && v.members == 0 && indexes.empty()) return;
+  if (!policy.release.defined && baseline.empty() && v.members == 0 && indexes.empty() && v.findings.empty()) return;
   SetSection s;
   s.findings = std::move(v.findings);
   s.waived = std::move(v.waived);
@@ -343,6 +344,17 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     if (!f.index_page) {
       members.push_back(summarize(f, policy));
       item.release = member_to_json(members.back());
+    }
+    if (!f.index_page && !f.from_index_metadata) {
+      SbomCoverage cov = sbom_coverage(f);
+      item.sbom = sbom_summary(cov);
+      if (cov.documents == 0 && cov.unknown_documents == 0 && !cov.bundled.empty())
+        item.notes.push_back("no SBOM (PEP 770) declares its " + std::to_string(cov.bundled.size()) +
+                             " bundled librar" + (cov.bundled.size() == 1 ? "y" : "ies") +
+                             " (sbom.require makes this an error)");
+      else if (cov.unknown_documents)
+        item.notes.push_back(std::to_string(cov.unknown_documents) + " SBOM" + (cov.unknown_documents == 1 ? "" : "s") +
+                             " in a format wheelcheck does not read (PEP 770 accepts any standard): not checked");
     }
     if (req.include_facts) item.facts = facts_to_json(f);
     report.items.push_back(std::move(item));

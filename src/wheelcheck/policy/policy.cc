@@ -554,6 +554,11 @@ void parse_typed(const json& merged, Policy& p) {
   if (merged.contains("abi")) parse_abi(merged["abi"], p.abi);
   if (merged.contains("metadata")) parse_metadata(merged["metadata"], p.metadata);
   if (merged.contains("variant")) parse_variant(merged["variant"], p.variant);
+  if (merged.contains("sbom")) {
+    take(merged["sbom"], "require", p.sbom.require);
+    take(merged["sbom"], "require_coverage", p.sbom.require_coverage);
+    take(merged["sbom"], "forbid_random_serial", p.sbom.forbid_random_serial);
+  }
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);
 }

@@ -236,6 +236,13 @@ struct VariantPolicy {
   std::map<std::string, std::map<std::string, VariantFeatureRule>> catalogue;  // namespace -> feature
 };
 
+// PEP 770 SBOMs (WC901-WC906).
+struct SbomPolicy {
+  bool require = false;               // a wheel with bundled libraries and no SBOM fails (WC903)
+  bool require_coverage = false;      // an undeclared bundled library is an error, not a warning (WC903)
+  bool forbid_random_serial = false;  // a random (UUID v4) CycloneDX serialNumber is WC905
+};
+
 struct Policy {
   std::string name = "default";
   std::string spec;  // what it was loaded from: a shipped name, or the file's absolute path
@@ -251,6 +258,7 @@ struct Policy {
   AbiPolicy abi;
   MetadataPolicy metadata;
   VariantPolicy variant;
+  SbomPolicy sbom;
   CudaPolicy cuda;
   ReleasePolicy release;
 

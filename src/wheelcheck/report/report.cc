@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "catalog/catalog.h"
+#include "rules/sbom_rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -179,6 +180,8 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     out << "  " << escape_for_display(i.path) << "\n";
     if (i.skipped && !i.skip_reason.empty()) out << "        " << dim << i.skip_reason << reset << "\n";
     for (const auto& n : i.notes) out << "        " << dim << escape_for_display(n) << reset << "\n";
+    if (std::string sbom = sbom_summary_line(i.sbom); !sbom.empty())
+      out << "        " << dim << escape_for_display(sbom) << reset << "\n";
     if (!i.waived.empty())
       out << "  " << dim << "waived " << i.waived.size() << " finding" << (i.waived.size() == 1 ? "" : "s") << " ("
           << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason)
@@ -263,6 +266,7 @@ json report_to_json(const RunReport& r) {
     if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
     if (i.requests) item["requests"] = i.requests, item["connections"] = i.connections;
     if (!i.release.is_null()) item["release"] = i.release;
+    if (!i.sbom.is_null()) item["sbom"] = i.sbom;
     if (!i.facts.is_null()) item["facts"] = i.facts;
     items.push_back(std::move(item));
   }

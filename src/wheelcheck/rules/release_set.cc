@@ -8,6 +8,7 @@
 #include "binary/binary_facts.h"
 #include "facts/cuda_facts.h"
 #include "rules/rules.h"
+#include "rules/sbom_rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
@@ -366,6 +367,16 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
     m.variant_properties = variant_property_strings(doc->variants.at(m.variant_label));
     m.variant_priorities = doc->namespace_priority;
   }
+  if (!f.sboms.empty()) {
+    SbomCoverage cov = sbom_coverage(f);
+    for (size_t i = 0; i < cov.bundled.size(); ++i) {
+      const auto& link = cov.declared_by[i];
+      if (!link || cov.bundled[i].graft_hash.empty()) continue;
+      const SbomComponent& c = f.sboms[link->document].components[link->component];
+      m.sbom_libraries[cov.bundled[i].graft_hash] = {cov.bundled[i].original,
+                                                     c.purl.empty() ? c.name + " " + c.version : c.purl};
+    }
+  }
   if (m.gpu_known) {
     CudaFacts c = derive_cuda_facts(f, p.cuda);
     std::set<int> links;
@@ -397,6 +408,11 @@ json member_to_json(const SetMember& m) {
     j["variant_label"] = m.variant_label;
     if (m.variant_declared)
       j["variant_declaration"] = {{"properties", m.variant_properties}, {"namespace_priority", m.variant_priorities}};
+  }
+  if (!m.sbom_libraries.empty()) {
+    json libs = json::object();
+    for (const auto& [hash, l] : m.sbom_libraries) libs[hash] = {{"library", l.library}, {"identity", l.identity}};
+    j["sbom_libraries"] = libs;
   }
   return j;
 }
@@ -432,6 +448,9 @@ std::optional<SetMember> member_from_json(const json& j) {
       m.import_declared = md.contains("import_names");
       m.import_names = md.value("import_names", std::vector<std::string>{});
     }
+    if (j.contains("sbom_libraries") && j["sbom_libraries"].is_object())
+      for (const auto& [hash, l] : j["sbom_libraries"].items())
+        m.sbom_libraries[hash] = {l.value("library", ""), l.value("identity", "")};
     if (j.contains("cuda")) {
       const json& c = j.at("cuda");
       m.cuda_pins = c.value("pins", std::vector<std::string>{});
@@ -640,6 +659,26 @@ void nightly_age(const std::vector<SetMember>& all, const ReleasePolicy& r, Find
   }
 }
 
+// --- WC906: one grafted library, one identity -----------------------------------------------------
+// auditwheel's graft hash is the start of the library file's sha256: the same 8 hex in two wheels
+// are the same bytes, which their SBOMs must declare as the same purl and version.
+void sbom_identities(const std::vector<SetMember>& all, FindingSink& s) {
+  std::map<std::string, std::map<std::string, std::vector<const SetMember*>>> by_hash;
+  for (const auto& m : all)
+    for (const auto& [hash, l] : m.sbom_libraries) by_hash[hash][l.identity].push_back(&m);
+  for (const auto& [hash, identities] : by_hash) {
+    if (identities.size() < 2) continue;
+    std::string library, said;
+    for (const auto& [identity, members] : identities) {
+      if (library.empty()) library = members.front()->sbom_libraries.at(hash).library;
+      said += (said.empty() ? "" : "; ") + identity + " in " + members.front()->filename;
+      if (members.size() > 1) said += " and " + std::to_string(members.size() - 1) + " more";
+    }
+    s.add("WC906", library + " (graft hash " + hash + "): one set of bytes declared as " + said,
+          identities.begin()->second.front()->filename);
+  }
+}
+
 // The agreement rules over one group of wheels.
 void consistency(const std::vector<const SetMember*>& ms, const ReleasePolicy& r, FindingSink& s) {
   const auto& fields = r.consistent_fields;
@@ -689,6 +728,7 @@ SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy&
   const ReleasePolicy& r = p.release;
   variant_follows(wheels, r, s);
   nightly_age(wheels, r, s);
+  sbom_identities(wheels, s);
   std::vector<const SetMember*> ms;  // in file name order: the findings do not depend on input or shard order
   for (const auto& m : wheels)
     if (in_release(m, r)) ms.push_back(&m);

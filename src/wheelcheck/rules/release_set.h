@@ -49,6 +49,12 @@ struct SetMember {
   std::string variant_label;
   bool variant_declared = false;
   std::vector<std::string> variant_properties, variant_priorities;
+  // PEP 770, for WC906: each bundled library that carries a graft hash and that an SBOM declares,
+  // by that hash: its file name (hash removed) and the identity declared (purl, else name version).
+  struct SbomLibrary {
+    std::string library, identity;
+  };
+  std::map<std::string, SbomLibrary> sbom_libraries;
 };
 
 // An index-level `{name}-{version}-variants.json` found beside the wheels (WC806).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rules/sbom_rules.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -46,6 +47,7 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
     torch_abi_rules(f, set, s);
     variant_rules(f, s);
     cuda_rules(f, s);
+    sbom_rules(f, s);
   }
   WheelVerdict v{s.take(), s.take_waived()};
   std::stable_sort(v.findings.begin(), v.findings.end(),
