@@ -21,6 +21,8 @@
 #   full and metadata depth (time, bytes read, requests, connections) beside curl -o + a local check
 # install set: torch 2.15.0 with the native wheels of its install set, this build against the build
 #   before symbol resolution (bench/install_set.py; at most 1.10x the time, 1.5x the peak RSS)
+# sboms: pillow 13.0.0 with and without its sboms/, this build against the build before SBOMs were
+#   read (bench/sbom_cost.py; nothing measurable without SBOMs, under 5% with them)
 # Writes bench/RESULTS.md (ratios against the Python verifier, the targets, the machine) and prints it.
 # Usage: bench/run.sh [BUILD_DIR]    env: BENCH_RUNS (default 3), BENCH_SKIP_AUDITWHEEL=1
 set -euo pipefail
@@ -186,6 +188,30 @@ else
   echo "bench: no baseline binary (BENCH_BASELINE_BINARY, or $ref in git); the install-set rows are skipped" >&2
 fi
 
+# --- SBOMs: PEP 770 reading (WC901-WC906) against the build before it, on pillow -------------------
+# The baseline is built once into the cache from BENCH_SBOM_BASELINE_REF (the last commit before
+# SBOMs were read), or given as BENCH_SBOM_BASELINE_BINARY.
+sbom_table="$cache/sbom_cost.md"
+: > "$sbom_table"
+sbom_baseline=${BENCH_SBOM_BASELINE_BINARY:-}
+sbom_ref=${BENCH_SBOM_BASELINE_REF:-f58e9ed}
+if [ -z "$sbom_baseline" ] && git -C "$root" cat-file -e "$sbom_ref^{commit}" 2>/dev/null; then
+  tree="$cache/baseline-$sbom_ref"
+  if [ ! -x "$tree/build/wheelcheck" ]; then
+    echo "building the baseline wheelcheck at $sbom_ref (once) ..." >&2
+    rm -rf "$tree" && git -C "$root" worktree add -f --detach "$tree" "$sbom_ref" >&2 &&
+      cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2 &&
+      cmake --build "$tree/build" --target wheelcheck >&2 || echo "bench: the SBOM baseline build failed" >&2
+  fi
+  [ -x "$tree/build/wheelcheck" ] && sbom_baseline="$tree/build/wheelcheck"
+fi
+if [ -n "$sbom_baseline" ]; then
+  python3 "$here/sbom_cost.py" "$cache" "$wc" "$sbom_baseline" --runs "$runs" --out "$sbom_table" >&2 ||
+    echo "bench: the SBOM rows failed (or PyPI is unreachable)" >&2
+else
+  echo "bench: no SBOM baseline binary (BENCH_SBOM_BASELINE_BINARY, or $sbom_ref in git); the SBOM rows are skipped" >&2
+fi
+
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
@@ -263,6 +289,9 @@ print("\n".join(lines))
 PY
 if [ -s "$set_table" ]; then
   { printf '\n## Symbol resolution: torch with its install set, before and after (bench/install_set.py)\n\n'; cat "$set_table"; } >> "$here/RESULTS.md"
+fi
+if [ -s "$sbom_table" ]; then
+  { printf '\n## SBOMs (PEP 770): pillow with and without its SBOMs, before and after (bench/sbom_cost.py)\n\n'; cat "$sbom_table"; } >> "$here/RESULTS.md"
 fi
 if [ -s "$hostile_table" ]; then
   { printf '\n## Small inputs built to cost much (bench/hostile.py)\n\n'; cat "$hostile_table"; } >> "$here/RESULTS.md"
