@@ -169,18 +169,22 @@ rm -rf "$hostile_work"
 # were resolved), or given as BENCH_BASELINE_BINARY.
 set_table="$cache/install_set.md"
 : > "$set_table"
-baseline=${BENCH_BASELINE_BINARY:-}
-ref=${BENCH_BASELINE_REF:-7bebf2b}
-if [ -z "$baseline" ] && git -C "$root" cat-file -e "$ref^{commit}" 2>/dev/null; then
-  tree="$cache/baseline-$ref"
+# baseline_binary REF: the wheelcheck of commit REF, built once into the cache ("" when REF is not
+# in this clone's history or its build fails).
+baseline_binary() {
+  local ref=$1 tree="$cache/baseline-$1"
+  git -C "$root" cat-file -e "$ref^{commit}" 2>/dev/null || return 0
   if [ ! -x "$tree/build/wheelcheck" ]; then
     echo "building the baseline wheelcheck at $ref (once) ..." >&2
     rm -rf "$tree" && git -C "$root" worktree add -f --detach "$tree" "$ref" >&2 &&
       cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2 &&
-      cmake --build "$tree/build" --target wheelcheck >&2 || echo "bench: the baseline build failed" >&2
+      cmake --build "$tree/build" --target wheelcheck >&2 || echo "bench: the baseline build at $ref failed" >&2
   fi
-  [ -x "$tree/build/wheelcheck" ] && baseline="$tree/build/wheelcheck"
-fi
+  [ -x "$tree/build/wheelcheck" ] && echo "$tree/build/wheelcheck"
+  return 0
+}
+ref=${BENCH_BASELINE_REF:-7bebf2b}
+baseline=${BENCH_BASELINE_BINARY:-$(baseline_binary "$ref")}
 if [ -n "$baseline" ]; then
   python3 "$here/install_set.py" "$cache" "$wc" "$baseline" --runs "$runs" --out "$set_table" >&2 ||
     echo "bench: the install-set rows failed (or PyPI is unreachable)" >&2
@@ -193,18 +197,8 @@ fi
 # SBOMs were read), or given as BENCH_SBOM_BASELINE_BINARY.
 sbom_table="$cache/sbom_cost.md"
 : > "$sbom_table"
-sbom_baseline=${BENCH_SBOM_BASELINE_BINARY:-}
 sbom_ref=${BENCH_SBOM_BASELINE_REF:-f58e9ed}
-if [ -z "$sbom_baseline" ] && git -C "$root" cat-file -e "$sbom_ref^{commit}" 2>/dev/null; then
-  tree="$cache/baseline-$sbom_ref"
-  if [ ! -x "$tree/build/wheelcheck" ]; then
-    echo "building the baseline wheelcheck at $sbom_ref (once) ..." >&2
-    rm -rf "$tree" && git -C "$root" worktree add -f --detach "$tree" "$sbom_ref" >&2 &&
-      cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2 &&
-      cmake --build "$tree/build" --target wheelcheck >&2 || echo "bench: the SBOM baseline build failed" >&2
-  fi
-  [ -x "$tree/build/wheelcheck" ] && sbom_baseline="$tree/build/wheelcheck"
-fi
+sbom_baseline=${BENCH_SBOM_BASELINE_BINARY:-$(baseline_binary "$sbom_ref")}
 if [ -n "$sbom_baseline" ]; then
   python3 "$here/sbom_cost.py" "$cache" "$wc" "$sbom_baseline" --runs "$runs" --out "$sbom_table" >&2 ||
     echo "bench: the SBOM rows failed (or PyPI is unreachable)" >&2
