@@ -15,6 +15,7 @@
 #include "support/test_support.h"
 #include "util/digest.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 #include "wheel/sbom.h"
 #include "wheel_builder.h"
 
@@ -116,11 +117,14 @@ TEST(Sbom, AuditwheelCoverageByTheSourcePathHash) {
   w1.add(w1.dist_info() + "/sboms/auditwheel.cdx.json",
          auditwheel_doc({rpm_lib("zlib-ng-compat", "2.1.6", "/lib64/libz.so.1.2.13")}).dump());
   auto c1 = sbom_coverage(testing::facts_of(w1.build(), kFile));
+  bool libz = false;
   for (size_t i = 0; i < c1.bundled.size(); ++i) {
     if (c1.bundled[i].stem == "libz") {
+      libz = true;
       EXPECT_EQ(c1.declared_by[i] ? c1.declared_by[i]->how : "", "bom-ref path hash");
     }
   }
+  EXPECT_TRUE(libz);
   // A hash of another path links nothing.
   json wrong = auditwheel_doc({rpm_lib("unrelated", "2.1.6", "/lib64/libz.so.1")});
   auto w2 = grafted_wheel();
@@ -190,8 +194,9 @@ TEST(Sbom, StaleFileNameAndVersionsTheFileNamesContradict) {
   for (const auto& f : fs) EXPECT_EQ(f.severity, Severity::error) << f.message;
 }
 
-// What the binary says in its bytes outranks its file name: any of its version strings agrees
-// (zlib-ng's compat library says 1.3.1.zlib-ng), none contradicts.
+// What the binary says in its bytes outranks its file name: any of its version strings agrees, none
+// contradicts. zlib-ng's compat library says zlib's API version (1.3.1.zlib-ng) while its package is
+// zlib-ng 2.2.3: not a contradiction.
 TEST(Sbom, VersionsTheBinariesSay) {
   WheelBuilder w("demo", "1.0", kTag);
   w.purelib(false);
@@ -200,7 +205,7 @@ TEST(Sbom, VersionsTheBinariesSay) {
   w.add("demo.libs/libz-8c9d0e1f.so.1", elf() + " deflate 1.3.1.zlib-ng Copyright 1995-2024 ");
   w.add(w.dist_info() + "/sboms/auditwheel.cdx.json",
         auditwheel_doc({rpm_lib("openssl-libs", "3.0.7-27.el9", "/usr/lib64/libcrypto.so.3"),
-                        rpm_lib("zlib-ng-compat", "1.3.1-1.el9", "/lib64/libz.so.1")})
+                        rpm_lib("zlib-ng-compat", "2.2.3-1.el9", "/lib64/libz.so.1")})
             .dump());
   auto f = testing::facts_of(w.build(), kFile);
   ASSERT_NE(f.find_entry("demo.libs/libcrypto-4e5f6a7b.so.3"), nullptr);
@@ -264,7 +269,7 @@ TEST(Sbom, Spdx23FilesAndTheirHashes) {
   EXPECT_EQ(f.sboms[0].spec_version, "2.3");
   SbomCoverage c = sbom_coverage(f);
   ASSERT_EQ(c.declared(), 1u);
-  EXPECT_EQ(c.declared_by[0]->how, "location");
+  EXPECT_EQ(c.declared_by[0]->how, "contained file");  // zlib CONTAINS the file (CONTAINED_BY reversed)
   auto bad = sbom_findings(testing::findings_of(make(sha256_hex("other bytes")), kFile));
   ASSERT_TRUE(has_rule(bad, "WC904")) << testing::dump(bad);
   EXPECT_TRUE(says(bad, "gives sha256 " + sha256_hex("other bytes").substr(0, 16))) << testing::dump(bad);
@@ -335,16 +340,34 @@ TEST(Sbom, LanguagePackagesNeverDeclareALibraryByName) {
 TEST(Sbom, WhatTheFormatRequiresAndNothingMore) {
   json doc = auditwheel_doc({});
   doc["components"].push_back({{"type", "gadget"}, {"version", "1"}});  // no name, an unknown type
-  doc["specVersion"] = "1.9";                                           // newer: a warning, read anyway
-  doc["x-vendor-field"] = {{"anything", true}};                         // unknown fields: never a finding
+  doc["specVersion"] = "1.6";
+  doc["x-vendor-field"] = {{"anything", true}};  // unknown fields: never a finding
   doc["metadata"]["component"]["x-extra"] = 1;
   auto d = parse_sbom("x", doc.dump());
   ASSERT_EQ(d.errors.size(), 2u) << json(d.errors).dump();
   EXPECT_NE(d.errors[0].find("/components/1/type: 'gadget' is not a CycloneDX component type"), std::string::npos)
       << d.errors[0];
   EXPECT_NE(d.errors[1].find("/components/1: required field 'name' is missing"), std::string::npos) << d.errors[1];
-  ASSERT_EQ(d.warnings.size(), 1u);
-  EXPECT_NE(d.warnings[0].find("newer than the versions known here"), std::string::npos);
+  EXPECT_TRUE(d.warnings.empty()) << json(d.warnings).dump();
+  // A newer version is read by 1.7's fields: what 1.7 does not list may be new there (a warning).
+  doc["specVersion"] = "1.9";
+  auto n = parse_sbom("x", doc.dump());
+  ASSERT_EQ(n.errors.size(), 1u) << json(n.errors).dump();
+  EXPECT_NE(n.errors[0].find("required field 'name' is missing"), std::string::npos) << n.errors[0];
+  ASSERT_EQ(n.warnings.size(), 2u) << json(n.warnings).dump();
+  EXPECT_NE(n.warnings[0].find("newer than the versions known here"), std::string::npos);
+  EXPECT_NE(n.warnings[1].find("'gadget' is not a CycloneDX component type (in 1.7)"), std::string::npos)
+      << n.warnings[1];
+  // A digest whose length its algorithm cannot give is not compared (the schema allows it).
+  json sha = auditwheel_doc({{{"type", "library"},
+                              {"bom-ref", "x"},
+                              {"name", "x"},
+                              {"hashes", {{{"alg", "SHA-256"}, {"content", std::string(40, 'a')}}}}}});
+  auto h = parse_sbom("x", sha.dump());
+  EXPECT_TRUE(h.errors.empty()) << json(h.errors).dump();
+  ASSERT_EQ(h.warnings.size(), 1u);
+  EXPECT_NE(h.warnings[0].find("40 digits, but SHA-256 gives 64; not compared"), std::string::npos) << h.warnings[0];
+  EXPECT_TRUE(h.components[1].hashes.empty());
   // Types: a version that is not a string, hashes that are not hex.
   json typed = auditwheel_doc({{{"type", "library"},
                                 {"bom-ref", "x"},
@@ -516,7 +539,8 @@ TEST(Sbom, AbsentPypiComponentsAndExcludedOnes) {
         {"bom-ref", "r"},
         {"name", "requests"},
         {"version", "2.32.3"},
-        {"purl", "pkg:pypi/requests@2.32.3"}},
+        // An embedded distribution's file_name= is its own file's, not this wheel's (no WC904 for it).
+        {"purl", "pkg:pypi/requests@2.32.3?file_name=requests-2.32.3-py3-none-any.whl"}},
        {{"type", "library"}, {"bom-ref", "s"}, {"name", "six"}, {"version", "1.16.0"}, {"purl", "pkg:pypi/six@1.16.0"}},
        {{"type", "library"},
         {"bom-ref", "t"},
@@ -529,8 +553,10 @@ TEST(Sbom, AbsentPypiComponentsAndExcludedOnes) {
   auto fs = sbom_findings(testing::findings_of(w.build(), "demo-1.0-py3-none-any.whl"));
   ASSERT_EQ(fs.size(), 1u) << testing::dump(fs);
   EXPECT_EQ(fs[0].severity, Severity::warning);
-  EXPECT_TRUE(says(
-      fs, "names what the archive does not contain (1): pkg:pypi/requests@2.32.3 (no such package in the archive)"))
+  EXPECT_TRUE(says(fs,
+                   "names what the archive does not contain (1): "
+                   "pkg:pypi/requests@2.32.3?file_name=requests-2.32.3-py3-none-any.whl "
+                   "(no such package in the archive)"))
       << testing::dump(fs);
 }
 
@@ -602,6 +628,161 @@ TEST(Sbom, OneGraftedLibraryOneIdentityAcrossTheRun) {
       << set;
   // Merged shards judge it the same way: the members carry what their SBOMs declare.
   ASSERT_EQ(j["wheels"][0]["release"]["sbom_libraries"]["0a1b2c3d"]["library"], "libssl.so.3");
+}
+
+// A package's checksum is its own archive's: the files it CONTAINS (SPDX 2 and 3) or nests
+// (CycloneDX) are declared by it but compared only with their own hashes.
+TEST(Sbom, ContainedFilesKeepTheirOwnHashes) {
+  const std::string lib = elf();
+  const std::string tarball = sha256_hex("zlib-1.3.1.tar.gz");
+  json spdx = {
+      {"spdxVersion", "SPDX-2.3"},
+      {"dataLicense", "CC0-1.0"},
+      {"SPDXID", "SPDXRef-DOCUMENT"},
+      {"name", "demo"},
+      {"documentNamespace", "https://example.org/demo-1.0"},
+      {"creationInfo", {{"created", "2026-01-01T00:00:00Z"}, {"creators", {"Tool: demo-builder-1.0"}}}},
+      {"packages",
+       {{{"SPDXID", "SPDXRef-demo"},
+         {"name", "demo"},
+         {"versionInfo", "1.0"},
+         {"downloadLocation", "NOASSERTION"},
+         {"externalRefs",
+          {{{"referenceCategory", "PACKAGE-MANAGER"},
+            {"referenceType", "purl"},
+            {"referenceLocator", "pkg:pypi/demo@1.0"}}}}},
+        {{"SPDXID", "SPDXRef-zlib"},
+         {"name", "zlib"},
+         {"versionInfo", "1.3.1"},
+         {"downloadLocation", "https://zlib.net/zlib-1.3.1.tar.gz"},
+         {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", tarball}}}}}}},
+      {"files",
+       {{{"SPDXID", "SPDXRef-libz"},
+         {"fileName", "demo.libs/libz-8c9d0e1f.so.1.3.1"},
+         {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", sha256_hex(lib)}}}}}}},
+      {"relationships",
+       {{{"spdxElementId", "SPDXRef-DOCUMENT"},
+         {"relationshipType", "DESCRIBES"},
+         {"relatedSpdxElement", "SPDXRef-demo"}},
+        {{"spdxElementId", "SPDXRef-demo"}, {"relationshipType", "DEPENDS_ON"}, {"relatedSpdxElement", "SPDXRef-zlib"}},
+        {{"spdxElementId", "SPDXRef-zlib"}, {"relationshipType", "CONTAINS"}, {"relatedSpdxElement", "SPDXRef-libz"}},
+        // Another document's element and the document itself: neither is dangling.
+        {{"spdxElementId", "SPDXRef-DOCUMENT"},
+         {"relationshipType", "DEPENDS_ON"},
+         {"relatedSpdxElement", "DocumentRef-upstream:SPDXRef-zlib-src"}}}}};
+  json cdx = auditwheel_doc({{{"type", "library"},
+                              {"bom-ref", "zlib"},
+                              {"name", "zlib"},
+                              {"version", "1.3.1"},
+                              {"purl", "pkg:generic/zlib@1.3.1"},
+                              {"hashes", {{{"alg", "SHA-256"}, {"content", tarball}}}},
+                              {"components",
+                               {{{"type", "file"},
+                                 {"name", "demo.libs/libz-8c9d0e1f.so.1.3.1"},
+                                 {"hashes", {{{"alg", "SHA-256"}, {"content", sha256_hex(lib)}}}}}}}}});
+  cdx["services"] = {{{"bom-ref", "svc-telemetry"}, {"name", "telemetry"}}};
+  cdx["dependencies"].push_back({{"ref", "zlib"}, {"dependsOn", {"svc-telemetry"}}});
+  for (const auto& [name, doc] : {std::pair{"x.spdx.json", spdx}, std::pair{"x.cdx.json", cdx}}) {
+    SCOPED_TRACE(name);
+    WheelBuilder w("demo", "1.0", kTag);
+    w.purelib(false);
+    w.add("demo/__init__.py", "");
+    w.add("demo.libs/libz-8c9d0e1f.so.1.3.1", lib);
+    w.add(w.dist_info() + "/sboms/" + name, doc.dump());
+    auto f = testing::facts_of(w.build(), kFile);
+    ASSERT_EQ(f.sboms.size(), 1u);
+    EXPECT_TRUE(f.sboms[0].errors.empty()) << json(f.sboms[0].errors).dump();
+    EXPECT_TRUE(f.sboms[0].warnings.empty()) << json(f.sboms[0].warnings).dump();
+    SbomCoverage c = sbom_coverage(f);
+    ASSERT_EQ(c.declared(), 1u);
+    EXPECT_EQ(c.declared_by[0]->how, "contained file");
+    auto fs = testing::findings_of(w.build(), kFile);
+    EXPECT_FALSE(has_rule(fs, "WC904")) << testing::dump(fs);
+    EXPECT_FALSE(has_rule(fs, "WC903")) << testing::dump(fs);
+  }
+}
+
+// OpenSSL 1.1.1's grafts end in a release letter (libcrypto.so.1.1.1k): bundled, and their version
+// strings read.
+TEST(Sbom, LetteredOpenSslGrafts) {
+  WheelBuilder w("demo", "1.0", kTag);
+  w.purelib(false);
+  w.add("demo/__init__.py", "");
+  w.add("demo.libs/libcrypto-4e5f6a7b.so.1.1.1k", elf() + std::string(5000, '\0') + "OpenSSL 1.1.1k  FIPS 25 Mar 2021");
+  auto f = testing::facts_of(w.build(), kFile);
+  auto bundled = bundled_libraries(f);
+  ASSERT_EQ(bundled.size(), 1u);
+  EXPECT_EQ(bundled[0].original, "libcrypto.so.1.1.1k");
+  EXPECT_EQ(f.find_entry("demo.libs/libcrypto-4e5f6a7b.so.1.1.1k")->version_strings,
+            std::vector<std::string>{"1.1.1k"});
+  w.add(w.dist_info() + "/sboms/auditwheel.cdx.json",
+        auditwheel_doc({rpm_lib("openssl-libs", "1:3.0.7-27.el9", "/usr/lib64/libcrypto.so.1.1.1k")}).dump());
+  auto fs = sbom_findings(testing::findings_of(w.build(), kFile));
+  EXPECT_TRUE(says(fs, "declares demo.libs/libcrypto-4e5f6a7b.so.1.1.1k, which says it is OpenSSL 1.1.1k"))
+      << testing::dump(fs);
+  EXPECT_TRUE(is_lettered_shared_library_name("a/libssl.so.1.1.1w"));
+  EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.1.1.1"));
+  EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.k"));
+  EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.1.x1k"));
+}
+
+// Hash differences: the first few are findings, the rest one count (a hostile document cannot
+// make a finding per file).
+TEST(Sbom, HashDifferencesAreCapped) {
+  WheelBuilder w("demo", "1.0", kTag);
+  w.purelib(false);
+  w.add("demo/__init__.py", "");
+  json files = json::array();
+  for (int i = 0; i < 30; ++i) {
+    std::string path = "demo/data" + std::to_string(i) + ".bin";
+    w.add(path, "bytes " + std::to_string(i));
+    files.push_back({{"type", "file"},
+                     {"bom-ref", path},
+                     {"name", path},
+                     {"hashes", {{{"alg", "SHA-256"}, {"content", sha256_hex("other")}}}}});
+  }
+  json doc = auditwheel_doc({});
+  for (auto& x : files) doc["components"].push_back(x);
+  w.add(w.dist_info() + "/sboms/x.cdx.json", doc.dump());
+  auto fs = testing::findings_of(w.build(), kFile);
+  size_t wc904 = 0;
+  for (const auto& f : fs) wc904 += f.rule == "WC904";
+  EXPECT_EQ(wc904, 11u) << testing::dump(fs);
+  EXPECT_TRUE(says(fs, "20 more hashes differ from the files they name")) << testing::dump(fs);
+}
+
+// The SBOM texts a wheel holds at once are bounded together (4 x limits.max_metadata_bytes), in
+// archive order; the ones past it are WC901 errors, never read.
+TEST(Sbom, SbomsTogetherAreBounded) {
+  testing::TempDir dir;
+  WheelBuilder w("demo", "1.0");
+  w.add("demo/__init__.py", "");
+  json doc = auditwheel_doc({}, "demo-1.0-py3-none-any.whl");
+  std::string text = doc.dump(1);
+  text += std::string(3000 - text.size(), ' ');
+  for (int i = 0; i < 6; ++i) w.add(w.dist_info() + "/sboms/d" + std::to_string(i) + ".cdx.json", text);
+  std::string path = w.write(dir.path());
+  std::ofstream(dir.file("p.json")) << R"({"extends": "default", "limits": {"max_metadata_bytes": 10000}})";
+  auto r = run_wheelcheck({"check", "--policy", dir.file("p.json"), "--format", "json", path});
+  auto j = json::parse(r.out);
+  std::vector<std::string> over;
+  for (const auto& f : j["wheels"][0]["findings"])
+    if (f["rule"] == "WC901" && f["message"].get<std::string>().find("would pass 40 kB together") != std::string::npos)
+      over.push_back(f["entry"]);
+  // 10,000 bytes a file, 40,000 in all: the six of 3,000 bytes fit.
+  EXPECT_TRUE(over.empty()) << r.out;
+  std::ofstream(dir.file("q.json")) << R"({"extends": "default", "limits": {"max_metadata_bytes": 3500}})";
+  auto q = run_wheelcheck({"check", "--policy", dir.file("q.json"), "--format", "json", path});
+  auto k = json::parse(q.out);
+  over.clear();
+  for (const auto& f : k["wheels"][0]["findings"])
+    if (f["rule"] == "WC901" && f["message"].get<std::string>().find("would pass 14 kB together") != std::string::npos)
+      for (const auto& l : f.value("locations", json::array({f}))) over.push_back(l["entry"]);  // folded or not
+  // 14,000 bytes hold four documents of 3,000; d4 and d5 are not read.
+  EXPECT_EQ(over,
+            (std::vector<std::string>{w.dist_info() + "/sboms/d4.cdx.json", w.dist_info() + "/sboms/d5.cdx.json"}))
+      << q.out;
+  EXPECT_EQ(k["wheels"][0]["sbom"]["documents"], 4) << q.out;
 }
 
 TEST(Sbom, Purls) {

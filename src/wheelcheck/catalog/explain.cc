@@ -440,9 +440,9 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "warning WC903  declared 1 of 18 bundled libraries; undeclared: psycopg2_binary.libs/libssl-81ffa89e.so.3 "
        "(OpenSSL), ..."},
       {"WC904",
-       "What the SBOM claims about the wheel is true: hashes of files in the wheel, auditwheel's file_name qualifier, "
-       "versions the bundled library's file name carries, pkg:pypi components and explicit locations that are in the "
-       "archive.",
+       "What the SBOM claims about the wheel is true: hashes of files in the wheel (each component's own files), "
+       "auditwheel's file_name qualifier on this project's purl, the versions a bundled library says in its bytes or "
+       "its file name carries, pkg:pypi components and explicit locations that are in the archive.",
        "A stale SBOM (after a retag, a rebuild, a graft) points scanners at software that is not there.",
        "Generate the SBOM last, from the wheel as uploaded.",
        "error   WC904  x.dist-info/sboms/auditwheel.cdx.json: file_name=x-1.0-cp312-cp312-linux_x86_64.whl, but "

@@ -200,11 +200,13 @@ void print_sbom_text(const WheelFacts& f, std::ostream& out) {
       out << "            primary " << escape_for_display(p.purl.empty() ? p.name + " " + p.version : p.purl) << "\n";
     }
     size_t shown = 0;
+    const size_t listed =
+        d.component_count() - (d.primary >= 0 && !d.components[d.primary].is_file ? 1 : 0);  // all but the primary
     for (size_t ci = 0; ci < d.components.size(); ++ci) {
       const auto& c = d.components[ci];
       if (c.is_file || static_cast<int>(ci) == d.primary) continue;
       if (shown++ == 40) {
-        out << "            ... " << (d.component_count() - (d.primary >= 0 ? 1 : 0) - 40) << " more components\n";
+        out << "            ... " << (listed - 40) << " more components\n";
         break;
       }
       out << "            " << escape_for_display(c.name)

@@ -258,7 +258,7 @@ class WheelReader {
       w.text->reserve(static_cast<size_t>(std::min<uint64_t>(z.uncompressed_size, opt_.limits.max_metadata_bytes)));
     }
     if (opt_.binaries) w.capture.emplace(z.name, z.uncompressed_size);
-    if (is_native_library_name(z.name))
+    if (is_native_library_name(z.name) || is_lettered_shared_library_name(z.name))
       if (VersionScan v(z.name); v.active()) w.versions.emplace(std::move(v));
     return w;
   }
@@ -398,9 +398,9 @@ class WheelReader {
       if (read_ok(f_.dist_info + "/METADATA")) f_.metadata = parse_header_file(texts_[f_.dist_info + "/METADATA"]);
       if (read_ok(f_.dist_info + "/RECORD")) f_.record = parse_record(texts_[f_.dist_info + "/RECORD"]);
     }
-    for (const auto& [name, text] : texts_)
+    for (auto& [name, text] : texts_)
       if (read_ok(name) && !name.ends_with("/WHEEL") && !name.ends_with("/METADATA") && !name.ends_with("/RECORD"))
-        f_.captured[name] = text;
+        f_.captured[name] = std::move(text);
     // PEP 825's declaration, parsed once into the facts (rules, the release set, inspect and
     // wheelsmoke read it from there).
     if (!f_.dist_info.empty()) {
@@ -430,7 +430,8 @@ class WheelReader {
   // way too, so WC904 can compare them.
   void read_sboms() {
     for (const auto& z : idx_.entries) {
-      if (!is_sbom_entry(z.name) || z.kind != EntryKind::file || !texts_.count(z.name)) continue;
+      if (!is_sbom_entry(z.name) || z.kind != EntryKind::file) continue;
+      if (!texts_.count(z.name) && !over_budget_.count(z.name)) continue;
       const EntryFacts* e = f_.find_entry(z.name);
       auto it = f_.captured.find(z.name);
       if (it != f_.captured.end()) {
@@ -439,7 +440,11 @@ class WheelReader {
       } else {
         SbomDocument d;
         d.entry = z.name;
-        if (oversize_.count(z.name))
+        if (over_budget_.count(z.name))
+          d.errors.push_back("not read: with its " + human_bytes(z.uncompressed_size) +
+                             ", the wheel's SBOMs would pass " + human_bytes(sbom_budget_bytes()) +
+                             " together (4 x limits.max_metadata_bytes)");
+        else if (oversize_.count(z.name))
           d.errors.push_back("not read: " + human_bytes(z.uncompressed_size) + ", over the size limit of " +
                              human_bytes(opt_.limits.max_metadata_bytes) + " (limits.max_metadata_bytes)");
         else if (e && !e->read_error.empty())
@@ -449,17 +454,19 @@ class WheelReader {
         f_.sboms.push_back(std::move(d));
       }
     }
+    // Only a component's own files carry its hashes (a package's are not the files it contains).
     for (const auto& d : f_.sboms)
-      for (const auto& c : d.components)
-        for (const auto& loc : c.locations) {
-          if (std::any_of(c.hashes.begin(), c.hashes.end(), [](const SbomHash& h) { return h.algorithm == "sha256"; }))
-            continue;
-          for (const auto& h : c.hashes)
-            if ((h.algorithm == "sha1" || h.algorithm == "sha384" || h.algorithm == "sha512") && f_.find_entry(loc)) {
-              other_algos_.emplace(loc, h.algorithm);
-              break;
-            }
-        }
+      for (const auto& c : d.components) {
+        if (c.locations.empty() ||
+            std::any_of(c.hashes.begin(), c.hashes.end(), [](const SbomHash& h) { return h.algorithm == "sha256"; }))
+          continue;
+        auto h = std::find_if(c.hashes.begin(), c.hashes.end(), [](const SbomHash& h) {
+          return h.algorithm == "sha1" || h.algorithm == "sha384" || h.algorithm == "sha512";
+        });
+        if (h == c.hashes.end()) continue;
+        for (const auto& loc : c.locations)
+          if (f_.find_entry(loc)) other_algos_.emplace(loc, h->algorithm);
+      }
   }
 
   // Compression methods the fast path does not handle (PyPI rejects them; WC405 says so): read
@@ -560,6 +567,10 @@ class WheelReader {
   std::mutex mu_;
   size_t stop_from_ = SIZE_MAX;    // entries from here on are not read (total size limit)
   bool wheel_over_ratio_ = false;  // the whole-archive ratio limit trips: entries over the ratio stay packed
+  // The SBOM texts held at once, by their declared sizes (never exceeded while reading) in archive
+  // order: 64 documents of 16 MiB each cannot hold a gigabyte. Those past the budget are not read.
+  uint64_t sbom_budget_bytes() const { return 4 * opt_.limits.max_metadata_bytes; }
+  std::set<std::string> over_budget_;
   std::map<std::string, std::string> texts_ = [&] {
     std::map<std::string, std::string> t;
     if (!f_.dist_info.empty())
@@ -569,8 +580,20 @@ class WheelReader {
     // level of purelib/platlib (site-packages processes those at start-up).
     if (!f_.dist_info.empty()) t[f_.dist_info + "/entry_points.txt"], t[f_.dist_info + "/variant.json"];
     size_t sboms = 0;
-    for (const auto& z : idx_.entries)
-      if (is_site_pth(z.name) || (is_sbom_entry(z.name) && z.kind == EntryKind::file && sboms++ < kMaxSboms)) t[z.name];
+    uint64_t sbom_bytes = 0;
+    for (const auto& z : idx_.entries) {
+      if (is_site_pth(z.name)) t[z.name];
+      if (!is_sbom_entry(z.name) || z.kind != EntryKind::file || sboms++ >= kMaxSboms) continue;
+      // One over the size limit is dropped while it streams (WC901 says so), never held whole.
+      if (z.uncompressed_size > opt_.limits.max_metadata_bytes) {
+        t[z.name];
+      } else if (sbom_bytes + z.uncompressed_size <= sbom_budget_bytes()) {
+        sbom_bytes += z.uncompressed_size;
+        t[z.name];
+      } else {
+        over_budget_.insert(z.name);
+      }
+    }
     f_.sboms_not_read = sboms > kMaxSboms ? sboms - kMaxSboms : 0;
     return t;
   }();

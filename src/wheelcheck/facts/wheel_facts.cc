@@ -99,6 +99,7 @@ json facts_to_json(const WheelFacts& f) {
         if (!c.cpes.empty()) x["cpe"] = c.cpes;
         if (!c.download_url.empty()) x["download_url"] = c.download_url;
         if (!c.locations.empty()) x["locations"] = c.locations;
+        if (!c.contained.empty()) x["contained"] = c.contained;
         if (!c.hashes.empty()) {
           json hs = json::object();
           for (const auto& h : c.hashes) hs[h.algorithm] = h.hex;

@@ -13,6 +13,7 @@
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/requirement.h"
+#include "wheel/sbom.h"
 #include "wheel/version.h"
 
 namespace wc {
@@ -368,13 +369,21 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
     m.variant_priorities = doc->namespace_priority;
   }
   if (!f.sboms.empty()) {
+    // WC906 compares what a graft is declared as across wheels: only what an exact link declares (a
+    // name match may be another copy's component), by its purl without qualifiers (arch= and
+    // distro= differ between wheels of one build).
     SbomCoverage cov = sbom_coverage(f);
     for (size_t i = 0; i < cov.bundled.size(); ++i) {
       const auto& link = cov.declared_by[i];
-      if (!link || cov.bundled[i].graft_hash.empty()) continue;
+      if (!link || link->how == "name" || cov.bundled[i].graft_hash.empty()) continue;
       const SbomComponent& c = f.sboms[link->document].components[link->component];
-      m.sbom_libraries[cov.bundled[i].graft_hash] = {cov.bundled[i].original,
-                                                     c.purl.empty() ? c.name + " " + c.version : c.purl};
+      std::string identity = c.name + " " + c.version;
+      if (Purl pu; !c.purl.empty() && parse_purl(c.purl, pu))
+        identity = "pkg:" + pu.type + "/" + (pu.name_space.empty() ? "" : pu.name_space + "/") + pu.name +
+                   (pu.version.empty() ? "" : "@" + pu.version);
+      else if (!c.purl.empty())
+        identity = c.purl;
+      m.sbom_libraries[cov.bundled[i].graft_hash] = {cov.bundled[i].original, identity};
     }
   }
   if (m.gpu_known) {

@@ -17,6 +17,8 @@
 namespace wc {
 namespace {
 
+constexpr size_t kMaxHashFindings = 10;  // WC904 hash differences listed per document
+
 struct KnownLibrary {
   std::string_view stem;  // file name up to its first dot, graft hash removed; '*' at the end: a prefix
   std::string_view upstream;
@@ -310,7 +312,8 @@ std::string primary_problem(const SbomDocument& d, const std::string& project, c
 std::vector<BundledLibrary> bundled_libraries(const WheelFacts& f) {
   std::vector<BundledLibrary> out;
   for (const auto& e : f.entries) {
-    if (e.kind != EntryKind::file || !is_native_library_name(e.name)) continue;
+    if (e.kind != EntryKind::file || !(is_native_library_name(e.name) || is_lettered_shared_library_name(e.name)))
+      continue;
     std::string_view name = last_component(e.name);
     auto parts = split(e.name, '/');
     bool grafted_dir = false;
@@ -373,6 +376,7 @@ SbomCoverage sbom_coverage(const WheelFacts& f) {
       if (auto h = bom_ref_path_hash(comp.ref); !h.empty())
         by_ref_hash.emplace(h, SbomLink{di, ci, "bom-ref path hash"});
       for (const auto& l : comp.locations) by_location.emplace(l, SbomLink{di, ci, "location"});
+      for (const auto& l : comp.contained) by_location.emplace(l, SbomLink{di, ci, "contained file"});
       for (const auto& h : comp.hashes)
         if (h.algorithm == "sha256") by_file_hash.emplace(h.hex, SbomLink{di, ci, "file hash"});
       // By name, never a language package's; "libjpeg / libjpeg-turbo" names both.
@@ -534,8 +538,12 @@ void sbom_rules(const WheelFacts& f, FindingSink& s) {
     }
     if (!lacks.empty()) s.add("WC902", listed(lacks, 6), d.entry);
 
-    // WC904: claims the wheel contradicts.
+    // WC904: claims the wheel contradicts. A component's hashes are compared with its own files
+    // only (a package's checksum is its archive's, not the files it contains); the first few
+    // differences are findings, the rest a count.
     std::vector<std::string> absent;
+    size_t mismatches = 0;
+    std::string first_mismatch;
     for (size_t i = 0; i < d.components.size(); ++i) {
       const SbomComponent& c = d.components[i];
       if (c.excluded || inside_other_distribution(d, i, f.filename.canonical_name)) continue;
@@ -554,17 +562,24 @@ void sbom_rules(const WheelFacts& f, FindingSink& s) {
             have = it->second;
           if (have.empty()) continue;
           std::string hex = b64url_to_hex(have);
-          if (!hex.empty() && hex != h.hex)
+          if (hex.empty() || hex == h.hex) continue;
+          if (mismatches++ < kMaxHashFindings)
             s.add("WC904",
                   d.entry + ": " + component_label(c) + " gives " + h.algorithm + " " + h.hex.substr(0, 16) +
                       "... for " + loc + "; the file's is " + hex.substr(0, 16) + "...",
                   loc);
+          else if (first_mismatch.empty())
+            first_mismatch = loc;
         }
       }
       Purl pu;
       if (!c.purl.empty() && parse_purl(c.purl, pu)) {
+        // file_name= names the file of the package the purl names: this wheel's only when the purl
+        // is this project's (a virtualenv SBOM's embedded pip wheel has its own file name).
         std::string fn = pu.qualifier("file_name");
-        if (!fn.empty() && pu.type == "pypi" && fn != wheel_file)
+        const bool this_project =
+            static_cast<int>(i) == d.primary || canonicalize_name(pu.name) == f.filename.canonical_name;
+        if (!fn.empty() && pu.type == "pypi" && this_project && fn != wheel_file)
           s.add("WC904",
                 component_label(c) + ": the purl's file_name=" + clip_for_display(fn, 120) + ", but this wheel is " +
                     wheel_file + " (renamed or retagged after the SBOM was written)",
@@ -575,6 +590,11 @@ void sbom_rules(const WheelFacts& f, FindingSink& s) {
           absent.push_back(clip_for_display(c.purl, 100) + " (no such package in the archive)");
       }
     }
+    if (mismatches > kMaxHashFindings)
+      s.add("WC904",
+            d.entry + ": " + std::to_string(mismatches - kMaxHashFindings) +
+                " more hashes differ from the files they name (not listed one by one)",
+            first_mismatch);
     if (!absent.empty())
       s.add("WC904",
             "names what the archive does not contain (" + std::to_string(absent.size()) + "): " + listed(absent),
@@ -599,7 +619,13 @@ void sbom_rules(const WheelFacts& f, FindingSink& s) {
     if (comp.version.empty()) continue;
     // What the binary says in its bytes first (any of its version strings: zlib-ng carries two),
     // then what its file name says, for the libraries whose file names carry the upstream version.
+    // zlib-ng's compat build says zlib's API version ("1.3.1.zlib-ng", libz.so.1.3.1.zlib-ng) while
+    // an SBOM rightly gives zlib-ng's own (2.2.x): neither contradicts the other.
     const EntryFacts* e = f.find_entry(b.entry);
+    auto zlib_ng = [](std::string_view v) { return to_lower(v).find("zlib-ng") != std::string::npos; };
+    if (zlib_ng(comp.name) || zlib_ng(b.original) ||
+        (e && std::any_of(e->version_strings.begin(), e->version_strings.end(), zlib_ng)))
+      continue;
     if (e && !e->version_strings.empty()) {
       bool agrees = false;
       for (const auto& v : e->version_strings) {

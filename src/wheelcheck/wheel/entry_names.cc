@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "util/parse.h"
+#include "util/strings.h"
 
 namespace wc {
 namespace {
@@ -73,6 +74,18 @@ bool is_native_library_name(std::string_view name) {
     name = name.substr(0, dot);
   }
   return ends_with_ci(name, ".so");
+}
+
+bool is_lettered_shared_library_name(std::string_view name) {
+  name = last_component(name);
+  auto so = name.find(".so.");
+  if (so == std::string_view::npos || so == 0) return false;
+  std::string_view v = name.substr(so + 4);
+  if (v.size() < 2 || v.back() < 'a' || v.back() > 'z') return false;
+  v.remove_suffix(1);
+  for (auto part : split(v, '.'))
+    if (!all_digits(part)) return false;
+  return true;
 }
 
 std::optional<ExtensionSuffix> extension_suffix(std::string_view name) {

@@ -34,6 +34,10 @@ std::string_view last_component(std::string_view name);
 
 // `.so`, `.so.N[.M...]`, `.pyd`, `.dylib`, `.dll` (any case).
 bool is_native_library_name(std::string_view name);
+// A shared library whose version ends in a release letter, as OpenSSL 1.1.1's do ("libcrypto.so.1.1.1k"):
+// not taken for a native library where the name alone decides (is_native_library_name), but the
+// SBOM rules and the version scan know these grafts.
+bool is_lettered_shared_library_name(std::string_view name);
 
 struct ExtensionSuffix {
   std::string abi;                // "cp312", "cp313t"; "abi3" for `.abi3.so`; "" for a plain `.so`/`.pyd`

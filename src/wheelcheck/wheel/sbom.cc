@@ -47,7 +47,8 @@ bool is_hex(std::string_view s) {
   });
 }
 
-// Archive paths as documents write them: "./pkg/x.so", "/pkg/x.so" or "pkg/x.so".
+// Archive paths as documents write them: "./pkg/x.so" or "pkg/x.so" (the leading "./" dropped). A
+// leading "/" stays: "/usr/lib/x.so" is a path on the build machine, not in the archive.
 std::string archive_path(std::string_view p) {
   while (p.starts_with("./")) p.remove_prefix(2);
   return std::string(p);
@@ -97,49 +98,55 @@ class Reader {
   }
   // A reference that names nothing in the document: counted, said once.
   void dangling(const std::string& where, const std::string& ref) {
-    if (is_known(ref)) return;
+    // "DocumentRef-other:SPDXRef-x" names an element of another document (SPDX 2 externalDocumentRefs).
+    if (is_known(ref) || ref.starts_with("DocumentRef-")) return;
     if (dangling_++ == 0) warning(where + ": '" + clip_for_display(ref, 80) + "' names no element of the document");
   }
   void finish() {
     if (dangling_ > 1) warning(std::to_string(dangling_) + " references in all name no element of the document");
+    // Paths and hashes once each (hasFiles and CONTAINS may both name a file; one hash per algorithm),
+    // so what compares them is linear in the document.
+    for (auto& c : d_.components) {
+      for (auto* v : {&c.locations, &c.contained}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+      }
+      std::set<std::string> algorithms;
+      std::erase_if(c.hashes, [&](const SbomHash& h) { return !algorithms.insert(h.algorithm).second; });
+    }
+  }
+  // Component `from` holds the file element `to`: its path among from's contained paths.
+  void holds(size_t from, size_t to) {
+    const SbomComponent& t = d_.components[to];
+    if (t.is_file && from != to)
+      for (const auto& l : t.locations) d_.components[from].contained.push_back(l);
   }
 
-  // Type checks that name the JSON pointer.
-  bool want_string(const json& o, const char* key, const std::string& at, bool required) {
+  // Type checks that name the JSON pointer: the member `key` of `o` when it has the type, else null
+  // (and an error when it is there with another type, or missing and required).
+  const json* want(const json& o, const char* key, const std::string& at, bool required, json::value_t type) {
     const json* v = member(o, key);
     if (!v) {
       if (required) error(at + ": required field '" + key + "' is missing");
-      return false;
+      return nullptr;
     }
-    if (!v->is_string()) {
-      error(at + "/" + key + ": must be a string, not " + v->type_name());
-      return false;
+    if (v->type() != type) {
+      const char* word = type == json::value_t::string  ? "a string"
+                         : type == json::value_t::array ? "an array"
+                                                        : "an object";
+      error(at + "/" + key + ": must be " + word + ", not " + v->type_name());
+      return nullptr;
     }
-    return true;
+    return v;
+  }
+  bool want_string(const json& o, const char* key, const std::string& at, bool required) {
+    return want(o, key, at, required, json::value_t::string) != nullptr;
   }
   const json* want_array(const json& o, const char* key, const std::string& at, bool required) {
-    const json* v = member(o, key);
-    if (!v) {
-      if (required) error(at + ": required field '" + key + "' is missing");
-      return nullptr;
-    }
-    if (!v->is_array()) {
-      error(at + "/" + key + ": must be an array, not " + v->type_name());
-      return nullptr;
-    }
-    return v;
+    return want(o, key, at, required, json::value_t::array);
   }
   const json* want_object(const json& o, const char* key, const std::string& at, bool required) {
-    const json* v = member(o, key);
-    if (!v) {
-      if (required) error(at + ": required field '" + key + "' is missing");
-      return nullptr;
-    }
-    if (!v->is_object()) {
-      error(at + "/" + key + ": must be an object, not " + v->type_name());
-      return nullptr;
-    }
-    return v;
+    return want(o, key, at, required, json::value_t::object);
   }
 
   SbomDocument& d_;
@@ -172,17 +179,34 @@ const char* const kCdxHashAlgorithms[] = {"MD5",         "SHA-1",    "SHA-256", 
                                           "SHA3-256",    "SHA3-384", "SHA3-512",     "BLAKE2b-256", "BLAKE2b-384",
                                           "BLAKE2b-512", "BLAKE3",   "Streebog-256", "Streebog-512"};
 
-void cdx_version(const std::string& v, Reader& r) {
+// The digest length each algorithm gives (BLAKE3's is chosen by the writer: any length the schema allows).
+size_t cdx_digest_digits(std::string_view alg) {
+  if (alg == "MD5") return 32;
+  if (alg == "SHA-1") return 40;
+  if (alg == "SHA-256" || alg == "SHA3-256" || alg == "BLAKE2b-256" || alg == "Streebog-256") return 64;
+  if (alg == "SHA-384" || alg == "SHA3-384" || alg == "BLAKE2b-384") return 96;
+  if (alg == "SHA-512" || alg == "SHA3-512" || alg == "BLAKE2b-512" || alg == "Streebog-512") return 128;
+  return 0;
+}
+
+// Reads the version; true when it is newer than 1.7 (its new enumeration values are not errors).
+bool cdx_version(const std::string& v, Reader& r) {
   auto parts = split(v, '.');
   auto major = parts.size() == 2 ? parse_decimal(parts[0], 99) : std::nullopt;
   auto minor = parts.size() == 2 ? parse_decimal(parts[1], 999) : std::nullopt;
-  if (!major || !minor) return r.error("/specVersion: '" + clip_for_display(v, 40) + "' is not a version like 1.6");
+  if (!major || !minor) {
+    r.error("/specVersion: '" + clip_for_display(v, 40) + "' is not a version like 1.6");
+    return false;
+  }
   if (*major == 1 && *minor < 2)
     r.error("/specVersion: CycloneDX " + v + " has no JSON form (JSON begins with 1.2)");
   else if (*major == 1 && *minor < 4)
     r.warning("CycloneDX " + v + " predates the versions read here (1.4 to 1.7); read as 1.4");
-  else if (*major > 1 || *minor > 7)
+  else if (*major > 1 || *minor > 7) {
     r.warning("CycloneDX " + v + " is newer than the versions known here (1.4 to 1.7); read by 1.7's fields");
+    return true;
+  }
+  return false;
 }
 
 class CycloneDx {
@@ -194,7 +218,7 @@ class CycloneDx {
     d.format = "CycloneDX";
     if (r_.want_string(doc, "specVersion", "", true)) {
       d.spec_version = doc["specVersion"].get<std::string>();
-      cdx_version(d.spec_version, r_);
+      newer_ = cdx_version(d.spec_version, r_);
     }
     // The BOM's version is optional in every schema from 1.4 on (required: bomFormat, specVersion);
     // an integer of at least 1 when given.
@@ -206,12 +230,25 @@ class CycloneDx {
         r_.error("/serialNumber: '" + clip_for_display(d.serial, 60) + "' is not urn:uuid:<RFC 4122 UUID>");
     }
     if (const json* m = r_.want_object(doc, "metadata", "", false)) metadata(*m);
+    if (const json* ss = r_.want_array(doc, "services", "", false)) services(*ss, 0);
     if (const json* cs = r_.want_array(doc, "components", "", false))
       for (size_t i = 0; i < cs->size(); ++i) component((*cs)[i], "/components/" + std::to_string(i), std::nullopt);
     if (const json* deps = r_.want_array(doc, "dependencies", "", false)) dependencies(*deps);
   }
 
  private:
+  // Services are not software in the wheel, but dependencies may name them.
+  void services(const json& ss, unsigned depth) {
+    for (const auto& x : ss) {
+      if (std::string ref = str(x, "bom-ref"); !ref.empty()) r_.known(ref);
+      if (const json* nested = member(x, "services"); nested && nested->is_array() && depth < 8)
+        services(*nested, depth + 1);
+    }
+  }
+
+  // A value 1.7 does not list: an error in the versions known, a warning in a newer one.
+  void not_listed(const std::string& m) { newer_ ? r_.warning(m + " (in 1.7)") : r_.error(m); }
+
   void metadata(const json& m) {
     SbomDocument& d = r_.d_;
     if (r_.want_string(m, "timestamp", "/metadata", false)) d.has_created = true;
@@ -254,7 +291,7 @@ class CycloneDx {
     if (r_.want_string(c, "type", at, true)) {
       out.type = c["type"].get<std::string>();
       if (std::find(std::begin(kCdxTypes), std::end(kCdxTypes), out.type) == std::end(kCdxTypes))
-        r_.error(at + "/type: '" + clip_for_display(out.type, 40) + "' is not a CycloneDX component type");
+        not_listed(at + "/type: '" + clip_for_display(out.type, 40) + "' is not a CycloneDX component type");
     }
     if (r_.want_string(c, "name", at, true)) out.name = c["name"].get<std::string>();
     if (r_.want_string(c, "bom-ref", at, false)) out.ref = c["bom-ref"].get<std::string>();
@@ -278,12 +315,18 @@ class CycloneDx {
         std::string alg = h["alg"].get<std::string>(), hex = h["content"].get<std::string>();
         if (std::find(std::begin(kCdxHashAlgorithms), std::end(kCdxHashAlgorithms), alg) ==
             std::end(kCdxHashAlgorithms)) {
-          r_.error(hat + "/alg: '" + clip_for_display(alg, 40) + "' is not a CycloneDX hash algorithm");
+          not_listed(hat + "/alg: '" + clip_for_display(alg, 40) + "' is not a CycloneDX hash algorithm");
           continue;
         }
         const size_t n = hex.size();
         if (!is_hex(hex) || (n != 32 && n != 40 && n != 64 && n != 96 && n != 128)) {
           r_.error(hat + "/content: not a hexadecimal digest of 32, 40, 64, 96 or 128 digits");
+          continue;
+        }
+        // The schema allows any of those lengths for any algorithm; a SHA-256 of 40 digits is none.
+        if (size_t want = cdx_digest_digits(alg); want && n != want) {
+          r_.warning(hat + "/content: " + std::to_string(n) + " digits, but " + alg + " gives " + std::to_string(want) +
+                     "; not compared");
           continue;
         }
         out.hashes.push_back({hash_algorithm(alg), to_lower(hex)});
@@ -304,8 +347,10 @@ class CycloneDx {
     size_t self = r_.add(std::move(out));
     if (parent) r_.edge(*parent, self);
     if (const json* nested = r_.want_array(c, "components", at, false))
-      for (size_t i = 0; i < nested->size(); ++i)
-        component((*nested)[i], at + "/components/" + std::to_string(i), self);
+      for (size_t i = 0; i < nested->size(); ++i) {
+        size_t child = component((*nested)[i], at + "/components/" + std::to_string(i), self);
+        if (child != SIZE_MAX) r_.holds(self, child);
+      }
     return self;
   }
 
@@ -335,6 +380,7 @@ class CycloneDx {
   }
 
   Reader& r_;
+  bool newer_ = false;
 };
 
 // --- SPDX 2.2 / 2.3 JSON ----------------------------------------------------------------------
@@ -383,6 +429,7 @@ class Spdx2 {
     if (const json* fs = r_.want_array(doc, "files", "", false))
       for (size_t i = 0; i < fs->size(); ++i) file((*fs)[i], "/files/" + std::to_string(i));
     std::string doc_id = str(doc, "SPDXID");
+    if (!doc_id.empty()) r_.known(doc_id);  // the document itself: relationships from it name no component
     std::vector<std::string> described;
     if (const json* dd = r_.want_array(doc, "documentDescribes", "", false))
       for (const auto& x : *dd)
@@ -427,15 +474,14 @@ class Spdx2 {
   }
 
  private:
-  // A contains b: an edge, and b's path among a's locations when b is a file.
+  // A contains b: an edge, and b's path among a's contained paths when b is a file.
   void contains(const std::string& a, const std::string& b) {
     auto from = r_.find(a), to = r_.find(b);
     if (!from) r_.dangling("relationship", a);
     if (!to) r_.dangling("relationship", b);
     if (!from || !to) return;
     r_.edge(*from, *to);
-    const SbomComponent& t = r_.d_.components[*to];
-    if (t.is_file && !t.locations.empty()) r_.d_.components[*from].locations.push_back(t.locations.front());
+    r_.holds(*from, *to);
   }
 
   void checksums(const json& o, const std::string& at, SbomComponent& out, bool required) {
@@ -563,7 +609,7 @@ class Spdx3 {
       }
       if (const json* ci = member(e, "creationInfo"); ci && ci->is_object()) creation(*ci, at + "/creationInfo");
       if (type == "Tool") {
-        d.tools.push_back(str(e, "name"));
+        if (std::string name = str(e, "name"); !name.empty()) d.tools.push_back(name);
         d.has_tool = true;
       }
       if (type == "SpdxDocument" || type == "software_Sbom" || type == "Bom") {
@@ -622,9 +668,7 @@ class Spdx3 {
         auto t = r_.find(b);
         if (!from || !t) continue;  // relationships to licenses, agents, annotations
         r_.edge(*from, *t);
-        const SbomComponent& target = r_.d_.components[*t];
-        if (type == "contains" && target.is_file && !target.locations.empty())
-          r_.d_.components[*from].locations.push_back(target.locations.front());
+        if (type == "contains") r_.holds(*from, *t);
       }
     }
     for (const auto& id : roots)
@@ -655,7 +699,8 @@ void scan_build_paths(const json& v, std::string& pointer, SbomDocument& d) {
   const size_t len = pointer.size();
   if (v.is_object()) {
     for (const auto& [k, x] : v.items()) {
-      pointer += "/" + k;
+      pointer += '/';
+      for (char ch : k) pointer += ch == '~' ? "~0" : ch == '/' ? "~1" : std::string(1, ch);  // RFC 6901
       scan_build_paths(x, pointer, d);
       pointer.resize(len);
     }

@@ -23,9 +23,13 @@ struct SbomComponent {
   std::vector<std::string> cpes;
   std::string download_url;  // CycloneDX distribution reference, SPDX downloadLocation (not NONE/NOASSERTION)
   std::vector<SbomHash> hashes;
-  // Paths in the archive the component names: CycloneDX evidence.occurrences, SPDX files it
-  // CONTAINS (or that are CONTAINED_BY / GENERATED_FROM it), a file element's own name.
+  // Paths in the archive that are this component's own bytes: CycloneDX evidence.occurrences, a
+  // file element's own name. Its hashes are those files' hashes.
   std::vector<std::string> locations;
+  // Paths of the files it holds: SPDX files it CONTAINS (or that are CONTAINED_BY / GENERATED_FROM
+  // it), CycloneDX file components nested in it. They declare those files, but the component's own
+  // hashes are not theirs.
+  std::vector<std::string> contained;
   // The component this one is nested in (CycloneDX components[].components), -1 at the top.
   int parent = -1;
   bool is_file = false;   // a file entry (CycloneDX type "file", SPDX file): not a component
