@@ -218,42 +218,50 @@ TEST(Sbom, VersionsTheBinariesSay) {
       << testing::dump(fs);
 }
 
+// An SPDX 2.3 document describing demo 1.0, which DEPENDS_ON the package `zlib`; `libz` is one file
+// (its path and sha256), `zlib_to_libz` the relationship that ties the two.
+json spdx23_demo(const json& zlib, const std::string& libz_path, const std::string& libz_sha256,
+                 const json& zlib_to_libz, const json& more_relationships = json::array()) {
+  json relationships = {
+      {{"spdxElementId", "SPDXRef-DOCUMENT"},
+       {"relationshipType", "DESCRIBES"},
+       {"relatedSpdxElement", "SPDXRef-demo"}},
+      {{"spdxElementId", "SPDXRef-demo"}, {"relationshipType", "DEPENDS_ON"}, {"relatedSpdxElement", "SPDXRef-zlib"}},
+      zlib_to_libz};
+  for (const auto& r : more_relationships) relationships.push_back(r);
+  json demo = {{"SPDXID", "SPDXRef-demo"},
+               {"name", "demo"},
+               {"versionInfo", "1.0"},
+               {"downloadLocation", "NOASSERTION"},
+               {"externalRefs",
+                {{{"referenceCategory", "PACKAGE-MANAGER"},
+                  {"referenceType", "purl"},
+                  {"referenceLocator", "pkg:pypi/demo@1.0"}}}}};
+  return {{"spdxVersion", "SPDX-2.3"},
+          {"dataLicense", "CC0-1.0"},
+          {"SPDXID", "SPDXRef-DOCUMENT"},
+          {"name", "demo"},
+          {"documentNamespace", "https://example.org/demo-1.0"},
+          {"creationInfo", {{"created", "2026-01-01T00:00:00Z"}, {"creators", {"Tool: demo-builder-1.0"}}}},
+          {"packages", {demo, zlib}},
+          {"files",
+           {{{"SPDXID", "SPDXRef-libz"},
+             {"fileName", libz_path},
+             {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", libz_sha256}}}}}}},
+          {"relationships", relationships}};
+}
+
 TEST(Sbom, Spdx23FilesAndTheirHashes) {
   const std::string lib = elf();
   auto make = [&](const std::string& hash) {
-    json doc = {{"spdxVersion", "SPDX-2.3"},
-                {"dataLicense", "CC0-1.0"},
-                {"SPDXID", "SPDXRef-DOCUMENT"},
-                {"name", "demo"},
-                {"documentNamespace", "https://example.org/demo-1.0"},
-                {"creationInfo", {{"created", "2026-01-01T00:00:00Z"}, {"creators", {"Tool: demo-builder-1.0"}}}},
-                {"packages",
-                 {{{"SPDXID", "SPDXRef-demo"},
-                   {"name", "demo"},
-                   {"versionInfo", "1.0"},
-                   {"downloadLocation", "NOASSERTION"},
-                   {"externalRefs",
-                    {{{"referenceCategory", "PACKAGE-MANAGER"},
-                      {"referenceType", "purl"},
-                      {"referenceLocator", "pkg:pypi/demo@1.0"}}}}},
-                  {{"SPDXID", "SPDXRef-zlib"},
-                   {"name", "zlib"},
-                   {"versionInfo", "1.2.13"},
-                   {"downloadLocation", "https://zlib.net/zlib-1.2.13.tar.gz"}}}},
-                {"files",
-                 {{{"SPDXID", "SPDXRef-libz"},
-                   {"fileName", "./demo.libs/libz-8c9d0e1f.so.1.2.13"},
-                   {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", hash}}}}}}},
-                {"relationships",
-                 {{{"spdxElementId", "SPDXRef-DOCUMENT"},
-                   {"relationshipType", "DESCRIBES"},
-                   {"relatedSpdxElement", "SPDXRef-demo"}},
-                  {{"spdxElementId", "SPDXRef-demo"},
-                   {"relationshipType", "DEPENDS_ON"},
-                   {"relatedSpdxElement", "SPDXRef-zlib"}},
-                  {{"spdxElementId", "SPDXRef-libz"},
-                   {"relationshipType", "CONTAINED_BY"},
-                   {"relatedSpdxElement", "SPDXRef-zlib"}}}}};
+    json doc = spdx23_demo({{"SPDXID", "SPDXRef-zlib"},
+                            {"name", "zlib"},
+                            {"versionInfo", "1.2.13"},
+                            {"downloadLocation", "https://zlib.net/zlib-1.2.13.tar.gz"}},
+                           "./demo.libs/libz-8c9d0e1f.so.1.2.13", hash,
+                           {{"spdxElementId", "SPDXRef-libz"},
+                            {"relationshipType", "CONTAINED_BY"},
+                            {"relatedSpdxElement", "SPDXRef-zlib"}});
     WheelBuilder w("demo", "1.0", kTag);
     w.purelib(false);
     w.add("demo/__init__.py", "");
@@ -635,41 +643,18 @@ TEST(Sbom, OneGraftedLibraryOneIdentityAcrossTheRun) {
 TEST(Sbom, ContainedFilesKeepTheirOwnHashes) {
   const std::string lib = elf();
   const std::string tarball = sha256_hex("zlib-1.3.1.tar.gz");
-  json spdx = {
-      {"spdxVersion", "SPDX-2.3"},
-      {"dataLicense", "CC0-1.0"},
-      {"SPDXID", "SPDXRef-DOCUMENT"},
-      {"name", "demo"},
-      {"documentNamespace", "https://example.org/demo-1.0"},
-      {"creationInfo", {{"created", "2026-01-01T00:00:00Z"}, {"creators", {"Tool: demo-builder-1.0"}}}},
-      {"packages",
-       {{{"SPDXID", "SPDXRef-demo"},
-         {"name", "demo"},
-         {"versionInfo", "1.0"},
-         {"downloadLocation", "NOASSERTION"},
-         {"externalRefs",
-          {{{"referenceCategory", "PACKAGE-MANAGER"},
-            {"referenceType", "purl"},
-            {"referenceLocator", "pkg:pypi/demo@1.0"}}}}},
-        {{"SPDXID", "SPDXRef-zlib"},
-         {"name", "zlib"},
-         {"versionInfo", "1.3.1"},
-         {"downloadLocation", "https://zlib.net/zlib-1.3.1.tar.gz"},
-         {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", tarball}}}}}}},
-      {"files",
-       {{{"SPDXID", "SPDXRef-libz"},
-         {"fileName", "demo.libs/libz-8c9d0e1f.so.1.3.1"},
-         {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", sha256_hex(lib)}}}}}}},
-      {"relationships",
-       {{{"spdxElementId", "SPDXRef-DOCUMENT"},
-         {"relationshipType", "DESCRIBES"},
-         {"relatedSpdxElement", "SPDXRef-demo"}},
-        {{"spdxElementId", "SPDXRef-demo"}, {"relationshipType", "DEPENDS_ON"}, {"relatedSpdxElement", "SPDXRef-zlib"}},
-        {{"spdxElementId", "SPDXRef-zlib"}, {"relationshipType", "CONTAINS"}, {"relatedSpdxElement", "SPDXRef-libz"}},
-        // Another document's element and the document itself: neither is dangling.
-        {{"spdxElementId", "SPDXRef-DOCUMENT"},
-         {"relationshipType", "DEPENDS_ON"},
-         {"relatedSpdxElement", "DocumentRef-upstream:SPDXRef-zlib-src"}}}}};
+  json spdx = spdx23_demo(
+      {{"SPDXID", "SPDXRef-zlib"},
+       {"name", "zlib"},
+       {"versionInfo", "1.3.1"},
+       {"downloadLocation", "https://zlib.net/zlib-1.3.1.tar.gz"},
+       {"checksums", {{{"algorithm", "SHA256"}, {"checksumValue", tarball}}}}},
+      "demo.libs/libz-8c9d0e1f.so.1.3.1", sha256_hex(lib),
+      {{"spdxElementId", "SPDXRef-zlib"}, {"relationshipType", "CONTAINS"}, {"relatedSpdxElement", "SPDXRef-libz"}},
+      // Another document's element, from the document itself: neither is dangling.
+      {{{"spdxElementId", "SPDXRef-DOCUMENT"},
+        {"relationshipType", "DEPENDS_ON"},
+        {"relatedSpdxElement", "DocumentRef-upstream:SPDXRef-zlib-src"}}});
   json cdx = auditwheel_doc({{{"type", "library"},
                               {"bom-ref", "zlib"},
                               {"name", "zlib"},
