@@ -5,7 +5,7 @@ import os, re, sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 # Lower layers first; a module may include from its own layer only if it is itself.
-LAYERS = [["util"], ["catalog"], ["io", "wheel", "policy"], ["binary"], ["facts"], ["rules"], ["report"],
+LAYERS = [["util"], ["catalog"], ["io", "wheel", "policy"], ["binary"], ["provenance"], ["facts"], ["rules"], ["report"],
           ["pipeline"], ["cli_support"], ["cli"], ["smoke"]]
 rank = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -1,0 +1,348 @@
+// PEP 740 attestations verified offline (issue 34): real production and staging attestations from
+// pypi-attestations' own test assets against the trust roots sigstore-python ships (both sdists
+// downloaded by name and sha256 into the cache), one altered byte per step failing at that step,
+// and the Merkle inclusion proof against a reference tree of every size up to 33.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "provenance/sigstore.h"
+#include "support/test_support.h"
+#include "util/digest.h"
+
+namespace wc {
+namespace {
+
+using json = nlohmann::json;
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string sha256_hex(const std::string& bytes) {
+  Digest d("sha256");
+  d.update(bytes.data(), bytes.size());
+  return d.digest_hex();
+}
+
+struct Assets {
+  std::string dir, roots;
+  std::string skip;
+};
+
+const Assets& assets() {
+  static const Assets a = [] {
+    Assets out;
+    const char* home = std::getenv("HOME");
+    std::string cache = std::string(home ? home : "/tmp") + "/.cache/wheelcheck-tests/sigstore";
+    auto r = testing::run_command("timeout 900 python3 " +
+                                  testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/sigstore_assets.py") +
+                                  " " + testing::shell_quote(cache));
+    if (r.exit_code != 0) {
+      out.skip = "the pypi-attestations and sigstore sdists cannot be had: " + r.err;
+      if (r.exit_code != 3 && r.exit_code != 124) out.skip = "FAIL " + out.skip;
+      return out;
+    }
+    std::istringstream lines(r.out);
+    std::getline(lines, out.dir);
+    std::getline(lines, out.roots);
+    return out;
+  }();
+  return a;
+}
+
+#define NEED_ASSETS()                                                \
+  do {                                                               \
+    if (assets().skip.starts_with("FAIL ")) FAIL() << assets().skip; \
+    if (!assets().skip.empty()) GTEST_SKIP() << assets().skip;       \
+  } while (0)
+
+const TrustedRoot& production() {
+  static const TrustedRoot r =
+      TrustedRoot::parse(read_file(assets().roots + "/https%3A%2F%2Ftuf-repo-cdn.sigstore.dev/trusted_root.json"));
+  return r;
+}
+const TrustedRoot& staging() {
+  static const TrustedRoot r =
+      TrustedRoot::parse(read_file(assets().roots + "/https%3A%2F%2Ftuf-repo-cdn.sigstage.dev/trusted_root.json"));
+  return r;
+}
+
+// The attestations of a file beside it: one attestation object, or a provenance object's bundles.
+std::vector<json> attestations_in(const std::string& path) {
+  json d = json::parse(read_file(path));
+  if (!d.contains("attestation_bundles")) return {d};
+  std::vector<json> out;
+  for (const auto& b : d["attestation_bundles"])
+    for (const auto& a : b["attestations"]) out.push_back(a);
+  return out;
+}
+
+AttestationResult verify(const json& att, const std::string& dist, const TrustedRoot& root) {
+  std::string bytes = read_file(assets().dir + "/" + dist);
+  return verify_attestation(att, root, dist, sha256_hex(bytes));
+}
+
+TEST(Provenance, RealAttestationsVerify) {
+  NEED_ASSETS();
+  EXPECT_GE(production().certificate_authorities(), 2u);
+  EXPECT_GE(production().transparency_logs(), 1u);
+  EXPECT_GE(production().ct_logs(), 1u);
+  struct Case {
+    std::string dist, attestation;
+    const TrustedRoot* root;
+    std::string kind, repository, workflow, predicate;
+  };
+  const std::string publish = kPublishPredicate, slsa = kSlsaPredicate;
+  std::vector<Case> cases = {
+      {"circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl", ".publish.attestation", &production(), "CircleCI",
+       "github.com/CircleCI-Public/sign-and-publish-examples", "", publish},
+      {"circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl", ".provenance", &production(), "CircleCI",
+       "github.com/CircleCI-Public/sign-and-publish-examples", "", publish},
+      {"pypi_attestations-0.0.19.tar.gz", ".publish.attestation", &production(), "GitHub",
+       "trailofbits/pypi-attestations", "release.yml", publish},
+      {"pypi_attestations-0.0.19.tar.gz", ".slsa.attestation", &production(), "GitHub", "trailofbits/pypi-attestations",
+       "release.yml", slsa},
+      {"pypi_attestations-0.0.19.tar.gz", ".provenance", &production(), "GitHub", "trailofbits/pypi-attestations",
+       "release.yml", publish},
+      {"gitlab_oidc_project-0.0.3.tar.gz", ".publish.attestation", &production(), "GitLab",
+       "facutuesca/gitlab-oidc-project", ".gitlab-ci.yml", publish},
+      {"gcb_attestation_test-0.0.0.tar.gz", ".provenance", &production(), "Google", "", "", publish},
+      {"rfc8785-0.1.2-py3-none-any.whl", ".publish.attestation", &staging(), "", "", "", publish},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.dist + c.attestation);
+    auto atts = attestations_in(assets().dir + "/" + c.dist + c.attestation);
+    ASSERT_FALSE(atts.empty());
+    for (const auto& a : atts) {
+      auto r = verify(a, c.dist, *c.root);
+      EXPECT_TRUE(r.verified) << r.step << ": " << r.error;
+      EXPECT_EQ(r.publisher.kind, c.kind);
+      EXPECT_EQ(r.publisher.repository, c.repository);
+      EXPECT_EQ(r.publisher.workflow, c.workflow);
+      EXPECT_EQ(r.predicate_type, c.predicate);
+      EXPECT_GT(r.log_index, 0);
+      EXPECT_GT(r.integrated_time, 1600000000);
+    }
+  }
+  // What each publisher's certificate says, beyond its kind.
+  auto circle =
+      verify(attestations_in(assets().dir +
+                             "/circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl.publish.attestation")[0],
+             "circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl", production());
+  EXPECT_EQ(circle.publisher.project_id, "fdd9283f-e619-46af-8f9c-851f7d3e8b2b");
+  EXPECT_EQ(circle.publisher.pipeline_definition_id, "8e4f8ab2-8d7c-4827-9f15-de076d6d647f");
+  EXPECT_EQ(circle.publisher.ref, "refs/heads/pypi");
+  auto gh = verify(attestations_in(assets().dir + "/pypi_attestations-0.0.19.tar.gz.publish.attestation")[0],
+                   "pypi_attestations-0.0.19.tar.gz", production());
+  EXPECT_EQ(gh.publisher.ref, "refs/tags/v0.0.19");
+  EXPECT_EQ(gh.publisher.signer_workflow, "trailofbits/pypi-attestations/.github/workflows/release.yml");
+  EXPECT_EQ(gh.publisher.sha.size(), 40u);
+  auto google = verify(attestations_in(assets().dir + "/gcb_attestation_test-0.0.0.tar.gz.provenance")[0],
+                       "gcb_attestation_test-0.0.0.tar.gz", production());
+  EXPECT_EQ(google.publisher.email, "919436158236-compute@developer.gserviceaccount.com");
+  auto hand = verify(attestations_in(assets().dir + "/rfc8785-0.1.2-py3-none-any.whl.publish.attestation")[0],
+                     "rfc8785-0.1.2-py3-none-any.whl", staging());
+  EXPECT_EQ(hand.identity.san, "william@yossarian.net");
+  EXPECT_EQ(hand.identity.issuer, "https://github.com/login/oauth");
+}
+
+// One altered byte (or field) per step: each fails at that step and no earlier one.
+TEST(Provenance, EachStepFailsOnItsOwnDefect) {
+  NEED_ASSETS();
+  const std::string dist = "pypi_attestations-0.0.19.tar.gz";
+  const json good = attestations_in(assets().dir + "/" + dist + ".publish.attestation")[0];
+  const std::string bytes = read_file(assets().dir + "/" + dist);
+  auto flip_b64 = [](const std::string& b64, size_t at) {
+    std::string raw;
+    EXPECT_TRUE(base64_decode(b64, &raw));
+    raw[at % raw.size()] ^= 0x01;
+    return base64_encode(raw);
+  };
+  auto expect_step = [&](const json& att, const std::string& file_bytes, const std::string& step,
+                         const std::string& words, const TrustedRoot& root) {
+    auto r = verify_attestation(att, root, dist, sha256_hex(file_bytes));
+    EXPECT_FALSE(r.verified);
+    EXPECT_EQ(r.step, step) << r.error;
+    EXPECT_NE(r.error.find(words), std::string::npos) << r.error;
+  };
+  ASSERT_TRUE(verify_attestation(good, production(), dist, sha256_hex(bytes)).verified);
+  {
+    std::string other = bytes;
+    other[other.size() / 2] ^= 0x01;
+    expect_step(good, other, "statement", "the subject's sha256 is", production());
+  }
+  {
+    auto r = verify_attestation(good, production(), "pypi_attestations-0.0.20.tar.gz", sha256_hex(bytes));
+    EXPECT_EQ(r.step, "statement");
+    EXPECT_NE(r.error.find("the subject is pypi_attestations-0.0.19.tar.gz"), std::string::npos) << r.error;
+  }
+  json a = good;
+  a["envelope"]["signature"] = flip_b64(good["envelope"]["signature"], 20);
+  expect_step(a, bytes, "signature", "DSSE signature does not verify", production());
+  a = good;
+  a["verification_material"]["certificate"] = flip_b64(good["verification_material"]["certificate"], 1000);
+  // A byte of the certificate's TBS (its key unchanged): the CA's signature over it fails.
+  expect_step(a, bytes, "certificate", "certificate signature failure", production());
+  // The staging root has no CA that issued a production certificate.
+  expect_step(good, bytes, "certificate", "the chain does not verify", staging());
+  a = good;
+  auto& entry = a["verification_material"]["transparency_entries"][0];
+  const json& t = entry["integratedTime"];  // a string in these files, as protobuf's JSON writes int64
+  entry["integratedTime"] =
+      std::to_string((t.is_string() ? std::stoll(t.get<std::string>()) : t.get<int64_t>()) + 86400);
+  expect_step(a, bytes, "certificate", "outside the certificate's validity", production());
+  a = good;
+  a["verification_material"]["transparency_entries"][0]["kindVersion"]["version"] = "0.0.2";
+  expect_step(a, bytes, "log entry", "unsupported log entry kind dsse 0.0.2", production());
+  a = good;
+  {
+    auto& e = a["verification_material"]["transparency_entries"][0];
+    std::string body;
+    ASSERT_TRUE(base64_decode(e["canonicalizedBody"].get<std::string>(), &body));
+    auto at = body.find("\"payloadHash\":{\"algorithm\":\"sha256\",\"value\":\"") + 45;
+    body[at] = body[at] == '0' ? '1' : '0';
+    e["canonicalizedBody"] = base64_encode(body);
+  }
+  expect_step(a, bytes, "log entry", "payload hash is not the statement's", production());
+  a = good;
+  {
+    auto& hashes = a["verification_material"]["transparency_entries"][0]["inclusionProof"]["hashes"];
+    hashes[0] = flip_b64(hashes[0], 3);
+  }
+  expect_step(a, bytes, "inclusion proof", "does not lead from the entry to the root hash", production());
+  a = good;
+  {
+    auto& cp = a["verification_material"]["transparency_entries"][0]["inclusionProof"]["checkpoint"]["envelope"];
+    std::string note = cp;
+    auto sig = note.rfind(' ') + 10;  // inside the signature's base64, past the key hint
+    note[sig] = note[sig] == 'A' ? 'B' : 'A';
+    cp = note;
+  }
+  expect_step(a, bytes, "checkpoint", "no signature of the log's key verifies the checkpoint", production());
+  a = good;
+  {
+    auto& p = a["verification_material"]["transparency_entries"][0]["inclusionPromise"]["signedEntryTimestamp"];
+    p = flip_b64(p, 12);
+  }
+  expect_step(a, bytes, "signed entry timestamp", "does not verify", production());
+  // A trust root without the CT log that gave the certificate its SCT.
+  json root = json::parse(read_file(assets().roots + "/https%3A%2F%2Ftuf-repo-cdn.sigstore.dev/trusted_root.json"));
+  root["ctlogs"] = json::array();
+  expect_step(good, bytes, "sct", "no SCT is from a CT log of the trust root", TrustedRoot::parse(root.dump()));
+  // A statement with two subjects.
+  a = good;
+  {
+    std::string st;
+    ASSERT_TRUE(base64_decode(good["envelope"]["statement"].get<std::string>(), &st));
+    json s = json::parse(st);
+    s["subject"].push_back(s["subject"][0]);
+    a["envelope"]["statement"] = base64_encode(s.dump());
+  }
+  expect_step(a, bytes, "statement", "exactly one subject", production());
+}
+
+TEST(Provenance, MalformedInputIsAnErrorNeverACrash) {
+  EXPECT_THROW(TrustedRoot::parse("{"), std::runtime_error);
+  EXPECT_THROW(TrustedRoot::parse("{}"), std::runtime_error);
+  try {
+    TrustedRoot::parse(R"({"tlogs": [{"publicKey": {"rawBytes": "AAAA"}, "logId": {"keyId": "AAAA"}}]})");
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("tlogs[0]: a public key is not DER"), std::string::npos) << e.what();
+  }
+  NEED_ASSETS();
+  for (const json& bad :
+       {json(nullptr), json::object(), json{{"version", 1}},
+        json{{"version", 1}, {"verification_material", {{"certificate", "!!"}}}}, json{{"version", 2}}}) {
+    auto r = verify_attestation(bad, production(), "x-1.0.tar.gz", std::string(64, '0'));
+    EXPECT_FALSE(r.verified);
+    EXPECT_EQ(r.step, "statement") << bad;
+    EXPECT_NE(r.error.find("malformed attestation"), std::string::npos) << r.error;
+  }
+}
+
+// The reference: RFC 6962's MTH and PATH, computed directly for every leaf of trees of 1 to 33 leaves.
+std::string leaf(int i) {
+  std::string d = std::string(1, '\0') + "leaf " + std::to_string(i);
+  Digest h("sha256");
+  h.update(d.data(), d.size());
+  std::string hex = h.digest_hex(), raw;
+  for (size_t k = 0; k < hex.size(); k += 2) raw += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
+  return raw;
+}
+std::string node(const std::string& l, const std::string& r) {
+  std::string d = std::string(1, '\1') + l + r;
+  Digest h("sha256");
+  h.update(d.data(), d.size());
+  std::string hex = h.digest_hex(), raw;
+  for (size_t k = 0; k < hex.size(); k += 2) raw += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
+  return raw;
+}
+uint64_t split_point(uint64_t n) {
+  uint64_t k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+std::string mth(uint64_t lo, uint64_t n) {
+  if (n == 1) return leaf(static_cast<int>(lo));
+  uint64_t k = split_point(n);
+  return node(mth(lo, k), mth(lo + k, n - k));
+}
+std::vector<std::string> path(uint64_t m, uint64_t lo, uint64_t n) {
+  if (n == 1) return {};
+  uint64_t k = split_point(n);
+  std::vector<std::string> p;
+  if (m < k) {
+    p = path(m, lo, k);
+    p.push_back(mth(lo + k, n - k));
+  } else {
+    p = path(m - k, lo + k, n - k);
+    p.push_back(mth(lo, k));
+  }
+  return p;
+}
+
+TEST(Provenance, MerkleInclusionAtEveryEdge) {
+  for (uint64_t n = 1; n <= 33; ++n) {
+    const std::string root = mth(0, n);
+    for (uint64_t m = 0; m < n; ++m) {
+      auto p = path(m, 0, n);
+      EXPECT_TRUE(merkle_inclusion_ok(m, n, leaf(static_cast<int>(m)), p, root)) << m << " of " << n;
+      // Another index, another leaf, a proof one hash short or long fails. (Another tree size may pass
+      // where the tree has the same shape along the path: the checkpoint's signature binds the size.)
+      if (n > 1) {
+        EXPECT_FALSE(merkle_inclusion_ok((m + 1) % n, n, leaf(static_cast<int>(m)), p, root)) << m << "/" << n;
+      }
+      EXPECT_FALSE(merkle_inclusion_ok(m, n, leaf(static_cast<int>(m) + 100), p, root));
+      if (!p.empty()) {
+        auto shorter = p;
+        shorter.pop_back();
+        EXPECT_FALSE(merkle_inclusion_ok(m, n, leaf(static_cast<int>(m)), shorter, root));
+      }
+      auto longer = p;
+      longer.push_back(root);
+      EXPECT_FALSE(merkle_inclusion_ok(m, n, leaf(static_cast<int>(m)), longer, root));
+    }
+    EXPECT_FALSE(merkle_inclusion_ok(n, n, leaf(0), {}, root));
+  }
+}
+
+TEST(Provenance, SameDistribution) {
+  EXPECT_TRUE(same_distribution("Foo_Bar-1.0-py3-none-any.whl", "foo_bar-1.0.0-py3-none-any.whl"));
+  EXPECT_TRUE(same_distribution("x-1.0-py2.py3-none-any.whl", "x-1.0-py3.py2-none-any.whl"));
+  EXPECT_FALSE(same_distribution("x-1.0-py3-none-any.whl", "x-1.0-1-py3-none-any.whl"));
+  EXPECT_FALSE(same_distribution("x-1.0-py3-none-any.whl", "x-1.1-py3-none-any.whl"));
+  EXPECT_FALSE(same_distribution("x-1.0.tar.gz", "x-1.0.0.tar.gz"));
+  EXPECT_TRUE(same_distribution("x-1.0.tar.gz", "x-1.0.tar.gz"));
+}
+
+}  // namespace
+}  // namespace wc
