@@ -13,6 +13,7 @@
 #include "provenance/sigstore.h"
 #include "support/test_support.h"
 #include "util/digest.h"
+#include "wheel_builder.h"
 
 namespace wc {
 namespace {
@@ -247,6 +248,77 @@ TEST(Provenance, EachStepFailsOnItsOwnDefect) {
     a["envelope"]["statement"] = base64_encode(s.dump());
   }
   expect_step(a, bytes, "statement", "exactly one subject", production());
+}
+
+// `check --trusted-root`: attestations found beside each wheel (and in --provenance DIR), verified,
+// held to the policy's publisher; the report's provenance summary and text line.
+TEST(Provenance, CheckVerifiesWhatLiesBesideEachWheel) {
+  NEED_ASSETS();
+  testing::TempDir dir;
+  const std::string wheel = "circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl";
+  const std::string root = assets().roots + "/https%3A%2F%2Ftuf-repo-cdn.sigstore.dev/trusted_root.json";
+  for (const char* suffix : {"", ".publish.attestation", ".provenance"})
+    std::filesystem::copy_file(assets().dir + "/" + wheel + suffix, dir.file(wheel + suffix));
+  auto r = testing::run_wheelcheck({"check", "--trusted-root", root, "--format", "json", dir.file(wheel)});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = json::parse(r.out)["wheels"][0];
+  EXPECT_EQ(j["provenance"]["verified"], true);
+  EXPECT_EQ(j["provenance"]["attestations"], 2);
+  EXPECT_EQ(j["provenance"]["publisher"], "CircleCI");
+  EXPECT_EQ(j["provenance"]["repository"], "github.com/CircleCI-Public/sign-and-publish-examples");
+  auto text = testing::run_wheelcheck({"check", "--trusted-root", root, dir.file(wheel)});
+  EXPECT_NE(text.out.find("provenance: verified, published by CircleCI github.com/CircleCI-Public/"
+                          "sign-and-publish-examples (refs/heads/pypi)"),
+            std::string::npos)
+      << text.out;
+  // Without a trust root: found, not verified, said so.
+  auto none = testing::run_wheelcheck({"check", dir.file(wheel)});
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_NE(none.out.find("2 attestation(s), not verified (no trust root"), std::string::npos) << none.out;
+  // The policy's publisher: the right CircleCI project passes, GitHub is WC912 naming what differs.
+  std::ofstream(dir.file("right.json"))
+      << R"({"extends": "default", "provenance": {"require": true, "publisher": {"kind": "circleci",
+           "project_id": "fdd9283f-e619-46af-8f9c-851f7d3e8b2b", "vcs_origin": "github.com/CircleCI-Public/sign-and-publish-examples",
+           "vcs_ref": "refs/heads/*"}}})";
+  EXPECT_EQ(testing::run_wheelcheck({"check", "-p", dir.file("right.json"), "--trusted-root", root, dir.file(wheel)})
+                .exit_code,
+            0);
+  std::ofstream(dir.file("wrong.json")) << R"({"extends": "default", "provenance": {"publisher": {"kind": "github",
+           "repository": "pytorch/vision", "workflow": "release.yml"}}})";
+  auto wrong =
+      testing::run_wheelcheck({"check", "-p", dir.file("wrong.json"), "--trusted-root", root, dir.file(wheel)});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.out.find("error   WC912"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find("publisher kind CircleCI, not github"), std::string::npos) << wrong.out;
+  // Another file's attestation in --provenance DIR under this wheel's name: the statement step fails.
+  testing::TempDir other;
+  std::filesystem::copy_file(assets().dir + "/rfc8785-0.1.2-py3-none-any.whl.publish.attestation",
+                             other.file(wheel + ".slsa.attestation"));
+  std::ofstream(other.file(wheel + ".publish.attestation")) << "{not json";
+  auto bad = testing::run_wheelcheck({"check", "--provenance", other.path(), "--trusted-root", root, dir.file(wheel)});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.out.find(".slsa.attestation: does not verify at the statement step: the subject is "
+                         "rfc8785-0.1.2-py3-none-any.whl"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find(".publish.attestation: not JSON"), std::string::npos) << bad.out;
+  // Required, and none beside a wheel: WC913, naming what was looked for.
+  testing::WheelBuilder w("plain", "1.0");
+  w.add("plain/__init__.py", "");
+  std::string plain = w.write(dir.path());
+  auto missing = testing::run_wheelcheck({"check", "-p", dir.file("right.json"), "--trusted-root", root, plain});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.out.find("WC913  no PEP 740 attestation (looked for plain-1.0-py3-none-any.whl.provenance"),
+            std::string::npos)
+      << missing.out;
+  // Required without a trust root, or a trust root that is not one: usage errors (exit 2), before any wheel.
+  auto no_root = testing::run_wheelcheck({"check", "-p", dir.file("right.json"), plain});
+  EXPECT_EQ(no_root.exit_code, 2);
+  EXPECT_NE(no_root.err.find("provenance.require needs a Sigstore trust root"), std::string::npos) << no_root.err;
+  std::ofstream(dir.file("root.json")) << R"({"tlogs": []})";
+  auto bad_root = testing::run_wheelcheck({"check", "--trusted-root", dir.file("root.json"), plain});
+  EXPECT_EQ(bad_root.exit_code, 2);
+  EXPECT_NE(bad_root.err.find("root.json: not a Sigstore trusted root"), std::string::npos) << bad_root.err;
 }
 
 TEST(Provenance, MalformedInputIsAnErrorNeverACrash) {

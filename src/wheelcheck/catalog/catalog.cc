@@ -193,6 +193,14 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "sbom"},
       {"WC906", S::error, "one bundled library (by its graft hash), two identities across the wheels of a run",
        "release set"},
+      {"WC911", S::error,
+       "a PEP 740 attestation does not verify against the pinned Sigstore trust root (the step is named: statement, "
+       "signature, certificate, sct, log entry, inclusion proof, checkpoint, signed entry timestamp)",
+       "provenance"},
+      {"WC912", S::error, "the file was published by another publisher than the policy's provenance.publisher",
+       "provenance"},
+      {"WC913", S::error, "no PEP 740 attestation beside the file where the policy requires one (provenance.require)",
+       "provenance"},
   };
   return rules;
 }

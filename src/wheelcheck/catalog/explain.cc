@@ -461,6 +461,30 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Build the release's wheels in one image and generate their SBOMs alike.",
        "error   WC906  libssl-81ffa89e.so.3: pkg:rpm/almalinux/openssl-libs@3.0.7 in a.whl, "
        "pkg:rpm/almalinux/openssl-libs@3.2.2 in b.whl"},
+      {"WC911",
+       "Each PEP 740 attestation of the file verifies offline against the Sigstore trust root the user pins: the "
+       "in-toto "
+       "statement names this file and its sha256, the DSSE signature verifies with the Fulcio certificate, the chain "
+       "reaches a Fulcio CA at the log's integrated time (digitalSignature, codeSigning), the embedded SCT is from a "
+       "CT log of the root, and the Rekor entry agrees with the bundle, is included under a checkpoint the log signed, "
+       "and carries the log's signed entry timestamp.",
+       "An attestation that does not verify is a claim, not provenance: anyone can write one.",
+       "Publish through Trusted Publishing, which attests each file; pin the trust root that was current then.",
+       "error   WC911  x-1.0-py3-none-any.whl.publish.attestation: does not verify at the statement step: the "
+       "subject's sha256 is 8cb3..., the file's 9f2c..."},
+      {"WC912",
+       "The publisher in the attestation's certificate (GitHub repository and workflow, GitLab project and CI file, "
+       "Google service account, CircleCI project, or a signing identity) is the one the policy names.",
+       "A changed publisher (a fork, a renamed workflow, a hand-signed upload) is how a compromised release looks "
+       "(uv#9122: identity changed).",
+       "Publish from the expected workflow, or update provenance.publisher when the change is intended.",
+       "error   WC912  torchvision-0.24.0-cp312-cp312-manylinux_2_28_x86_64.whl.provenance#1: published by GitHub "
+       "someone/vision (release.yml @ refs/tags/v0.24.0): repository someone/vision, not pytorch/vision"},
+      {"WC913", "A file the policy requires attestations for (provenance.require) has one beside it.",
+       "Attestations turned off silently (langchain#38822) leave a release unprovable.",
+       "Download <file>.provenance from PyPI's Integrity API beside the file, or pass --provenance DIR.",
+       "error   WC913  no PEP 740 attestation (looked for x.whl.provenance, x.whl.publish.attestation, "
+       "x.whl.slsa.attestation)"},
   };
   return help;
 }

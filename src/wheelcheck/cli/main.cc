@@ -46,9 +46,10 @@ struct CheckArgs {
   std::string match;
   std::string depth = "full";
   std::string baseline, shard, resolve_deps;
-  bool policy_given = false;  // -p on the command line (it overrides the project's policy)
-  std::string config;         // --config FILE: this pyproject.toml instead of the one found
-  bool no_config = false;     // --no-config: no pyproject.toml
+  std::string trusted_root, provenance_dir;  // PEP 740
+  bool policy_given = false;                 // -p on the command line (it overrides the project's policy)
+  std::string config;                        // --config FILE: this pyproject.toml instead of the one found
+  bool no_config = false;                    // --no-config: no pyproject.toml
 };
 
 // The project's [tool.wheelcheck] (pyproject.toml, found from the current directory upward) under
@@ -96,6 +97,8 @@ int run_check(CheckArgs& a) {
   req.depth = a.depth == "metadata" ? Depth::metadata : Depth::full;
   req.baseline = a.baseline;
   req.resolve_deps = a.resolve_deps;
+  req.trusted_root = a.trusted_root;
+  req.provenance_dir = a.provenance_dir;
   if (!a.shard.empty()) {
     auto slash = a.shard.find('/');
     auto i =
@@ -430,6 +433,7 @@ int run_merge(const MergeArgs& a) {
         item.bytes_read = w.value("bytes_read", uint64_t{0});
         if (w.contains("facts")) item.facts = w["facts"];
         if (w.contains("sbom") && w["sbom"].is_object()) item.sbom = w["sbom"];
+        if (w.contains("provenance") && w["provenance"].is_object()) item.provenance = w["provenance"];
         if (w.contains("notes") && w["notes"].is_array())
           for (const auto& n : w["notes"])
             if (n.is_string()) item.notes.push_back(n.get<std::string>());
@@ -639,6 +643,14 @@ int main(int argc, char** argv) {
   c->add_option("--resolve-deps", check.resolve_deps,
                 "INDEX (e.g. https://pypi.org/simple): fetch the dependency wheels the providers table says install "
                 "needed libraries (central directory and headers, by range requests) and resolve needs against them");
+  c->add_option("--trusted-root", check.trusted_root,
+                "A Sigstore trusted_root.json, pinned: the PEP 740 attestations beside each file (<file>.provenance, "
+                ".publish.attestation, .slsa.attestation) are verified offline against it (WC911-WC913)")
+      ->check(CLI::ExistingFile);
+  c->add_option(
+       "--provenance", check.provenance_dir,
+       "DIR: a folder holding the attestations (<file>.provenance ...), looked in besides each file's own folder")
+      ->check(CLI::ExistingDirectory);
   c->add_option("--shard", check.shard,
                 "I/N: check only the I-th of N parts of the targets (a deterministic partition by file name); "
                 "`merge` combines the shard reports and runs the release-set rules");

@@ -1,9 +1,15 @@
 #include "facts/wheel_facts.h"
 
+#include <algorithm>
+
 #include "binary/binary_facts.h"
 #include "wheel/entry_names.h"
 
 namespace wc {
+
+bool ProvenanceFacts::verified_any() const {
+  return std::any_of(attestations.begin(), attestations.end(), [](const auto& a) { return a.result.verified; });
+}
 
 using nlohmann::json;
 

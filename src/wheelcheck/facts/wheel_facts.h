@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/zip_index.h"
+#include "provenance/sigstore.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
 #include "wheel/sbom.h"
@@ -47,6 +48,24 @@ struct LimitEvent {  // a decompression limit the reader enforced (WC403)
   std::string entry;
 };
 
+// PEP 740 attestations found beside the file (or in --provenance DIR) and what verifying them said.
+struct AttestationFacts {
+  std::string file;            // the attestation file ("x.whl.publish.attestation", "x.whl.provenance#2")
+  nlohmann::json attestation;  // the attestation object until it is verified
+  AttestationResult result;
+  // From a provenance object's bundle: the publisher it claims, unsigned (its environment is
+  // nowhere else).
+  std::string unsigned_kind, unsigned_environment;
+};
+struct ProvenanceFacts {
+  bool looked = false;                 // a local file: attestations were looked for beside it
+  std::vector<std::string> looked_in;  // the names tried, for WC913's message
+  std::vector<AttestationFacts> attestations;
+  std::vector<std::string> errors;  // attestation files that could not be read (WC911)
+  bool verified_any() const;
+  std::string unverified_reason;  // attestations found but not verified ("no trust root")
+};
+
 struct WheelFacts {
   std::string path;  // as given (file path or URL)
   uint64_t file_size = 0;
@@ -77,6 +96,8 @@ struct WheelFacts {
   // a document with the reason in its errors), and how many more there were than are read.
   std::vector<SbomDocument> sboms;
   size_t sboms_not_read = 0;
+  // PEP 740 (filled by the check pipeline after analysis: it reads files beside the wheel).
+  ProvenanceFacts provenance;
   // Bytes inflated a second time for binary structures no capture plan foresaw (0 for the layouts
   // linkers and patchelf produce; the single pass is measured by this).
   uint64_t reinflated_bytes = 0;

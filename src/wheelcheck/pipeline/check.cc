@@ -12,7 +12,9 @@
 
 #include "io/source.h"
 #include "io/targets.h"
+#include "provenance/sigstore.h"
 #include "rules/install_set.h"
+#include "rules/provenance_rules.h"
 #include "rules/rules.h"
 #include "rules/sbom_rules.h"
 #include "util/budget.h"
@@ -246,6 +248,145 @@ VariantIndexFile read_variant_index(const TargetRef& t, const Limits& limits) {
   return f;
 }
 
+namespace {
+
+// A file read whole, up to `max_bytes` (nullopt and `why` when it cannot be).
+std::optional<std::string> read_small_file(const std::string& path, uint64_t max_bytes, std::string& why) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    why = ec.message();
+    return std::nullopt;
+  }
+  if (size > max_bytes) {
+    why = human_bytes(size) + ", over the size limit of " + human_bytes(max_bytes) + " (limits.max_metadata_bytes)";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text(static_cast<size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
+    why = "cannot be read";
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::string file_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Digest d("sha256");
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (in.gcount() > 0) d.update(buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  return in.bad() ? "" : d.digest_hex();
+}
+
+// The trust root the run verifies with: --trusted-root, else the policy's (relative to the policy
+// file). Throws std::runtime_error (a usage error) when it is named but unusable.
+std::optional<TrustedRoot> load_trust_root(const CheckRequest& req, const Policy& policy) {
+  std::string path = req.trusted_root;
+  if (path.empty() && !policy.provenance.trusted_root.empty()) {
+    path = policy.provenance.trusted_root;
+    std::filesystem::path spec(policy.spec);
+    if (std::filesystem::path(path).is_relative() && spec.is_absolute()) path = (spec.parent_path() / path).string();
+  }
+  if (path.empty()) {
+    if (policy.provenance.require)
+      throw std::runtime_error(
+          "provenance.require needs a Sigstore trust root: --trusted-root FILE or the policy's "
+          "provenance.trusted_root");
+    return std::nullopt;
+  }
+  std::string why;
+  auto text = read_small_file(path, policy.limits.max_metadata_bytes, why);
+  if (!text) throw std::runtime_error(path + ": " + why);
+  try {
+    return TrustedRoot::parse(*text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": not a Sigstore trusted root: " + e.what());
+  }
+}
+
+}  // namespace
+
+ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
+                                  uint64_t max_bytes) {
+  ProvenanceFacts p;
+  p.looked = true;
+  const std::string base = std::filesystem::path(path).filename().string();
+  std::vector<std::string> candidates;
+  for (const char* suffix : {".provenance", ".publish.attestation", ".slsa.attestation"}) {
+    candidates.push_back(path + suffix);
+    if (!dir.empty()) candidates.push_back((std::filesystem::path(dir) / (base + suffix)).string());
+  }
+  std::set<std::string> seen;
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    p.looked_in.push_back(std::filesystem::path(c).filename().string());
+    if (!std::filesystem::is_regular_file(c, ec)) continue;
+    std::string key = std::filesystem::weakly_canonical(c, ec).string();
+    if (!seen.insert(key.empty() ? c : key).second) continue;
+    const std::string name = std::filesystem::path(c).filename().string();
+    std::string why;
+    auto text = read_small_file(c, max_bytes, why);
+    if (!text) {
+      p.errors.push_back(name + ": " + why);
+      continue;
+    }
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(*text);
+    } catch (const nlohmann::json::exception& e) {
+      p.errors.push_back(name + ": not JSON (" + std::string(e.what()).substr(0, 160) + ")");
+      continue;
+    }
+    if (doc.is_object() && doc.contains("attestation_bundles")) {
+      // An Integrity API provenance object: bundles, each a publisher (unsigned) and its attestations.
+      const auto& bundles = doc["attestation_bundles"];
+      if (!bundles.is_array()) {
+        p.errors.push_back(name + ": attestation_bundles is not a list");
+        continue;
+      }
+      size_t k = 0;
+      for (const auto& b : bundles) {
+        if (!b.is_object() || !b.contains("attestations") || !b["attestations"].is_array()) {
+          p.errors.push_back(name + ": a bundle without a list of attestations");
+          continue;
+        }
+        const auto pub = b.value("publisher", nlohmann::json::object());
+        for (const auto& a : b["attestations"]) {
+          AttestationFacts af;
+          af.file = name + "#" + std::to_string(++k);
+          af.attestation = a;
+          if (pub.is_object()) {
+            af.unsigned_kind = pub.value("kind", "");
+            if (pub.contains("environment") && pub["environment"].is_string())
+              af.unsigned_environment = pub["environment"];
+          }
+          p.attestations.push_back(std::move(af));
+        }
+      }
+    } else {
+      AttestationFacts af;
+      af.file = name;
+      af.attestation = std::move(doc);
+      p.attestations.push_back(std::move(af));
+    }
+  }
+  if (p.attestations.empty()) return p;
+  if (!root) {
+    p.unverified_reason = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
+    return p;
+  }
+  const std::string sha = file_sha256(path);
+  for (auto& a : p.attestations) {
+    a.result = verify_attestation(a.attestation, *root, base, sha);
+    a.attestation = nullptr;  // verified: the bytes are not needed any more
+  }
+  return p;
+}
+
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
   auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
@@ -287,8 +428,25 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.binaries = req.binaries;
   opt.depth = req.depth;
+  const std::optional<TrustedRoot> trust = load_trust_root(req, policy);  // a bad root is a usage error, first
   auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started);
   const size_t judged = facts.size();
+  // PEP 740 attestations beside each local file (remote ones are not fetched: a note in WC913), on
+  // the analysis's threads: OpenSSL 3's per-call algorithm fetches make a verification ~4 ms.
+  {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next++) < judged;)
+        if (!is_url(targets[i].location))
+          facts[i].provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
+                                                  policy.limits.max_metadata_bytes);
+    };
+    std::vector<std::thread> pool;
+    const unsigned n = std::min<size_t>(req.jobs ? req.jobs : default_jobs(), std::max<size_t>(judged, 1));
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
   if (!req.resolve_deps.empty()) {
     // Dependency wheels join the install sets from their central directories and binary headers;
     // they are context, not judged.
@@ -356,6 +514,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
         item.notes.push_back(std::to_string(cov.unknown_documents) + " SBOM" + (cov.unknown_documents == 1 ? "" : "s") +
                              " in a format wheelcheck does not read (PEP 770 accepts any standard): not checked");
     }
+    item.provenance = provenance_summary(f.provenance);
     if (req.include_facts) item.facts = facts_to_json(f);
     report.items.push_back(std::move(item));
   }

@@ -27,6 +27,10 @@ struct CheckRequest {
   // the providers table says install needed libraries are found there, their central directories
   // read by range requests, and needs resolved against them for real.
   std::string resolve_deps;
+  // PEP 740: a Sigstore trusted_root.json (overrides the policy's provenance.trusted_root), and a
+  // folder holding attestations named <file>.provenance / .publish.attestation / .slsa.attestation
+  // (they are looked for beside each local file too).
+  std::string trusted_root, provenance_dir;
   // Called after each wheel is analysed (from worker threads, serialised).
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
   // Called when a wheel's analysis starts (from worker threads, serialised with `progress`).
@@ -59,6 +63,11 @@ void judge_set(RunReport& report, const std::vector<SetMember>& members, const P
 // `index` (made once for `all`) keeps a run of many wheels linear; the verdict is the same without it.
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy,
                          InstallSetIndex* index = nullptr);
+
+// The attestations of the local file `path` (beside it and in `dir`), verified against `root` when
+// given; a file that cannot be read or is not an attestation is an error in the result.
+ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
+                                  uint64_t max_bytes);
 
 unsigned default_jobs();
 

@@ -559,6 +559,29 @@ void parse_typed(const json& merged, Policy& p) {
     take(merged["sbom"], "require_coverage", p.sbom.require_coverage);
     take(merged["sbom"], "forbid_random_serial", p.sbom.forbid_random_serial);
   }
+  if (merged.contains("provenance")) {
+    const json& v = merged["provenance"];
+    take(v, "require", p.provenance.require);
+    take(v, "trusted_root", p.provenance.trusted_root);
+    if (v.contains("publisher")) {
+      const json& pub = v["publisher"];
+      auto& out = p.provenance.publisher;
+      for (auto [key, field] : {std::pair{"kind", &out.kind},
+                                {"repository", &out.repository},
+                                {"workflow", &out.workflow},
+                                {"environment", &out.environment},
+                                {"signer_workflow", &out.signer_workflow},
+                                {"ref", &out.ref},
+                                {"email", &out.email},
+                                {"project_id", &out.project_id},
+                                {"pipeline_definition_id", &out.pipeline_definition_id},
+                                {"vcs_origin", &out.repository},
+                                {"vcs_ref", &out.ref},
+                                {"identity", &out.identity},
+                                {"issuer", &out.issuer}})
+        take(pub, key, *field);
+    }
+  }
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);
 }

@@ -243,6 +243,28 @@ struct SbomPolicy {
   bool forbid_random_serial = false;  // a random (UUID v4) CycloneDX serialNumber is WC905
 };
 
+// PEP 740 provenance (WC911-WC913): who must have published each file, as the Fulcio certificate of
+// its attestation says. Empty fields are not compared.
+struct ProvenancePublisher {
+  std::string kind;         // "github", "gitlab", "google", "circleci", "identity" (any case)
+  std::string repository;   // GitHub/GitLab "owner/repo"; CircleCI's vcs_origin
+  std::string workflow;     // GitHub: the workflow file name; GitLab: the CI config path
+  std::string environment;  // only in the unsigned provenance object: compared there, said so
+  std::string
+      signer_workflow;  // GitHub: the workflow that ran ("pytorch/test-infra/.github/workflows/release-pypi.yml")
+  std::string ref;      // the source ref ("refs/tags/v*": a glob); CircleCI's vcs_ref
+  std::string email;    // Google: the service account
+  std::string project_id, pipeline_definition_id;  // CircleCI
+  std::string identity, issuer;  // "identity": the certificate's SAN and OIDC issuer (hand-signed files)
+  bool any() const { return !kind.empty(); }
+};
+
+struct ProvenancePolicy {
+  bool require = false;      // a file without a verified attestation fails (WC913)
+  std::string trusted_root;  // a Sigstore trusted_root.json (absolute, or relative to the policy file)
+  ProvenancePublisher publisher;
+};
+
 struct Policy {
   std::string name = "default";
   std::string spec;  // what it was loaded from: a shipped name, or the file's absolute path
@@ -259,6 +281,7 @@ struct Policy {
   MetadataPolicy metadata;
   VariantPolicy variant;
   SbomPolicy sbom;
+  ProvenancePolicy provenance;
   CudaPolicy cuda;
   ReleasePolicy release;
 

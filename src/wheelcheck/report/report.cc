@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "catalog/catalog.h"
+#include "rules/provenance_rules.h"
 #include "rules/sbom_rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -182,6 +183,8 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
     for (const auto& n : i.notes) out << "        " << dim << escape_for_display(n) << reset << "\n";
     if (std::string sbom = sbom_summary_line(i.sbom); !sbom.empty())
       out << "        " << dim << escape_for_display(sbom) << reset << "\n";
+    if (std::string prov = provenance_summary_line(i.provenance); !prov.empty())
+      out << "        " << dim << escape_for_display(prov) << reset << "\n";
     if (!i.waived.empty())
       out << "  " << dim << "waived " << i.waived.size() << " finding" << (i.waived.size() == 1 ? "" : "s") << " ("
           << escape_for_display(i.waived.front().finding.rule + ": " + i.waived.front().reason)
@@ -267,6 +270,7 @@ json report_to_json(const RunReport& r) {
     if (i.requests) item["requests"] = i.requests, item["connections"] = i.connections;
     if (!i.release.is_null()) item["release"] = i.release;
     if (!i.sbom.is_null()) item["sbom"] = i.sbom;
+    if (!i.provenance.is_null()) item["provenance"] = i.provenance;
     if (!i.facts.is_null()) item["facts"] = i.facts;
     items.push_back(std::move(item));
   }

@@ -19,7 +19,8 @@ struct ItemResult {
   std::vector<WaivedFinding> waived;  // covered by a policy waiver: listed, never failing
   nlohmann::json facts;               // optional extra data
   nlohmann::json release;             // wheelcheck: the wheel's release-set summary (merge and --baseline read it)
-  nlohmann::json sbom;  // wheelcheck: PEP 770 coverage {documents, components, bundled, declared, undeclared}
+  nlohmann::json sbom;        // wheelcheck: PEP 770 coverage {documents, components, bundled, declared, undeclared}
+  nlohmann::json provenance;  // wheelcheck: PEP 740 {verified, attestations, publisher, repository, workflow, ...}
   uint64_t size = 0, bytes_read = 0;       // wheelcheck: the wheel's size, and the bytes read to check it
   uint64_t requests = 0, connections = 0;  // wheelcheck, remote wheels: HTTP requests and new connections
   bool skipped = false;                    // wheelsmoke: nothing ran (e.g. no GPU)

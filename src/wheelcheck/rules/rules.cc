@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rules/provenance_rules.h"
 #include "rules/sbom_rules.h"
 #include "util/strings.h"
 
@@ -49,6 +50,8 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
     cuda_rules(f, s);
     sbom_rules(f, s);
   }
+  // Who published the file does not depend on reading it.
+  if (!f.index_page) provenance_rules(f, s);
   WheelVerdict v{s.take(), s.take_waived()};
   std::stable_sort(v.findings.begin(), v.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
