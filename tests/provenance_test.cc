@@ -302,6 +302,16 @@ TEST(Provenance, CheckVerifiesWhatLiesBesideEachWheel) {
             std::string::npos)
       << bad.out;
   EXPECT_NE(bad.out.find(".publish.attestation: not JSON"), std::string::npos) << bad.out;
+  // A trust root older than the policy allows: WC916 once for the run (production's newest key began in 2025).
+  std::ofstream(dir.file("age.json")) << R"({"extends": "default", "provenance": {"max_root_age_days": 1}})";
+  auto old = testing::run_wheelcheck(
+      {"check", "-p", dir.file("age.json"), "--trusted-root", root, "--format", "json", dir.file(wheel)});
+  EXPECT_EQ(old.exit_code, 0) << old.out;
+  EXPECT_NE(old.out.find("\"WC916\""), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("over provenance.max_root_age_days (1)"), std::string::npos) << old.out;
+  std::ofstream(dir.file("age.json")) << R"({"extends": "default", "provenance": {"max_root_age_days": 100000}})";
+  auto fresh = testing::run_wheelcheck({"check", "-p", dir.file("age.json"), "--trusted-root", root, dir.file(wheel)});
+  EXPECT_EQ(fresh.out.find("WC916"), std::string::npos) << fresh.out;
   // Required, and none beside a wheel: WC913, naming what was looked for.
   testing::WheelBuilder w("plain", "1.0");
   w.add("plain/__init__.py", "");

@@ -210,6 +210,54 @@ TEST(ReleaseSet, SizesAgainstTheBaseline) {
   EXPECT_FALSE(member_from_json(json{{"filename", 3}}));
 }
 
+// PEP 740 across the run (WC914) and against the baseline (WC915): the members carry who published
+// each file, as summarize() reads it from the verified attestations.
+TEST(ReleaseSet, OnePublisherPerProjectAndNoneLost) {
+  Policy p = policy_with(R"({"project": "demo"})");
+  const std::string gh = "GitHub pytorch/demo release.yml";
+  auto a = member("demo-2.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+  auto b = member("demo-2.0-cp313-cp313-manylinux_2_28_x86_64.whl");
+  auto c = member("demo-2.0-cp312-cp312-win_amd64.whl");
+  a.provenance = b.provenance = c.provenance = gh;
+  EXPECT_TRUE(rendered(check_release_set({a, b, c}, p, nullptr)).empty())
+      << dump(check_release_set({a, b, c}, p, nullptr));
+  c.provenance = "none";
+  auto v = check_release_set({a, b, c}, p, nullptr);
+  EXPECT_TRUE(has(v, "WC914", "",
+                  "demo: published by " + gh +
+                      " (2: demo-2.0-cp312-cp312-manylinux_2_28_x86_64.whl and 1 more), but 1 without attestation "
+                      "(demo-2.0-cp312-cp312-win_amd64.whl)"))
+      << dump(v);
+  c.provenance = "GitHub someone/demo release.yml";
+  v = check_release_set({a, b, c}, p, nullptr);
+  EXPECT_TRUE(has(v, "WC914", "", "demo: 2 publishers across its 3 files: GitHub pytorch/demo release.yml (2:"))
+      << dump(v);
+  // Remote files (nothing looked for) and projects nobody attested say nothing.
+  c.provenance = "";
+  EXPECT_TRUE(rendered(check_release_set({a, b, c}, p, nullptr)).empty());
+  a.provenance = b.provenance = "none";
+  EXPECT_TRUE(rendered(check_release_set({a, b}, p, nullptr)).empty());
+  // Against the baseline: lost, changed, kept.
+  auto before = member("demo-1.9-cp312-cp312-manylinux_2_28_x86_64.whl");
+  before.provenance = gh;
+  std::vector<SetMember> base = {before};
+  a.provenance = "none";
+  v = check_release_set({a}, p, &base);
+  EXPECT_TRUE(has(v, "WC915", a.filename,
+                  "published by " + gh +
+                      " in the baseline (demo-1.9-cp312-cp312-manylinux_2_28_x86_64.whl), now without an attestation"))
+      << dump(v);
+  a.provenance = "GitLab pytorch/demo .gitlab-ci.yml";
+  v = check_release_set({a}, p, &base);
+  EXPECT_TRUE(has(v, "WC915", a.filename, "the publisher changed from " + gh)) << dump(v);
+  a.provenance = gh;
+  EXPECT_TRUE(rendered(check_release_set({a}, p, &base)).empty());
+  // The member carries it through the JSON reports and baselines go through.
+  auto back = member_from_json(member_to_json(a));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->provenance, gh);
+}
+
 TEST(ReleaseSet, ShardsPartitionByNameAloneAndCoverEverything) {
   std::vector<std::string> names;
   for (int i = 0; i < 200; ++i) names.push_back("demo-1.0-cp3" + std::to_string(i) + "-none-any.whl");

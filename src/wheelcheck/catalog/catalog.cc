@@ -201,6 +201,14 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "provenance"},
       {"WC913", S::error, "no PEP 740 attestation beside the file where the policy requires one (provenance.require)",
        "provenance"},
+      {"WC914", S::error,
+       "across the run, one project's files published by more than one publisher, or some not attested while others "
+       "are",
+       "release set"},
+      {"WC915", S::error,
+       "against --baseline: a file whose counterpart had verified provenance has none now, or another publisher",
+       "release set"},
+      {"WC916", S::warning, "the pinned Sigstore trust root is older than provenance.max_root_age_days", "provenance"},
   };
   return rules;
 }

@@ -485,6 +485,29 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Download <file>.provenance from PyPI's Integrity API beside the file, or pass --provenance DIR.",
        "error   WC913  no PEP 740 attestation (looked for x.whl.provenance, x.whl.publish.attestation, "
        "x.whl.slsa.attestation)"},
+      {"WC914",
+       "Every file of a project in the run was published by one publisher (kind, repository or account, workflow), "
+       "and either all of them carry verified attestations or none does.",
+       "One file from another workflow, or one unattested among attested ones, is how a hand-uploaded or hijacked "
+       "file hides in a release.",
+       "Publish every file of the release from the one workflow.",
+       "error   WC914  torchvision: published by GitHub pytorch/vision release.yml (11: ...), but 1 without "
+       "attestation (torchvision-0.24.0-cp312-cp312-win_amd64.whl)"},
+      {"WC915",
+       "Against --baseline (the last release's JSON report), each file whose counterpart (same project, tags, "
+       "variant) had verified provenance still has it, from the same publisher.",
+       "Attestations turned off (langchain#38822) or an identity that changed (uv#9122) between releases.",
+       "Restore Trusted Publishing in the release workflow, or refresh the baseline when the change is intended.",
+       "error   WC915  x-2.0-py3-none-any.whl: published by GitHub o/x release.yml in the baseline "
+       "(x-1.9-py3-none-any.whl), now without an attestation"},
+      {"WC916",
+       "The pinned Sigstore trust root is younger than provenance.max_root_age_days (by the start of its newest key "
+       "or CA).",
+       "Sigstore rotates CT logs, Rekor shards and Fulcio CAs in; an old pin fails new attestations or misses the "
+       "new keys' revocations.",
+       "Refresh trusted_root.json from Sigstore's TUF repository (sigstore-python's or cosign's copy) and pin it "
+       "again.",
+       "warning WC916  the trust root's newest key or CA began 700 days ago, over provenance.max_root_age_days (365)"},
   };
   return help;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <ctime>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -523,6 +524,23 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
                       ": the release-set rules run when `wheelcheck merge` combines the shards";
   else
     judge_set(report, members, policy, req.baseline, indexes);
+  // WC916: a pinned trust root is a snapshot; Sigstore rotates logs and CAs in.
+  if (trust && policy.provenance.max_root_age_days) {
+    const int64_t now = static_cast<int64_t>(std::time(nullptr));
+    const int64_t days = (now - trust->newest_key_start()) / 86400;
+    if (days > static_cast<int64_t>(policy.provenance.max_root_age_days)) {
+      if (!report.set) report.set = SetSection{};
+      report.set->findings.push_back({"WC916",
+                                      policy.severity_of("WC916", Severity::warning),
+                                      "the trust root's newest key or CA began " + std::to_string(days) +
+                                          " days ago, over provenance.max_root_age_days (" +
+                                          std::to_string(policy.provenance.max_root_age_days) +
+                                          "): refresh the pin from Sigstore's TUF repository",
+                                      "",
+                                      std::nullopt,
+                                      {}});
+    }
+  }
   return report;
 }
 

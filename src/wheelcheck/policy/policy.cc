@@ -563,6 +563,7 @@ void parse_typed(const json& merged, Policy& p) {
     const json& v = merged["provenance"];
     take(v, "require", p.provenance.require);
     take(v, "trusted_root", p.provenance.trusted_root);
+    take(v, "max_root_age_days", p.provenance.max_root_age_days);
     if (v.contains("publisher")) {
       const json& pub = v["publisher"];
       auto& out = p.provenance.publisher;

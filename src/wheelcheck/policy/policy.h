@@ -260,8 +260,9 @@ struct ProvenancePublisher {
 };
 
 struct ProvenancePolicy {
-  bool require = false;      // a file without a verified attestation fails (WC913)
-  std::string trusted_root;  // a Sigstore trusted_root.json (absolute, or relative to the policy file)
+  bool require = false;            // a file without a verified attestation fails (WC913)
+  std::string trusted_root;        // a Sigstore trusted_root.json (absolute, or relative to the policy file)
+  uint64_t max_root_age_days = 0;  // WC916 when the trust root's newest key is older (0: not checked)
   ProvenancePublisher publisher;
 };
 

@@ -274,7 +274,7 @@ void variants(const std::vector<const SetMember*>& ms, FindingSink& s) {
                            a->second.show() + "): one of the labels is wrong");
 }
 
-// --- WC702: sizes against the baseline ------------------------------------------------------------
+// --- WC702: sizes against the baseline (and WC915: provenance against it) ----------------------------
 
 std::string growth(uint64_t from, uint64_t to) {
   char buf[32];
@@ -294,6 +294,19 @@ size_t sizes(const std::vector<const SetMember*>& ms, const std::vector<SetMembe
     if (it == before.end()) continue;
     ++matched;
     const SetMember& b = *it->second;
+    // WC915: provenance the baseline's file had, lost or from another publisher now.
+    if (b.provenance_published() && !m->provenance.empty()) {
+      if (!m->provenance_published())
+        s.add("WC915",
+              m->filename + ": published by " + b.provenance + " in the baseline (" + b.filename + "), now " +
+                  (m->provenance == "none" ? "without an attestation" : "with no verified attestation"),
+              m->filename);
+      else if (m->provenance != b.provenance)
+        s.add("WC915",
+              m->filename + ": the publisher changed from " + b.provenance + " (baseline " + b.filename + ") to " +
+                  m->provenance,
+              m->filename);
+    }
     // The entries that grew most (by bytes), for the message and their own findings.
     std::vector<std::pair<int64_t, std::string>> grew;
     for (const auto& [name, size] : m->large_entries) {
@@ -386,6 +399,18 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
       m.sbom_libraries[cov.bundled[i].graft_hash] = {cov.bundled[i].original, identity};
     }
   }
+  if (const ProvenanceFacts& pv = f.provenance; pv.looked || !pv.attestations.empty()) {
+    m.provenance = pv.attestations.empty() ? "none" : "unverified";
+    for (const auto& a : pv.attestations) {
+      if (!a.result.verified) continue;
+      const Publisher& pub = a.result.publisher;
+      m.provenance =
+          pub.kind.empty() ? "identity " + a.result.identity.san + " (" + a.result.identity.issuer + ")" : pub.kind;
+      for (const std::string* x : {&pub.repository, &pub.email, &pub.workflow})
+        if (!x->empty()) m.provenance += " " + *x;
+      break;
+    }
+  }
   if (m.gpu_known) {
     CudaFacts c = derive_cuda_facts(f, p.cuda);
     std::set<int> links;
@@ -418,6 +443,7 @@ json member_to_json(const SetMember& m) {
     if (m.variant_declared)
       j["variant_declaration"] = {{"properties", m.variant_properties}, {"namespace_priority", m.variant_priorities}};
   }
+  if (!m.provenance.empty()) j["provenance"] = m.provenance;
   if (!m.sbom_libraries.empty()) {
     json libs = json::object();
     for (const auto& [hash, l] : m.sbom_libraries) libs[hash] = {{"library", l.library}, {"identity", l.identity}};
@@ -457,6 +483,7 @@ std::optional<SetMember> member_from_json(const json& j) {
       m.import_declared = md.contains("import_names");
       m.import_names = md.value("import_names", std::vector<std::string>{});
     }
+    if (j.contains("provenance") && j["provenance"].is_string()) m.provenance = j["provenance"];
     if (j.contains("sbom_libraries") && j["sbom_libraries"].is_object())
       for (const auto& [hash, l] : j["sbom_libraries"].items())
         m.sbom_libraries[hash] = {l.value("library", ""), l.value("identity", "")};
@@ -668,6 +695,35 @@ void nightly_age(const std::vector<SetMember>& all, const ReleasePolicy& r, Find
   }
 }
 
+// --- WC914: one publisher per project across the run ----------------------------------------------
+// A release whose files were published by two workflows, or partly not attested at all, is how a
+// hijacked or hand-uploaded file looks among the ones CI published.
+void provenance_publishers(const std::vector<SetMember>& all, FindingSink& s) {
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> by_project;  // project -> publisher -> files
+  for (const auto& m : all)
+    if (!m.provenance.empty() && !m.project.empty()) by_project[m.project][m.provenance].push_back(m.filename);
+  for (auto& [project, publishers] : by_project) {
+    std::vector<std::string> published, unattested;
+    size_t files = 0;
+    for (auto& [who, names] : publishers) {
+      std::sort(names.begin(), names.end());
+      files += names.size();
+      std::string list = names.front() + (names.size() > 1 ? " and " + std::to_string(names.size() - 1) + " more" : "");
+      if (who == "none" || who == "unverified")
+        unattested.push_back(std::to_string(names.size()) + " " + (who == "none" ? "without" : "with no verified") +
+                             " attestation (" + list + ")");
+      else
+        published.push_back(who + " (" + std::to_string(names.size()) + ": " + list + ")");
+    }
+    if (published.empty()) continue;  // nothing attested in this project: WC913's matter
+    if (published.size() > 1)
+      s.add("WC914", project + ": " + std::to_string(published.size()) + " publishers across its " +
+                         std::to_string(files) + " files: " + join(published, "; "));
+    if (!unattested.empty())
+      s.add("WC914", project + ": published by " + join(published, "; ") + ", but " + join(unattested, "; "));
+  }
+}
+
 // --- WC906: one grafted library, one identity -----------------------------------------------------
 // auditwheel's graft hash is the start of the library file's sha256: the same 8 hex in two wheels
 // are the same bytes, which their SBOMs must declare as the same purl and version.
@@ -738,6 +794,7 @@ SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy&
   variant_follows(wheels, r, s);
   nightly_age(wheels, r, s);
   sbom_identities(wheels, s);
+  provenance_publishers(wheels, s);
   std::vector<const SetMember*> ms;  // in file name order: the findings do not depend on input or shard order
   for (const auto& m : wheels)
     if (in_release(m, r)) ms.push_back(&m);

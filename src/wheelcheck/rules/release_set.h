@@ -55,6 +55,14 @@ struct SetMember {
     std::string library, identity;
   };
   std::map<std::string, SbomLibrary> sbom_libraries;
+  // PEP 740, for WC914/WC915: "" when no attestation was looked for (a remote file), "none" when
+  // none lies beside it, "unverified" when none verified (or there was no trust root), else who
+  // published it as the certificate says ("GitHub pytorch/vision release.yml"; the ref left out,
+  // it changes with every release).
+  std::string provenance;
+  bool provenance_published() const {
+    return !provenance.empty() && provenance != "none" && provenance != "unverified";
+  }
 };
 
 // An index-level `{name}-{version}-variants.json` found beside the wheels (WC806).
