@@ -117,22 +117,21 @@ Cert certificate(const std::string& der) {
   return c;
 }
 
-std::string der_of(X509* c) {
+// What an OpenSSL i2d_* call writes, as bytes ("" when it fails): `i2d(&buf)` allocates buf.
+template <class I2d>
+std::string der_bytes(I2d i2d) {
   unsigned char* buf = nullptr;
-  int n = i2d_X509(c, &buf);
+  int n = i2d(&buf);
   if (n <= 0) return "";
   std::string out(reinterpret_cast<char*>(buf), static_cast<size_t>(n));
   OPENSSL_free(buf);
   return out;
 }
-
+std::string der_of(X509* c) {
+  return der_bytes([&](unsigned char** b) { return i2d_X509(c, b); });
+}
 std::string pubkey_der(EVP_PKEY* k) {
-  unsigned char* buf = nullptr;
-  int n = i2d_PUBKEY(k, &buf);
-  if (n <= 0) return "";
-  std::string out(reinterpret_cast<char*>(buf), static_cast<size_t>(n));
-  OPENSSL_free(buf);
-  return out;
+  return der_bytes([&](unsigned char** b) { return i2d_PUBKEY(k, b); });
 }
 
 // A signature over `data`: ECDSA (DER) with SHA-256 for EC keys, plain Ed25519 for Ed25519 keys.
@@ -234,11 +233,8 @@ std::string precert_signed_data(const SCT* sct, X509* leaf, X509* issuer) {
   int i = X509_get_ext_by_NID(copy.get(), NID_ct_precert_scts, -1);
   if (i < 0) fail("sct", "the certificate embeds no SCT list");
   X509_EXTENSION_free(X509_delete_ext(copy.get(), i));
-  unsigned char* tbs = nullptr;
-  int tbs_len = i2d_re_X509_tbs(copy.get(), &tbs);
-  if (tbs_len <= 0) fail("sct", "the certificate's TBS cannot be re-encoded");
-  std::string tbs_bytes(reinterpret_cast<char*>(tbs), static_cast<size_t>(tbs_len));
-  OPENSSL_free(tbs);
+  const std::string tbs_bytes = der_bytes([&](unsigned char** b) { return i2d_re_X509_tbs(copy.get(), b); });
+  if (tbs_bytes.empty()) fail("sct", "the certificate's TBS cannot be re-encoded");
   std::string out;
   out += '\0';  // sct_version v1
   out += '\0';  // signature_type certificate_timestamp
