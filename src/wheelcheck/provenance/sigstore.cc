@@ -14,6 +14,8 @@
 #include <stdexcept>
 
 #include "util/digest.h"
+#include "util/json_text.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/filename.h"
 #include "wheel/version.h"
@@ -38,6 +40,9 @@ struct StoreCtxFree {
 };
 struct StackFree {
   void operator()(STACK_OF(X509) * p) const { sk_X509_pop_free(p, X509_free); }
+};
+struct StackShallowFree {  // the stack only: the certificates belong to the trust root
+  void operator()(STACK_OF(X509) * p) const { sk_X509_free(p); }
 };
 struct MdCtxFree {
   void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); }
@@ -67,6 +72,29 @@ std::string b64(const json& v, const char* what) {
   return out;
 }
 
+// A member that is a string, or "" (absent, another type, or `o` not an object): type confusion
+// in untrusted JSON is a mismatch, never an exception from the JSON library.
+std::string str(const json& o, const char* key) {
+  if (!o.is_object()) return "";
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+// A member that is an object, or an empty object.
+const json& obj(const json& o, const char* key) {
+  static const json empty = json::object();
+  if (!o.is_object()) return empty;
+  auto it = o.find(key);
+  return it != o.end() && it->is_object() ? *it : empty;
+}
+
+// Untrusted JSON text (statements, log bodies): nesting bounded, never a throw from the parser.
+json parse_untrusted(std::string_view text, const char* what) {
+  JsonError err;
+  auto j = parse_json(text, &err);
+  if (!j) throw std::runtime_error(std::string(what) + " is not JSON: " + err.message);
+  return std::move(*j);
+}
+
 const json& at(const json& o, const char* key, const char* where) {
   if (!o.is_object() || !o.contains(key)) throw std::runtime_error(std::string(where) + " has no '" + key + "'");
   return o[key];
@@ -90,8 +118,8 @@ struct Window {
 Window window(const json& valid_for) {
   Window w;
   if (!valid_for.is_object()) return w;
-  if (valid_for.contains("start")) w.start = parse_time(valid_for["start"].get<std::string>());
-  if (valid_for.contains("end")) w.end = parse_time(valid_for["end"].get<std::string>());
+  if (valid_for.contains("start")) w.start = parse_time(str(valid_for, "start"));
+  if (valid_for.contains("end")) w.end = parse_time(str(valid_for, "end"));
   return w;
 }
 
@@ -130,15 +158,16 @@ std::string der_bytes(I2d i2d) {
 std::string der_of(X509* c) {
   return der_bytes([&](unsigned char** b) { return i2d_X509(c, b); });
 }
-std::string pubkey_der(EVP_PKEY* k) {
-  return der_bytes([&](unsigned char** b) { return i2d_PUBKEY(k, b); });
-}
 
-// A signature over `data`: ECDSA (DER) with SHA-256 for EC keys, plain Ed25519 for Ed25519 keys.
+// A signature over `data`: ECDSA (DER) with the hash Sigstore pairs with the curve (SHA-256 for
+// P-256, SHA-384 for P-384, SHA-512 for P-521), RSA PKCS#1 v1.5 with SHA-256, plain Ed25519.
 bool verify_signature(EVP_PKEY* key, std::string_view data, std::string_view sig) {
   std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
-  const bool ed = EVP_PKEY_get_id(key) == EVP_PKEY_ED25519;
-  if (EVP_DigestVerifyInit(ctx.get(), nullptr, ed ? nullptr : EVP_sha256(), nullptr, key) != 1) return false;
+  const int id = EVP_PKEY_get_id(key);
+  const EVP_MD* md = EVP_sha256();
+  if (id == EVP_PKEY_ED25519) md = nullptr;
+  if (id == EVP_PKEY_EC && EVP_PKEY_get_bits(key) > 256) md = EVP_PKEY_get_bits(key) > 384 ? EVP_sha512() : EVP_sha384();
+  if (EVP_DigestVerifyInit(ctx.get(), nullptr, md, nullptr, key) != 1) return false;
   return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
                           reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
 }
@@ -241,7 +270,8 @@ std::string precert_signed_data(const SCT* sct, X509* leaf, X509* issuer) {
   uint64_t ts = SCT_get_timestamp(sct);
   for (int b = 7; b >= 0; --b) out += static_cast<char>((ts >> (8 * b)) & 0xff);
   out += '\0', out += '\1';  // entry_type precert_entry
-  out += sha256_raw(pubkey_der(X509_get0_pubkey(issuer)));
+  // The issuer's SubjectPublicKeyInfo exactly as its certificate encodes it.
+  out += sha256_raw(der_bytes([&](unsigned char** b) { return i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), b); }));
   out += static_cast<char>((tbs_bytes.size() >> 16) & 0xff);
   out += static_cast<char>((tbs_bytes.size() >> 8) & 0xff);
   out += static_cast<char>(tbs_bytes.size() & 0xff);
@@ -277,12 +307,11 @@ size_t TrustedRoot::ct_logs() const { return impl_->ctlogs.size(); }
 int64_t TrustedRoot::newest_key_start() const { return impl_->newest; }
 
 TrustedRoot TrustedRoot::parse(std::string_view text) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(std::string("not JSON: ") + e.what());
-  }
+  JsonError err;
+  auto parsed = parse_json(text, &err);
+  if (!parsed) throw std::runtime_error("not JSON: " + err.message);
+  const json& doc = *parsed;
+  if (!doc.is_object()) throw std::runtime_error("not a JSON object");
   TrustedRoot r;
   Impl& m = *r.impl_;
   auto logs = [&](const char* key, std::vector<Log>& out) {
@@ -294,10 +323,10 @@ TrustedRoot TrustedRoot::parse(std::string_view text) {
       try {
         const json& pk = at(l, "publicKey", where.c_str());
         Log log;
-        log.key = public_key(b64(at(pk, "rawBytes", "publicKey"), "publicKey.rawBytes"), pk.value("keyDetails", ""));
+        log.key = public_key(b64(at(pk, "rawBytes", "publicKey"), "publicKey.rawBytes"), str(pk, "keyDetails"));
         log.key_id = b64(at(at(l, "logId", where.c_str()), "keyId", "logId"), "logId.keyId");
-        log.valid = window(pk.value("validFor", json()));
-        log.base_url = l.value("baseUrl", "");
+        log.valid = window(obj(pk, "validFor"));
+        log.base_url = str(l, "baseUrl");
         m.newest = std::max(m.newest, log.valid.start);
         out.push_back(std::move(log));
       } catch (const std::exception& e) {
@@ -314,11 +343,13 @@ TrustedRoot TrustedRoot::parse(std::string_view text) {
       std::string where = "certificateAuthorities[" + std::to_string(i) + "]";
       try {
         Authority a;
-        for (const auto& c : at(at(cas[i], "certChain", where.c_str()), "certificates", "certChain"))
+        const json& certs = at(at(cas[i], "certChain", where.c_str()), "certificates", "certChain");
+        if (!certs.is_array()) throw std::runtime_error("certChain.certificates is not a list");
+        for (const auto& c : certs)
           a.chain.push_back(certificate(b64(at(c, "rawBytes", "certificate"), "certificate.rawBytes")));
         if (a.chain.empty()) throw std::runtime_error("an empty certificate chain");
-        a.valid = window(cas[i].value("validFor", json()));
-        a.uri = cas[i].value("uri", "");
+        a.valid = window(obj(cas[i], "validFor"));
+        a.uri = str(cas[i], "uri");
         m.newest = std::max(m.newest, a.valid.start);
         m.cas.push_back(std::move(a));
       } catch (const std::exception& e) {
@@ -402,52 +433,57 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
                                      std::string_view sha256_hex) {
   AttestationResult out;
   const TrustedRoot::Impl& trust = root.impl();
+  // The step under way: anything unexpected while it runs (a JSON type the schema does not allow,
+  // an OpenSSL allocation failure) fails this step, not another.
+  const char* step = "statement";
   try {
     // The parts, read before any step is judged (a missing part fails the step that needs it).
     std::string payload, signature, leaf_der;
     const json* entry = nullptr;
     try {
-      if (att.value("version", 0) != 1) throw std::runtime_error("version is not 1");
+      if (!att.is_object()) throw std::runtime_error("not a JSON object");
+      if (!att.contains("version") || !att["version"].is_number_integer() || att["version"].get<int64_t>() != 1)
+        throw std::runtime_error("version is not 1");
       const json& vm = at(att, "verification_material", "the attestation");
       leaf_der = b64(at(vm, "certificate", "verification_material"), "the certificate");
       const json& entries = at(vm, "transparency_entries", "verification_material");
-      if (!entries.is_array() || entries.empty()) throw std::runtime_error("no transparency entry");
+      if (!entries.is_array() || entries.empty() || !entries[0].is_object())
+        throw std::runtime_error("no transparency entry");
       entry = &entries[0];
       const json& env = at(att, "envelope", "the attestation");
       payload = b64(at(env, "statement", "envelope"), "the statement");
       signature = b64(at(env, "signature", "envelope"), "the signature");
-    } catch (const StepError&) {
-      throw;
     } catch (const std::exception& e) {
       fail("statement", std::string("malformed attestation: ") + e.what());
     }
 
     // 1. The statement.
+    if (sha256_hex.size() != 64 || !all_hex(sha256_hex))
+      fail("statement", "the file's sha256 is unknown (it could not be read)");
     json st;
     try {
-      st = json::parse(payload);
-    } catch (const json::exception&) {
-      fail("statement", "the statement is not JSON");
+      st = parse_untrusted(payload, "the statement");
+    } catch (const std::exception& x) {
+      fail("statement", x.what());
     }
-    if (st.value("_type", "") != "https://in-toto.io/Statement/v1")
-      fail("statement", "not an in-toto v1 statement (_type " + clip_for_display(st.value("_type", ""), 60) + ")");
+    if (str(st, "_type") != "https://in-toto.io/Statement/v1")
+      fail("statement", "not an in-toto v1 statement (_type " + clip_for_display(str(st, "_type"), 60) + ")");
     if (!st.contains("subject") || !st["subject"].is_array() || st["subject"].size() != 1)
       fail("statement", "the statement must have exactly one subject");
     const json& subject = st["subject"][0];
-    std::string name = subject.is_object() ? subject.value("name", "") : "";
+    const std::string name = str(subject, "name");
     if (!same_distribution(name, file_name))
       fail("statement", "the subject is " + clip_for_display(name, 120) + ", not " + std::string(file_name));
-    std::string digest = subject.is_object() && subject.contains("digest") && subject["digest"].is_object()
-                             ? subject["digest"].value("sha256", "")
-                             : "";
-    if (to_lower(digest) != sha256_hex)
-      fail("statement",
-           "the subject's sha256 is " + clip_for_display(digest, 64) + ", the file's " + std::string(sha256_hex));
-    out.predicate_type = st.value("predicateType", "");
+    const std::string digest = to_lower(str(obj(subject, "digest"), "sha256"));
+    if (digest.size() != 64 || !all_hex(digest) || digest != to_lower(std::string(sha256_hex)))
+      fail("statement", "the subject's sha256 is " + clip_for_display(digest.empty() ? "absent" : digest, 64) +
+                            ", the file's " + std::string(sha256_hex));
+    out.predicate_type = str(st, "predicateType");
     if (out.predicate_type != kPublishPredicate && out.predicate_type != kSlsaPredicate)
       fail("statement", "unknown predicate type " + clip_for_display(out.predicate_type, 80));
 
     // 2. The DSSE signature with the leaf certificate's key.
+    step = "signature";
     Cert leaf;
     try {
       leaf = certificate(leaf_der);
@@ -459,28 +495,28 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       fail("signature", "the DSSE signature does not verify with the certificate's key");
 
     // The log entry's fixed fields (its time is the time everything else is judged at).
+    step = "log entry";
     const json& e = *entry;
-    const json kv = e.value("kindVersion", json::object());
-    if (kv.value("kind", "") != "dsse" || kv.value("version", "") != "0.0.1")
-      fail("log entry", "unsupported log entry kind " + kv.value("kind", "?") + " " + kv.value("version", "?") +
-                            " (Rekor v1 dsse 0.0.1 only)");
+    const json& kv = obj(e, "kindVersion");
+    if (str(kv, "kind") != "dsse" || str(kv, "version") != "0.0.1")
+      fail("log entry", "unsupported log entry kind " + clip_for_display(str(kv, "kind"), 40) + " " +
+                            clip_for_display(str(kv, "version"), 20) + " (Rekor v1 dsse 0.0.1 only)");
+    // Rekor writes these as decimal strings (protobuf int64 in JSON) or as numbers.
     auto integer = [&](const json& o, const char* key) -> int64_t {
-      if (!o.is_object() || !o.contains(key)) fail("log entry", std::string("no ") + key);
+      if (!o.is_object() || !o.contains(key)) fail(step, std::string("no ") + key);
       const json& v = o[key];
-      if (v.is_number_integer()) return v.get<int64_t>();
-      if (v.is_string()) {
-        try {
-          return std::stoll(v.get<std::string>());
-        } catch (const std::exception&) {
-        }
-      }
-      fail("log entry", std::string(key) + " is not an integer");
+      if (v.is_number_integer() && v.get<int64_t>() >= 0) return v.get<int64_t>();
+      if (v.is_string())
+        if (auto n = parse_decimal(v.get<std::string>(), static_cast<uint64_t>(INT64_MAX)))
+          return static_cast<int64_t>(*n);
+      fail(step, std::string(key) + " is not a non-negative integer");
     };
     out.integrated_time = integer(e, "integratedTime");
     out.log_index = integer(e, "logIndex");
     const int64_t t = out.integrated_time;
 
     // 3. The certificate chain to a Fulcio CA valid at the integrated time; its usage.
+    step = "certificate";
     const ASN1_TIME* nb = X509_get0_notBefore(leaf.get());
     const ASN1_TIME* na = X509_get0_notAfter(leaf.get());
     time_t tt = static_cast<time_t>(t);
@@ -493,38 +529,39 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       if (!ca.valid.covers(t)) continue;
       std::unique_ptr<X509_STORE, StoreFree> store(X509_STORE_new());
       X509_STORE_add_cert(store.get(), ca.chain.back().get());
-      STACK_OF(X509)* untrusted = sk_X509_new_null();
-      for (size_t i = 0; i + 1 < ca.chain.size(); ++i) sk_X509_push(untrusted, ca.chain[i].get());
+      std::unique_ptr<STACK_OF(X509), StackShallowFree> untrusted(sk_X509_new_null());
+      for (size_t i = 0; i + 1 < ca.chain.size(); ++i) sk_X509_push(untrusted.get(), ca.chain[i].get());
       std::unique_ptr<X509_STORE_CTX, StoreCtxFree> ctx(X509_STORE_CTX_new());
-      X509_STORE_CTX_init(ctx.get(), store.get(), leaf.get(), untrusted);
+      X509_STORE_CTX_init(ctx.get(), store.get(), leaf.get(), untrusted.get());
       X509_STORE_CTX_set_time(ctx.get(), 0, tt);
-      int ok = X509_verify_cert(ctx.get());
-      if (ok == 1)
+      if (X509_verify_cert(ctx.get()) == 1)
         verified.reset(X509_STORE_CTX_get1_chain(ctx.get()));
       else
         chain_error = std::string("the chain does not verify: ") +
                       X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
-      sk_X509_free(untrusted);
       if (verified) break;
     }
     if (!verified || sk_X509_num(verified.get()) < 2) fail("certificate", chain_error);
     issuer = sk_X509_value(verified.get(), 1);
-    if (!(X509_get_key_usage(leaf.get()) & KU_DIGITAL_SIGNATURE))
+    // OpenSSL reports every usage as allowed when the extension is absent: require both extensions.
+    const uint32_t flags = X509_get_extension_flags(leaf.get());
+    if (!(flags & EXFLAG_KUSAGE) || !(X509_get_key_usage(leaf.get()) & KU_DIGITAL_SIGNATURE))
       fail("certificate", "the certificate's key usage lacks digitalSignature");
-    if (!(X509_get_extended_key_usage(leaf.get()) & XKU_CODE_SIGN))
+    if (!(flags & EXFLAG_XKUSAGE) || !(X509_get_extended_key_usage(leaf.get()) & XKU_CODE_SIGN))
       fail("certificate", "the certificate's extended key usage lacks codeSigning");
+    if (X509_check_ca(leaf.get()) != 0) fail("certificate", "the signing certificate is a CA certificate");
 
     // 4. The embedded SCT, from a CT log of the trust root.
+    step = "sct";
     {
-      auto* scts = static_cast<STACK_OF(SCT)*>(X509_get_ext_d2i(leaf.get(), NID_ct_precert_scts, nullptr, nullptr));
-      if (!scts || sk_SCT_num(scts) == 0) {
-        if (scts) SCT_LIST_free(scts);
-        fail("sct", "the certificate embeds no SCT");
-      }
+      std::unique_ptr<STACK_OF(SCT), decltype(&SCT_LIST_free)> scts(
+          static_cast<STACK_OF(SCT)*>(X509_get_ext_d2i(leaf.get(), NID_ct_precert_scts, nullptr, nullptr)),
+          &SCT_LIST_free);
+      if (!scts || sk_SCT_num(scts.get()) == 0) fail("sct", "the certificate embeds no SCT");
       bool good = false;
       std::string why = "no SCT is from a CT log of the trust root";
-      for (int i = 0; i < sk_SCT_num(scts) && !good; ++i) {
-        const SCT* sct = sk_SCT_value(scts, i);
+      for (int i = 0; i < sk_SCT_num(scts.get()) && !good; ++i) {
+        const SCT* sct = sk_SCT_value(scts.get(), i);
         unsigned char* id = nullptr;
         size_t id_len = SCT_get0_log_id(sct, &id);
         const uint64_t sct_time = SCT_get_timestamp(sct) / 1000;
@@ -536,16 +573,16 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
         try {
           good = verify_signature(log->key.get(), precert_signed_data(sct, leaf.get(), issuer),
                                   std::string_view(reinterpret_cast<char*>(sig), sig_len));
+          if (!good) why = "the SCT's signature does not verify (issuer key hash or certificate altered)";
         } catch (const StepError& se) {
           why = se.what();
         }
-        if (!good) why = "the SCT's signature does not verify (issuer key hash or certificate altered)";
       }
-      SCT_LIST_free(scts);
       if (!good) fail("sct", why);
     }
 
     // 5. The transparency log entry.
+    step = "log entry";
     std::string key_id;
     try {
       key_id = b64(at(at(e, "logId", "the entry"), "keyId", "logId"), "logId.keyId");
@@ -558,22 +595,23 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     json body;
     try {
       body_text = b64(at(e, "canonicalizedBody", "the entry"), "canonicalizedBody");
-      body = json::parse(body_text);
+      body = parse_untrusted(body_text, "the body");
     } catch (const std::exception& x) {
       fail("log entry", std::string("the body: ") + x.what());
     }
-    if (body.value("kind", "") != "dsse" || body.value("apiVersion", "") != "0.0.1")
+    if (str(body, "kind") != "dsse" || str(body, "apiVersion") != "0.0.1")
       fail("log entry", "the body is not a dsse 0.0.1 entry");
-    const json spec = body.value("spec", json::object());
-    const json ph = spec.value("payloadHash", json::object());
-    if (ph.value("algorithm", "") != "sha256" || ph.value("value", "") != to_hex(sha256_raw(payload)))
+    const json& spec = obj(body, "spec");
+    const json& ph = obj(spec, "payloadHash");
+    if (str(ph, "algorithm") != "sha256" || str(ph, "value") != to_hex(sha256_raw(payload)))
       fail("log entry", "the body's payload hash is not the statement's");
-    const json sigs = spec.value("signatures", json::array());
-    if (!sigs.is_array() || sigs.size() != 1) fail("log entry", "the body must carry exactly one signature");
+    const json* sigs = spec.contains("signatures") ? &spec["signatures"] : nullptr;
+    if (!sigs || !sigs->is_array() || sigs->size() != 1)
+      fail("log entry", "the body must carry exactly one signature");
     std::string logged_sig, verifier_pem;
     try {
-      logged_sig = b64(at(sigs[0], "signature", "the body's signature"), "signature");
-      verifier_pem = b64(at(sigs[0], "verifier", "the body's signature"), "verifier");
+      logged_sig = b64(at((*sigs)[0], "signature", "the body's signature"), "signature");
+      verifier_pem = b64(at((*sigs)[0], "verifier", "the body's signature"), "verifier");
     } catch (const std::exception& x) {
       fail("log entry", x.what());
     }
@@ -586,22 +624,28 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     }
 
     // The inclusion proof against the checkpoint the log signed.
-    const json proof = e.value("inclusionProof", json());
-    if (!proof.is_object()) fail("inclusion proof", "the entry has no inclusion proof");
+    step = "inclusion proof";
+    const json& proof = obj(e, "inclusionProof");
+    if (proof.empty()) fail("inclusion proof", "the entry has no inclusion proof");
     const int64_t proof_index = integer(proof, "logIndex"), tree_size = integer(proof, "treeSize");
     std::string root_hash;
     std::vector<std::string> hashes;
     try {
       root_hash = b64(at(proof, "rootHash", "inclusionProof"), "rootHash");
-      for (const auto& h : at(proof, "hashes", "inclusionProof")) hashes.push_back(b64(h, "a proof hash"));
+      const json& list = at(proof, "hashes", "inclusionProof");
+      if (!list.is_array() || list.size() > 64) throw std::runtime_error("hashes is not a list of at most 64");
+      for (const auto& h : list) hashes.push_back(b64(h, "a proof hash"));
     } catch (const std::exception& x) {
       fail("inclusion proof", x.what());
     }
-    if (proof_index < 0 || tree_size <= 0 ||
+    if (root_hash.size() != 32 || std::any_of(hashes.begin(), hashes.end(), [](auto& h) { return h.size() != 32; }))
+      fail("inclusion proof", "a hash of the proof is not 32 bytes");
+    if (tree_size <= 0 ||
         !merkle_inclusion_ok(static_cast<uint64_t>(proof_index), static_cast<uint64_t>(tree_size),
                              sha256_raw(std::string(1, '\0') + body_text), hashes, root_hash))
       fail("inclusion proof", "the proof does not lead from the entry to the root hash");
-    std::string note = proof.value("checkpoint", json::object()).value("envelope", "");
+    step = "checkpoint";
+    const std::string note = str(obj(proof, "checkpoint"), "envelope");
     auto blank = note.find("\n\n");
     if (blank == std::string::npos) fail("checkpoint", "the checkpoint is not a signed note");
     std::string text = note.substr(0, blank + 1);
@@ -621,6 +665,7 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     if (!signed_ok) fail("checkpoint", "no signature of the log's key verifies the checkpoint");
 
     // The signed entry timestamp over {body, integratedTime, logID, logIndex}, canonical JSON.
+    step = "signed entry timestamp";
     std::string set;
     try {
       set = b64(at(at(e, "inclusionPromise", "the entry"), "signedEntryTimestamp", "inclusionPromise"),
@@ -642,8 +687,8 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     out.step = se.step;
     out.error = se.what();
   } catch (const std::exception& x) {
-    out.step = "log entry";
-    out.error = x.what();
+    out.step = step;
+    out.error = std::string("malformed: ") + x.what();
   }
   return out;
 }
