@@ -166,7 +166,8 @@ bool verify_signature(EVP_PKEY* key, std::string_view data, std::string_view sig
   const int id = EVP_PKEY_get_id(key);
   const EVP_MD* md = EVP_sha256();
   if (id == EVP_PKEY_ED25519) md = nullptr;
-  if (id == EVP_PKEY_EC && EVP_PKEY_get_bits(key) > 256) md = EVP_PKEY_get_bits(key) > 384 ? EVP_sha512() : EVP_sha384();
+  if (id == EVP_PKEY_EC && EVP_PKEY_get_bits(key) > 256)
+    md = EVP_PKEY_get_bits(key) > 384 ? EVP_sha512() : EVP_sha384();
   if (EVP_DigestVerifyInit(ctx.get(), nullptr, md, nullptr, key) != 1) return false;
   return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
                           reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
@@ -606,8 +607,7 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     if (str(ph, "algorithm") != "sha256" || str(ph, "value") != to_hex(sha256_raw(payload)))
       fail("log entry", "the body's payload hash is not the statement's");
     const json* sigs = spec.contains("signatures") ? &spec["signatures"] : nullptr;
-    if (!sigs || !sigs->is_array() || sigs->size() != 1)
-      fail("log entry", "the body must carry exactly one signature");
+    if (!sigs || !sigs->is_array() || sigs->size() != 1) fail("log entry", "the body must carry exactly one signature");
     std::string logged_sig, verifier_pem;
     try {
       logged_sig = b64(at((*sigs)[0], "signature", "the body's signature"), "signature");
@@ -640,9 +640,8 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     }
     if (root_hash.size() != 32 || std::any_of(hashes.begin(), hashes.end(), [](auto& h) { return h.size() != 32; }))
       fail("inclusion proof", "a hash of the proof is not 32 bytes");
-    if (tree_size <= 0 ||
-        !merkle_inclusion_ok(static_cast<uint64_t>(proof_index), static_cast<uint64_t>(tree_size),
-                             sha256_raw(std::string(1, '\0') + body_text), hashes, root_hash))
+    if (tree_size <= 0 || !merkle_inclusion_ok(static_cast<uint64_t>(proof_index), static_cast<uint64_t>(tree_size),
+                                               sha256_raw(std::string(1, '\0') + body_text), hashes, root_hash))
       fail("inclusion proof", "the proof does not lead from the entry to the root hash");
     step = "checkpoint";
     const std::string note = str(obj(proof, "checkpoint"), "envelope");
