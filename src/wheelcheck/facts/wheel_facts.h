@@ -59,6 +59,7 @@ struct AttestationFacts {
 };
 struct ProvenanceFacts {
   bool looked = false;                 // a local file: attestations were looked for beside it
+  bool verifying = false;              // a trust root was given: what cannot be read is a finding
   std::vector<std::string> looked_in;  // the names tried, for WC913's message
   std::vector<AttestationFacts> attestations;
   std::vector<std::string> errors;  // attestation files that could not be read (WC911)

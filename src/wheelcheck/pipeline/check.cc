@@ -272,26 +272,29 @@ std::optional<std::string> read_small_file(const std::string& path, uint64_t max
   return text;
 }
 
-std::string file_sha256(const std::string& path) {
+// The file's sha256 in hex, or "" with `why` set when it cannot be read to its end.
+std::string file_sha256(const std::string& path, std::string& why) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "cannot be opened";
+    return "";
+  }
   Digest d("sha256");
   std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    if (in.gcount() > 0) d.update(buf.data(), static_cast<size_t>(in.gcount()));
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+    d.update(buf.data(), static_cast<size_t>(in.gcount()));
+  if (in.bad() || !in.eof()) {
+    why = "a read failed";
+    return "";
   }
-  return in.bad() ? "" : d.digest_hex();
+  return d.digest_hex();
 }
 
 // The trust root the run verifies with: --trusted-root, else the policy's (relative to the policy
 // file). Throws std::runtime_error (a usage error) when it is named but unusable.
 std::optional<TrustedRoot> load_trust_root(const CheckRequest& req, const Policy& policy) {
-  std::string path = req.trusted_root;
-  if (path.empty() && !policy.provenance.trusted_root.empty()) {
-    path = policy.provenance.trusted_root;
-    std::filesystem::path spec(policy.spec);
-    if (std::filesystem::path(path).is_relative() && spec.is_absolute()) path = (spec.parent_path() / path).string();
-  }
+  // The policy loader made a policy file's relative trust root absolute (beside that file).
+  const std::string path = req.trusted_root.empty() ? policy.provenance.trusted_root : req.trusted_root;
   if (path.empty()) {
     if (policy.provenance.require)
       throw std::runtime_error(
@@ -311,79 +314,110 @@ std::optional<TrustedRoot> load_trust_root(const CheckRequest& req, const Policy
 
 }  // namespace
 
+namespace {
+
+// The attestations of one file (a provenance object's bundles, or one attestation a file), moved
+// into `p`; what cannot be read is an error naming the attestation file.
+void read_attestation_file(const std::string& path, const std::string& name, uint64_t max_bytes, ProvenanceFacts& p) {
+  std::string why;
+  auto text = read_small_file(path, max_bytes, why);
+  if (!text) {
+    p.errors.push_back(name + ": " + why);
+    return;
+  }
+  JsonError err;
+  auto parsed = parse_json(*text, &err);  // nesting bounded: a hostile file cannot exhaust the stack
+  if (!parsed) {
+    p.errors.push_back(name + ": not JSON (" + clip_for_display(err.message, 160) + ")");
+    return;
+  }
+  nlohmann::json& doc = *parsed;
+  if (!doc.is_object()) {
+    p.errors.push_back(name + ": not a JSON object");
+    return;
+  }
+  if (!doc.contains("attestation_bundles")) {
+    AttestationFacts af;
+    af.file = name;
+    af.attestation = std::move(doc);
+    p.attestations.push_back(std::move(af));
+    return;
+  }
+  // An Integrity API provenance object: bundles, each a publisher (unsigned) and its attestations.
+  auto& bundles = doc["attestation_bundles"];
+  if (!bundles.is_array()) {
+    p.errors.push_back(name + ": attestation_bundles is not a list");
+    return;
+  }
+  size_t k = 0;
+  for (auto& b : bundles) {
+    if (!b.is_object() || !b.contains("attestations") || !b["attestations"].is_array()) {
+      p.errors.push_back(name + ": a bundle without a list of attestations");
+      continue;
+    }
+    std::string kind, environment;
+    if (b.contains("publisher") && b["publisher"].is_object()) {
+      const auto& pub = b["publisher"];
+      if (pub.contains("kind") && pub["kind"].is_string()) kind = pub["kind"];
+      if (pub.contains("environment") && pub["environment"].is_string()) environment = pub["environment"];
+    }
+    for (auto& a : b["attestations"]) {
+      AttestationFacts af;
+      af.file = name + "#" + std::to_string(++k);
+      af.attestation = std::move(a);
+      af.unsigned_kind = kind;
+      af.unsigned_environment = environment;
+      p.attestations.push_back(std::move(af));
+    }
+  }
+}
+
+}  // namespace
+
 ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
                                   uint64_t max_bytes) {
   ProvenanceFacts p;
   p.looked = true;
-  const std::string base = std::filesystem::path(path).filename().string();
-  std::vector<std::string> candidates;
-  for (const char* suffix : {".provenance", ".publish.attestation", ".slsa.attestation"}) {
-    candidates.push_back(path + suffix);
-    if (!dir.empty()) candidates.push_back((std::filesystem::path(dir) / (base + suffix)).string());
-  }
-  std::set<std::string> seen;
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    p.looked_in.push_back(std::filesystem::path(c).filename().string());
-    if (!std::filesystem::is_regular_file(c, ec)) continue;
-    std::string key = std::filesystem::weakly_canonical(c, ec).string();
-    if (!seen.insert(key.empty() ? c : key).second) continue;
-    const std::string name = std::filesystem::path(c).filename().string();
+  p.verifying = root != nullptr;
+  try {
+    const std::string base = std::filesystem::path(path).filename().string();
+    std::vector<std::pair<std::string, std::string>> candidates;  // (path, how the messages name it)
+    for (const char* suffix : {".provenance", ".publish.attestation", ".slsa.attestation"}) {
+      candidates.emplace_back(path + suffix, base + suffix);
+      if (!dir.empty())
+        candidates.emplace_back((std::filesystem::path(dir) / (base + suffix)).string(),
+                                (std::filesystem::path(dir) / (base + suffix)).string());
+    }
+    std::set<std::string> seen;
+    for (const auto& [c, name] : candidates) {
+      std::error_code ec;
+      std::string key = std::filesystem::weakly_canonical(c, ec).string();
+      if (!seen.insert(key.empty() ? c : key).second) continue;  // --provenance DIR is the file's own folder
+      p.looked_in.push_back(name);
+      if (!std::filesystem::is_regular_file(c, ec)) continue;
+      read_attestation_file(c, name, max_bytes, p);
+    }
+    if (p.attestations.empty()) return p;
+    if (!root) {
+      p.unverified_reason = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
+      return p;
+    }
     std::string why;
-    auto text = read_small_file(c, max_bytes, why);
-    if (!text) {
-      p.errors.push_back(name + ": " + why);
-      continue;
+    const std::string sha = file_sha256(path, why);
+    if (sha.empty()) {
+      p.errors.push_back(base + ": " + why + ", so its sha256 is unknown and no attestation can match it");
+      p.attestations.clear();
+      return p;
     }
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::exception& e) {
-      p.errors.push_back(name + ": not JSON (" + std::string(e.what()).substr(0, 160) + ")");
-      continue;
+    for (auto& a : p.attestations) {
+      a.result = verify_attestation(a.attestation, *root, base, sha);
+      a.attestation = nullptr;  // verified: the bytes are not needed any more
     }
-    if (doc.is_object() && doc.contains("attestation_bundles")) {
-      // An Integrity API provenance object: bundles, each a publisher (unsigned) and its attestations.
-      const auto& bundles = doc["attestation_bundles"];
-      if (!bundles.is_array()) {
-        p.errors.push_back(name + ": attestation_bundles is not a list");
-        continue;
-      }
-      size_t k = 0;
-      for (const auto& b : bundles) {
-        if (!b.is_object() || !b.contains("attestations") || !b["attestations"].is_array()) {
-          p.errors.push_back(name + ": a bundle without a list of attestations");
-          continue;
-        }
-        const auto pub = b.value("publisher", nlohmann::json::object());
-        for (const auto& a : b["attestations"]) {
-          AttestationFacts af;
-          af.file = name + "#" + std::to_string(++k);
-          af.attestation = a;
-          if (pub.is_object()) {
-            af.unsigned_kind = pub.value("kind", "");
-            if (pub.contains("environment") && pub["environment"].is_string())
-              af.unsigned_environment = pub["environment"];
-          }
-          p.attestations.push_back(std::move(af));
-        }
-      }
-    } else {
-      AttestationFacts af;
-      af.file = name;
-      af.attestation = std::move(doc);
-      p.attestations.push_back(std::move(af));
-    }
-  }
-  if (p.attestations.empty()) return p;
-  if (!root) {
-    p.unverified_reason = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
-    return p;
-  }
-  const std::string sha = file_sha256(path);
-  for (auto& a : p.attestations) {
-    a.result = verify_attestation(a.attestation, *root, base, sha);
-    a.attestation = nullptr;  // verified: the bytes are not needed any more
+  } catch (const std::exception& e) {
+    // Whatever escapes (memory, a library's surprise) ends this file's provenance, not the run.
+    p.errors.push_back(std::filesystem::path(path).filename().string() +
+                       ": reading its attestations stopped: " + e.what());
+    p.attestations.clear();
   }
   return p;
 }
@@ -442,12 +476,17 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
           facts[i].provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
                                                   policy.limits.max_metadata_bytes);
     };
-    std::vector<std::thread> pool;
+    std::deque<GuardedThread> pool;  // a worker's exception is rethrown here, never std::terminate
     const unsigned n = std::min<size_t>(req.jobs ? req.jobs : default_jobs(), std::max<size_t>(judged, 1));
     for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
+    for (auto& t : pool)
+      if (t.error()) std::rethrow_exception(t.error());
   }
+  if (policy.provenance.require && !policy.provenance.publisher.any())
+    report.target_notes.push_back(
+        "provenance.require without provenance.publisher: an attestation from any Sigstore identity passes");
   if (!req.resolve_deps.empty()) {
     // Dependency wheels join the install sets from their central directories and binary headers;
     // they are context, not judged.

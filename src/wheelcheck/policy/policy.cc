@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -150,6 +151,26 @@ std::optional<json> parse_checked(const std::string& text, std::vector<PolicyIss
                 issues.push_back({ptr, line(ptr), "not a regular expression RE2 accepts: " + err});
               }
             }
+  // A publisher must name who it is: a kind alone would accept any repository or account.
+  if (doc.is_object() && doc.contains("provenance") && doc["provenance"].is_object() &&
+      doc["provenance"].contains("publisher") && doc["provenance"]["publisher"].is_object()) {
+    const json& pub = doc["provenance"]["publisher"];
+    const std::string kind = pub.contains("kind") && pub["kind"].is_string() ? pub["kind"].get<std::string>() : "";
+    static const std::map<std::string, std::vector<const char*>> needs = {{"github", {"repository"}},
+                                                                          {"gitlab", {"repository"}},
+                                                                          {"google", {"email"}},
+                                                                          {"circleci", {"project_id"}},
+                                                                          {"identity", {"identity", "issuer"}}};
+    auto it = needs.find(kind);
+    if (it != needs.end())
+      for (const char* key : it->second)
+        if (!pub.contains(key) || !pub[key].is_string() || pub[key].get<std::string>().empty()) {
+          std::string ptr = "/provenance/publisher";
+          issues.push_back(
+              {ptr, line(ptr),
+               "a " + kind + " publisher must name its " + key + ": without it any " + kind + " signer would match"});
+        }
+  }
   if (!issues.empty()) return std::nullopt;
   return doc;
 }
@@ -238,6 +259,12 @@ void load_into(const std::string& spec, const fs::path& rel_dir, json& merged, s
   std::vector<PolicyIssue> issues;
   auto doc = parse_checked(r->text, issues);
   if (!doc) throw PolicyError(r->label, issues);
+  // A relative trust root is the declaring file's neighbour, whichever policy extends that file.
+  if (!r->dir.empty() && doc->contains("provenance") && (*doc)["provenance"].contains("trusted_root")) {
+    json& tr = (*doc)["provenance"]["trusted_root"];
+    if (fs::path(tr.get<std::string>()).is_relative())
+      tr = fs::absolute(r->dir / tr.get<std::string>()).lexically_normal().string();
+  }
   chain.push_back(r->label);
   for (const auto& base : extends_of(*doc)) load_into(base, r->dir, merged, chain, sources);
   chain.pop_back();

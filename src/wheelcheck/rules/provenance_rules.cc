@@ -54,7 +54,10 @@ void provenance_rules(const WheelFacts& f, FindingSink& s) {
   const ProvenanceFacts& pv = f.provenance;
   const ProvenancePolicy& pol = s.policy().provenance;
   // Each finding names its attestation file as its entry: the same defect in several files reads as one.
-  for (const auto& e : pv.errors) s.add("WC911", e, e.substr(0, e.find(':')));
+  // Without a trust root nothing is verified: a stray file beside the wheel is reported in the
+  // provenance summary, not failed.
+  if (pv.verifying)
+    for (const auto& e : pv.errors) s.add("WC911", e, e.substr(0, e.find(':')));
   for (const auto& a : pv.attestations)
     if (!a.result.verified && pv.unverified_reason.empty())
       s.add("WC911", a.file + ": does not verify at the " + a.result.step + " step: " + a.result.error, a.file);
@@ -74,24 +77,33 @@ void provenance_rules(const WheelFacts& f, FindingSink& s) {
       s.add("WC912",
             a.file + ": published by " + describe(a.result.publisher, a.result.identity) + ": " + join(diff, "; "),
             a.file);
-    if (pol.publisher.environment.empty()) continue;
-    if (a.unsigned_environment.empty())
+  }
+  // The environment: only a provenance object's bundle names it, unsigned. GitHub compares
+  // environment names without case.
+  const std::string& env = pol.publisher.environment;
+  if (env.empty() || !pv.verified_any()) return;
+  bool said = false;
+  for (const auto& a : pv.attestations) {
+    if (!a.result.verified || a.unsigned_environment.empty()) continue;
+    said = true;
+    if (to_lower(a.unsigned_environment) != to_lower(env))
       s.add("WC912",
-            a.file + ": the policy names the environment " + pol.publisher.environment +
-                ", which only a provenance object's publisher (unsigned) carries; none says it here",
-            a.file, std::nullopt, Severity::warning);
-    else if (a.unsigned_environment != pol.publisher.environment)
-      s.add("WC912",
-            a.file + ": environment " + a.unsigned_environment + ", not " + pol.publisher.environment +
+            a.file + ": environment " + a.unsigned_environment + ", not " + env +
                 " (as the provenance object says: unsigned, the certificate does not carry it)",
             a.file);
   }
+  if (!said)
+    s.add("WC912",
+          "the policy names the environment " + env +
+              ", which only a provenance object's publisher (unsigned) carries; no verified attestation's says it",
+          "", std::nullopt, Severity::warning);
 }
 
 nlohmann::json provenance_summary(const ProvenanceFacts& p) {
   if (!p.looked && p.attestations.empty()) return nullptr;
   nlohmann::json j = {{"verified", p.verified_any()}, {"attestations", p.attestations.size()}};
   if (!p.unverified_reason.empty()) j["not_verified"] = p.unverified_reason;
+  if (!p.errors.empty()) j["unreadable"] = p.errors;
   for (const auto& a : p.attestations) {
     if (!a.result.verified) continue;
     const Publisher& pub = a.result.publisher;
@@ -102,6 +114,7 @@ nlohmann::json provenance_summary(const ProvenanceFacts& p) {
     if (!pub.sha.empty()) j["sha"] = pub.sha;
     if (!pub.email.empty()) j["email"] = pub.email;
     if (pub.kind.empty()) j["identity"] = a.result.identity.san, j["issuer"] = a.result.identity.issuer;
+    if (!a.unsigned_environment.empty()) j["environment_unsigned"] = a.unsigned_environment;
     j["log_index"] = a.result.log_index;
     j["integrated_time"] = a.result.integrated_time;
     break;
@@ -123,6 +136,8 @@ std::string provenance_summary_line(const nlohmann::json& j) {
   std::string how = j.value("workflow", "");
   if (j.contains("ref")) how += (how.empty() ? "" : " @ ") + j.value("ref", "");
   if (!how.empty()) s += " (" + how + ")";
+  if (j.contains("environment_unsigned"))
+    s += ", environment " + j.value("environment_unsigned", "") + " (unsigned: the provenance object's word)";
   return s;
 }
 
