@@ -331,6 +331,43 @@ TEST(Provenance, CheckVerifiesWhatLiesBesideEachWheel) {
   EXPECT_NE(bad_root.err.find("root.json: not a Sigstore trusted root"), std::string::npos) << bad_root.err;
 }
 
+// An sdist as a target (named, or in a folder beside wheels): only its provenance is checked.
+TEST(Provenance, SdistTargetsCarryOnlyProvenance) {
+  NEED_ASSETS();
+  testing::TempDir dir;
+  const std::string sdist = "pypi_attestations-0.0.19.tar.gz";
+  const std::string root = assets().roots + "/https%3A%2F%2Ftuf-repo-cdn.sigstore.dev/trusted_root.json";
+  for (const char* suffix : {"", ".publish.attestation", ".slsa.attestation"})
+    std::filesystem::copy_file(assets().dir + "/" + sdist + suffix, dir.file(sdist + suffix));
+  std::ofstream(dir.file("gh.json")) << R"({"extends": "default", "provenance": {"require": true, "publisher": {
+      "kind": "github", "repository": "trailofbits/pypi-attestations", "workflow": "release.yml", "ref": "refs/tags/v*"}}})";
+  auto r = testing::run_wheelcheck(
+      {"check", "-p", dir.file("gh.json"), "--trusted-root", root, "--format", "json", dir.file(sdist)});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = json::parse(r.out)["wheels"][0];
+  EXPECT_EQ(j["provenance"]["verified"], true);
+  EXPECT_EQ(j["provenance"]["attestations"], 2);
+  EXPECT_EQ(j["provenance"]["ref"], "refs/tags/v0.0.19");
+  EXPECT_TRUE(j["findings"].empty()) << j;
+  // Found in a folder beside a wheel; held to another publisher, it fails; without its attestations, WC913.
+  testing::WheelBuilder w("plain", "1.0");
+  w.add("plain/__init__.py", "");
+  w.write(dir.path());
+  std::ofstream(dir.file("other.json")) << R"({"extends": "default", "provenance": {"publisher": {
+      "kind": "github", "repository": "pytorch/vision"}}})";
+  auto other = testing::run_wheelcheck({"check", "-p", dir.file("other.json"), "--trusted-root", root, dir.path()});
+  EXPECT_EQ(other.exit_code, 1) << other.out;
+  EXPECT_NE(other.out.find("repository trailofbits/pypi-attestations, not pytorch/vision"), std::string::npos)
+      << other.out;
+  EXPECT_NE(other.out.find("only its provenance (PEP 740) is checked"), std::string::npos) << other.out;
+  std::filesystem::remove(dir.file(sdist + ".publish.attestation"));
+  std::filesystem::remove(dir.file(sdist + ".slsa.attestation"));
+  auto none = testing::run_wheelcheck({"check", "-p", dir.file("gh.json"), "--trusted-root", root, dir.file(sdist)});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.out.find("WC913  no PEP 740 attestation (looked for " + sdist + ".provenance"), std::string::npos)
+      << none.out;
+}
+
 TEST(Provenance, MalformedInputIsAnErrorNeverACrash) {
   EXPECT_THROW(TrustedRoot::parse("{"), std::runtime_error);
   EXPECT_THROW(TrustedRoot::parse("{}"), std::runtime_error);
@@ -422,7 +459,12 @@ TEST(Provenance, SameDistribution) {
   EXPECT_TRUE(same_distribution("x-1.0-py2.py3-none-any.whl", "x-1.0-py3.py2-none-any.whl"));
   EXPECT_FALSE(same_distribution("x-1.0-py3-none-any.whl", "x-1.0-1-py3-none-any.whl"));
   EXPECT_FALSE(same_distribution("x-1.0-py3-none-any.whl", "x-1.1-py3-none-any.whl"));
-  EXPECT_FALSE(same_distribution("x-1.0.tar.gz", "x-1.0.0.tar.gz"));
+  EXPECT_TRUE(same_distribution("x-1.0.tar.gz", "x-1.0.0.tar.gz"));  // packaging's parse_sdist_filename agrees
+  EXPECT_TRUE(same_distribution("Foo.Bar-1.0.tar.gz", "foo_bar-1.0.tar.gz"));
+  EXPECT_FALSE(same_distribution("x-1.0.tar.gz", "x-1.1.tar.gz"));
+  EXPECT_FALSE(same_distribution("x-1.0.tar.gz", "y-1.0.tar.gz"));
+  EXPECT_FALSE(same_distribution("x-1.0.tar.gz", "x-1.0-py3-none-any.whl"));
+  EXPECT_FALSE(same_distribution("x-notaversion.tar.gz", "x-1.0.tar.gz"));
   EXPECT_TRUE(same_distribution("x-1.0.tar.gz", "x-1.0.tar.gz"));
 }
 

@@ -111,6 +111,7 @@ struct WheelFacts {
   // The target was an index page that could not be read: no wheel, no file name to judge; only
   // the reason (WC404) is reported, and it is no member of the release set.
   bool index_page = false;
+  bool sdist = false;  // a source distribution: read for nothing but its provenance
 
   WheelFacts();
   ~WheelFacts();

@@ -304,7 +304,7 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
     std::error_code ec;
     if (fs::is_directory(t, ec)) {
       // One walk: the wheels, and the PEP 825 index files ({name}-{version}-variants.json) beside them.
-      std::vector<std::string> found, indexes;
+      std::vector<std::string> found, indexes, sdists;
       for (auto it = fs::recursive_directory_iterator(t, fs::directory_options::skip_permission_denied, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (!it->is_regular_file(ec)) continue;
@@ -312,14 +312,19 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
           found.push_back(it->path().string());
         else if (it->path().filename().string().ends_with("-variants.json"))
           indexes.push_back(it->path().string());
+        else if (it->path().filename().string().ends_with(".tar.gz"))
+          sdists.push_back(it->path().string());
       }
-      if (found.empty()) throw std::runtime_error(t + ": no *.whl files in this directory");
+      if (found.empty() && sdists.empty())
+        throw std::runtime_error(t + ": no *.whl (or *.tar.gz sdist) files in this directory");
       std::sort(found.begin(), found.end());
       std::sort(indexes.begin(), indexes.end());
+      std::sort(sdists.begin(), sdists.end());
       for (auto& f : found) out.push_back({std::move(f), "", "", "", ""});
       for (auto& f : indexes) out.push_back({std::move(f), "", "", "", "", true});
+      for (auto& f : sdists) out.push_back({std::move(f), "", "", "", "", false, "", true});
     } else if (fs::exists(t, ec)) {
-      out.push_back({t, "", "", "", "", t.ends_with("-variants.json")});
+      out.push_back({t, "", "", "", "", t.ends_with("-variants.json"), "", t.ends_with(".tar.gz")});
     } else {
       throw std::runtime_error(t + ": no such file or directory");
     }

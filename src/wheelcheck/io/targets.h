@@ -26,6 +26,8 @@ struct TargetRef {
   // beside the wheels in a folder, or linked from an index page (then with its hash fragment).
   bool variants_index = false;
   std::string fragment{};
+  // A source distribution (.tar.gz), named or found in a folder: only its provenance is checked.
+  bool sdist = false;
 };
 
 // What one index page gave: the links kept (filtered and capped while parsing) and how many more.

@@ -44,6 +44,18 @@ WheelFacts unreadable_target(const TargetRef& t, const std::string& why) {
   return f;
 }
 
+// A source distribution: nothing of it is read here but its size (its provenance is gathered
+// with every other file's).
+WheelFacts sdist_target(const TargetRef& t) {
+  WheelFacts f;
+  f.path = t.location;
+  f.sdist = true;
+  std::error_code ec;
+  f.file_size = fs::file_size(t.location, ec);
+  if (ec) f.unreadable.push_back({"cannot be read: " + ec.message(), "", 0});
+  return f;
+}
+
 }  // namespace
 
 std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
@@ -67,6 +79,8 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
       try {
         if (!t.error.empty())
           facts[i] = unreadable_target(t, t.error);
+        else if (t.sdist)
+          facts[i] = sdist_target(t);
         else
           facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
                                                                              : analyze_target(t.location, per_wheel);
@@ -539,6 +553,12 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     item.bytes_read = f.bytes_read;
     item.requests = f.http_requests;
     item.connections = f.http_connections;
+    if (f.sdist) {
+      item.notes.push_back("a source distribution: only its provenance (PEP 740) is checked");
+      item.provenance = provenance_summary(f.provenance);
+      report.items.push_back(std::move(item));
+      continue;
+    }
     if (!f.index_page) {
       members.push_back(summarize(f, policy));
       item.release = member_to_json(members.back());

@@ -414,6 +414,20 @@ bool merkle_inclusion_ok(uint64_t index, uint64_t size, const std::string& leaf_
 
 bool same_distribution(std::string_view a, std::string_view b) {
   if (a == b) return true;
+  // sdists, as packaging's parse_sdist_filename reads them: "{name}-{version}.tar.gz", the name
+  // and version compared normalised.
+  if (a.ends_with(".tar.gz") && b.ends_with(".tar.gz")) {
+    auto parts = [](std::string_view s) {
+      s.remove_suffix(7);
+      auto dash = s.rfind('-');
+      return dash == std::string_view::npos
+                 ? std::pair<std::string, std::optional<Version>>{}
+                 : std::pair{canonicalize_name(s.substr(0, dash)), parse_version(s.substr(dash + 1))};
+    };
+    auto [na, va] = parts(a);
+    auto [nb, vb] = parts(b);
+    return !na.empty() && na == nb && va && vb && compare(*va, *vb) == 0;
+  }
   if (!a.ends_with(".whl") || !b.ends_with(".whl")) return false;
   WheelFilename x = parse_wheel_filename(a), y = parse_wheel_filename(b);
   if (!x.valid || !y.valid || x.canonical_name != y.canonical_name || !x.version || !y.version ||

@@ -34,6 +34,11 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
   InstallSet set = given;  // the wheel always belongs to its own install set
   if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
   FindingSink s(p);
+  if (f.sdist) {  // a source distribution: only who published it is checked
+    for (const auto& u : f.unreadable) s.add("WC404", u.message);
+    provenance_rules(f, s);
+    return {s.take(), s.take_waived()};
+  }
   if (!f.index_page) name_rules(f, s);
   archive_rules(f, s);
   // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
