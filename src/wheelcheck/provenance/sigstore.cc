@@ -532,10 +532,14 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
 
     // 3. The certificate chain to a Fulcio CA valid at the integrated time; its usage.
     step = "certificate";
-    const ASN1_TIME* nb = X509_get0_notBefore(leaf.get());
-    const ASN1_TIME* na = X509_get0_notAfter(leaf.get());
-    time_t tt = static_cast<time_t>(t);
-    if (X509_cmp_time(nb, &tt) > 0 || X509_cmp_time(na, &tt) < 0)
+    // RFC 5280 4.1.2.5: both ends of the validity are in it (X509_cmp_time counts notAfter itself
+    // as expired, so the chain's times are judged here, not by X509_verify_cert).
+    const time_t tt = static_cast<time_t>(t);
+    auto valid_at = [&](X509* c) {
+      return ASN1_TIME_cmp_time_t(X509_get0_notBefore(c), tt) <= 0 &&
+             ASN1_TIME_cmp_time_t(X509_get0_notAfter(c), tt) >= 0;
+    };
+    if (!valid_at(leaf.get()))
       fail("certificate", "the integrated time " + std::to_string(t) + " is outside the certificate's validity");
     X509* issuer = nullptr;
     std::string chain_error = "no certificate authority of the trust root is valid at the integrated time";
@@ -548,7 +552,7 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       for (size_t i = 0; i + 1 < ca.chain.size(); ++i) sk_X509_push(untrusted.get(), ca.chain[i].get());
       std::unique_ptr<X509_STORE_CTX, StoreCtxFree> ctx(X509_STORE_CTX_new());
       X509_STORE_CTX_init(ctx.get(), store.get(), leaf.get(), untrusted.get());
-      X509_STORE_CTX_set_time(ctx.get(), 0, tt);
+      X509_STORE_CTX_set_flags(ctx.get(), X509_V_FLAG_NO_CHECK_TIME);
       if (X509_verify_cert(ctx.get()) == 1)
         verified.reset(X509_STORE_CTX_get1_chain(ctx.get()));
       else
@@ -557,6 +561,9 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       if (verified) break;
     }
     if (!verified || sk_X509_num(verified.get()) < 2) fail("certificate", chain_error);
+    for (int i = 1; i < sk_X509_num(verified.get()); ++i)
+      if (!valid_at(sk_X509_value(verified.get(), i)))
+        fail("certificate", "a CA certificate of the chain is not valid at the integrated time " + std::to_string(t));
     issuer = sk_X509_value(verified.get(), 1);
     // OpenSSL reports every usage as allowed when the extension is absent: require both extensions.
     const uint32_t flags = X509_get_extension_flags(leaf.get());
@@ -564,7 +571,8 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       fail("certificate", "the certificate's key usage lacks digitalSignature");
     if (!(flags & EXFLAG_XKUSAGE) || !(X509_get_extended_key_usage(leaf.get()) & XKU_CODE_SIGN))
       fail("certificate", "the certificate's extended key usage lacks codeSigning");
-    if (X509_check_ca(leaf.get()) != 0) fail("certificate", "the signing certificate is a CA certificate");
+    if ((flags & EXFLAG_CA) || X509_check_ca(leaf.get()) != 0)
+      fail("certificate", "the signing certificate is a CA certificate");
 
     // 4. The embedded SCT, from a CT log of the trust root.
     step = "sct";
