@@ -7,7 +7,7 @@ CMAKE_ARGS   ?=
 FUZZ_SECONDS ?= 60
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo test test-large test-torch test-sanitize bench fuzz install clean
+.PHONY: all deps build demo test test-large test-crosscheck test-torch test-sanitize bench fuzz install clean
 
 all: build
 
@@ -29,12 +29,17 @@ demo: deps
 
 test: deps
 	@$(MAKE) --no-print-directory build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE "large|torch"
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE "large|torch|crosscheck"
 
 # The opt-in real wheels over ~50 MB (torch, NVIDIA's CUDA wheels; downloaded into a cache once).
 test-large: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure -L large
+
+# PEP 740 verdicts against pypi-attestations, installed from PyPI into a cached venv.
+test-crosscheck: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest --output-on-failure -L crosscheck
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (CUDA left out: nvcc and
 # the sanitizers do not mix). CI runs it as a second job. The configurations are CMakePresets.json's.

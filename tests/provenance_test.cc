@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -386,6 +389,103 @@ TEST(Provenance, MalformedInputIsAnErrorNeverACrash) {
     EXPECT_EQ(r.step, "statement") << bad;
     EXPECT_NE(r.error.find("malformed attestation"), std::string::npos) << r.error;
   }
+}
+
+// Opt-in (`make test-crosscheck`, WHEELCHECK_CROSSCHECK=1): pypi-attestations 0.0.31, installed
+// from PyPI into a cached venv, judges the same attestations offline, the real ones and one altered
+// field per step; its verdict and ours agree on every case.
+TEST(ProvenanceCrossCheck, PypiAttestationsAgrees) {
+  if (!std::getenv("WHEELCHECK_CROSSCHECK"))
+    GTEST_SKIP() << "opt-in: WHEELCHECK_CROSSCHECK=1 (make test-crosscheck) installs pypi-attestations from PyPI";
+  NEED_ASSETS();
+  const char* home = std::getenv("HOME");
+  const std::string cache = std::string(home && *home ? home : "/tmp") + "/.cache/wheelcheck-tests";
+  auto venv = testing::run_command(
+      "python3 " + testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tools/wc_cache.py") + " venv " +
+      testing::shell_quote(cache + "/venv-pypi-attestations-0.0.31") + " pypi-attestations==0.0.31");
+  if (venv.exit_code == 3) GTEST_SKIP() << "the package index is offline: " << venv.err;
+  ASSERT_EQ(venv.exit_code, 0) << venv.err;
+  std::string bin = venv.out.substr(0, venv.out.find_last_not_of('\n') + 1);
+  bin = bin.substr(bin.rfind('\n') + 1);
+
+  struct Case {
+    std::string dist;
+    json attestation;
+    bool staging;
+    std::string what;
+  };
+  std::vector<Case> cases;
+  for (const auto& [dist, suffix, staging] : std::vector<std::tuple<std::string, std::string, bool>>{
+           {"circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl", ".publish.attestation", false},
+           {"pypi_attestations-0.0.19.tar.gz", ".publish.attestation", false},
+           {"pypi_attestations-0.0.19.tar.gz", ".slsa.attestation", false},
+           {"gitlab_oidc_project-0.0.3.tar.gz", ".publish.attestation", false},
+           {"gcb_attestation_test-0.0.0.tar.gz", ".provenance", false},
+           {"rfc8785-0.1.2-py3-none-any.whl", ".publish.attestation", true}})
+    for (const auto& a : attestations_in(assets().dir + "/" + dist + suffix))
+      cases.push_back({dist, a, staging, suffix});
+  const json good = attestations_in(assets().dir + "/pypi_attestations-0.0.19.tar.gz.publish.attestation")[0];
+  auto altered = [&](const std::string& what, const std::function<void(json&)>& change) {
+    json a = good;
+    change(a);
+    cases.push_back({"pypi_attestations-0.0.19.tar.gz", a, false, what});
+  };
+  auto flip = [](json& field, size_t at) {
+    std::string raw;
+    base64_decode(field.get<std::string>(), &raw);
+    raw[at % raw.size()] ^= 0x01;
+    field = base64_encode(raw);
+  };
+  auto entry = [](json& a) -> json& { return a["verification_material"]["transparency_entries"][0]; };
+  altered("signature", [&](json& a) { flip(a["envelope"]["signature"], 20); });
+  altered("certificate", [&](json& a) { flip(a["verification_material"]["certificate"], 1000); });
+  altered("statement", [&](json& a) { flip(a["envelope"]["statement"], 40); });
+  altered("set", [&](json& a) { flip(entry(a)["inclusionPromise"]["signedEntryTimestamp"], 12); });
+  altered("proof", [&](json& a) { flip(entry(a)["inclusionProof"]["hashes"][0], 3); });
+  altered("body", [&](json& a) { flip(entry(a)["canonicalizedBody"], 60); });
+  altered("kind", [&](json& a) { entry(a)["kindVersion"]["version"] = "0.0.2"; });
+  // The file itself altered: the subject's digest no longer matches.
+  testing::TempDir dir;
+  std::filesystem::copy_file(assets().dir + "/rfc8785-0.1.2-py3-none-any.whl",
+                             dir.file("rfc8785-0.1.2-py3-none-any.whl"));
+  {
+    std::fstream f(dir.file("rfc8785-0.1.2-py3-none-any.whl"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x7f');
+  }
+  cases.push_back({"", attestations_in(assets().dir + "/rfc8785-0.1.2-py3-none-any.whl.publish.attestation")[0], true,
+                   "altered file"});
+
+  json list = json::array();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string dist =
+        cases[i].dist.empty() ? dir.file("rfc8785-0.1.2-py3-none-any.whl") : assets().dir + "/" + cases[i].dist;
+    const std::string att = dir.file("case" + std::to_string(i) + ".json");
+    std::ofstream(att) << cases[i].attestation.dump();
+    list.push_back({{"dist", dist}, {"attestation", att}, {"staging", cases[i].staging}});
+  }
+  std::ofstream(dir.file("cases.json")) << list.dump();
+  auto ref =
+      testing::run_command(testing::shell_quote(bin + "/python") + " " +
+                           testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/attestation_verdicts.py") +
+                           " " + testing::shell_quote(dir.file("cases.json")));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  json verdicts = json::parse(ref.out);
+  ASSERT_EQ(verdicts.size(), cases.size());
+  size_t agreed = 0, refused = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string dist = list[i]["dist"];
+    const std::string bytes = read_file(dist);
+    auto ours = verify_attestation(cases[i].attestation, cases[i].staging ? staging() : production(),
+                                   std::filesystem::path(dist).filename().string(), sha256_hex(bytes));
+    EXPECT_EQ(ours.verified, verdicts[i]["ok"].get<bool>())
+        << cases[i].what << " " << dist << ": ours " << ours.step << " " << ours.error << "; pypi-attestations "
+        << verdicts[i]["error"];
+    agreed += ours.verified == verdicts[i]["ok"].get<bool>();
+    refused += !ours.verified;
+  }
+  std::cout << "[ crosscheck ] " << agreed << " of " << cases.size() << " verdicts agree (" << refused
+            << " refused by both or by us)\n";
 }
 
 // The reference: RFC 6962's MTH and PATH, computed directly for every leaf of trees of 1 to 33 leaves.
