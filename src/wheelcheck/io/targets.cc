@@ -316,7 +316,7 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
           sdists.push_back(it->path().string());
       }
       if (found.empty() && sdists.empty())
-        throw std::runtime_error(t + ": no *.whl (or *.tar.gz sdist) files in this directory");
+        throw std::runtime_error(t + ": no *.whl files (nor *.tar.gz sdists) in this directory");
       std::sort(found.begin(), found.end());
       std::sort(indexes.begin(), indexes.end());
       std::sort(sdists.begin(), sdists.end());
