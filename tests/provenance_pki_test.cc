@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "provenance/sigstore.h"
+#include "support/rfc6962.h"
 #include "support/test_support.h"
 #include "util/digest.h"
 #include "wheel_builder.h"
@@ -37,18 +38,6 @@ using Cert = std::unique_ptr<X509, CertFree>;
 
 Key ec_key(const char* curve = "P-256") { return Key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", curve)); }
 
-std::string raw_sha256(std::string_view d) {
-  unsigned char out[32];
-  unsigned int n = 0;
-  EVP_Digest(d.data(), d.size(), out, &n, EVP_sha256(), nullptr);
-  return std::string(reinterpret_cast<char*>(out), n);
-}
-std::string hex(std::string_view raw) {
-  static const char* h = "0123456789abcdef";
-  std::string o;
-  for (unsigned char c : raw) o += h[c >> 4], o += h[c & 15];
-  return o;
-}
 template <class F>
 std::string der(F i2d) {
   unsigned char* b = nullptr;
@@ -165,7 +154,7 @@ struct Pki {
              {{"rawBytes", base64_encode(key)},
               {"keyDetails", "PKIX_ECDSA_P256_SHA_256"},
               {"validFor", {{"start", "2024-01-01T00:00:00Z"}}}}},
-            {"logId", {{"keyId", base64_encode(raw_sha256(key))}}},
+            {"logId", {{"keyId", base64_encode(sha256_bytes(key))}}},
             {"start", start}};
   }
   json trusted_root() const {
@@ -211,13 +200,13 @@ struct Pki {
     for (int b = 7; b >= 0; --b) data += static_cast<char>((ts >> (8 * b)) & 0xff);
     data += std::string("\0\1", 2);
     EVP_PKEY* hashed = d.sct_wrong_issuer_hash ? root_key.get() : X509_get0_pubkey(ca);
-    data += raw_sha256(spki(hashed));
+    data += sha256_bytes(spki(hashed));
     data += static_cast<char>(tbs.size() >> 16), data += static_cast<char>((tbs.size() >> 8) & 0xff),
         data += static_cast<char>(tbs.size() & 0xff);
     data += tbs;
     data += std::string(2, '\0');
     const std::string sig = sign(ct_key.get(), data);
-    const std::string log_id = raw_sha256(spki(ct_key.get()));
+    const std::string log_id = sha256_bytes(spki(ct_key.get()));
     SCT* sct = SCT_new();
     SCT_set_version(sct, SCT_VERSION_V1);
     SCT_set_log_entry_type(sct, CT_LOG_ENTRY_TYPE_PRECERT);
@@ -233,32 +222,6 @@ struct Pki {
     return c;
   }
 };
-
-// RFC 6962 trees over given leaf hashes.
-std::string node(const std::string& l, const std::string& r) { return raw_sha256(std::string(1, '\1') + l + r); }
-uint64_t split_point(uint64_t n) {
-  uint64_t k = 1;
-  while (k * 2 < n) k *= 2;
-  return k;
-}
-std::string mth(const std::vector<std::string>& leaves, uint64_t lo, uint64_t n) {
-  if (n == 1) return leaves[lo];
-  uint64_t k = split_point(n);
-  return node(mth(leaves, lo, k), mth(leaves, lo + k, n - k));
-}
-std::vector<std::string> audit_path(const std::vector<std::string>& leaves, uint64_t m, uint64_t lo, uint64_t n) {
-  if (n == 1) return {};
-  uint64_t k = split_point(n);
-  std::vector<std::string> p;
-  if (m < k) {
-    p = audit_path(leaves, m, lo, k);
-    p.push_back(mth(leaves, lo + k, n - k));
-  } else {
-    p = audit_path(leaves, m - k, lo + k, n - k);
-    p.push_back(mth(leaves, lo, k));
-  }
-  return p;
-}
 
 const std::string kFile = "widget-1.0-py3-none-any.whl";
 const std::string kSha = std::string(64, 'c');
@@ -278,25 +241,25 @@ json attest(const Pki& pki, const Defects& d = {}, const std::string& file = kFi
       "DSSEv1 " + std::to_string(type.size()) + " " + type + " " + std::to_string(statement.size()) + " " + statement;
   const std::string sig = sign(leaf_key.get(), pae);
   json spec;
-  spec["payloadHash"] = {{"algorithm", "sha256"}, {"value", hex(raw_sha256(statement))}};
+  spec["payloadHash"] = {{"algorithm", "sha256"}, {"value", hex_encode(sha256_bytes(statement))}};
   spec["signatures"] =
       json::array({json{{"signature", base64_encode(sig)}, {"verifier", base64_encode(cert_pem(leaf.get()))}}});
   const std::string body = json{{"apiVersion", "0.0.1"}, {"kind", "dsse"}, {"spec", spec}}.dump();
   std::vector<std::string> leaves;
   for (uint64_t i = 0; i < d.tree_size; ++i)
-    leaves.push_back(raw_sha256(std::string(1, '\0') + (i == d.index ? body : "other " + std::to_string(i))));
-  const std::string root = mth(leaves, 0, d.tree_size);
+    leaves.push_back(sha256_bytes(std::string(1, '\0') + (i == d.index ? body : "other " + std::to_string(i))));
+  const std::string root = testing::mth(leaves, 0, d.tree_size);
   std::vector<json> hashes;
-  for (const auto& h : audit_path(leaves, d.index, 0, d.tree_size)) hashes.push_back(base64_encode(h));
-  const std::string key_id = raw_sha256(spki(pki.rekor_key.get()));
+  for (const auto& h : testing::audit_path(leaves, d.index, 0, d.tree_size)) hashes.push_back(base64_encode(h));
+  const std::string key_id = sha256_bytes(spki(pki.rekor_key.get()));
   const std::string note_text = "log.test - 1\n" + std::to_string(d.tree_size) + "\n" + base64_encode(root) + "\n";
   const std::string note = note_text + "\n\xE2\x80\x94 log.test " +
                            base64_encode(key_id.substr(0, 4) + sign(pki.rekor_key.get(), note_text)) + "\n";
   const int64_t log_index = 1000 + static_cast<int64_t>(d.index);
-  const std::string set =
-      sign(pki.rekor_key.get(),
-           json{{"body", base64_encode(body)}, {"integratedTime", t}, {"logID", hex(key_id)}, {"logIndex", log_index}}
-               .dump());
+  const std::string set = sign(
+      pki.rekor_key.get(),
+      json{{"body", base64_encode(body)}, {"integratedTime", t}, {"logID", hex_encode(key_id)}, {"logIndex", log_index}}
+          .dump());
   json entry = {{"logIndex", std::to_string(log_index)},
                 {"logId", {{"keyId", base64_encode(key_id)}}},
                 {"kindVersion", {{"kind", "dsse"}, {"version", "0.0.1"}}},

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "provenance/sigstore.h"
+#include "support/rfc6962.h"
 #include "support/test_support.h"
 #include "util/digest.h"
 #include "wheel_builder.h"
@@ -158,18 +159,20 @@ TEST(Provenance, RealAttestationsVerify) {
   EXPECT_EQ(hand.identity.issuer, "https://github.com/login/oauth");
 }
 
+// A base64 field with one bit of its decoded byte `at` (modulo the length) flipped.
+std::string flip_b64(const json& b64, size_t at) {
+  std::string raw;
+  EXPECT_TRUE(base64_decode(b64.get<std::string>(), &raw));
+  raw[at % raw.size()] ^= 0x01;
+  return base64_encode(raw);
+}
+
 // One altered byte (or field) per step: each fails at that step and no earlier one.
 TEST(Provenance, EachStepFailsOnItsOwnDefect) {
   NEED_ASSETS();
   const std::string dist = "pypi_attestations-0.0.19.tar.gz";
   const json good = attestations_in(assets().dir + "/" + dist + ".publish.attestation")[0];
   const std::string bytes = read_file(assets().dir + "/" + dist);
-  auto flip_b64 = [](const std::string& b64, size_t at) {
-    std::string raw;
-    EXPECT_TRUE(base64_decode(b64, &raw));
-    raw[at % raw.size()] ^= 0x01;
-    return base64_encode(raw);
-  };
   auto expect_step = [&](const json& att, const std::string& file_bytes, const std::string& step,
                          const std::string& words, const TrustedRoot& root) {
     auto r = verify_attestation(att, root, dist, sha256_hex(file_bytes));
@@ -430,12 +433,7 @@ TEST(ProvenanceCrossCheck, PypiAttestationsAgrees) {
     change(a);
     cases.push_back({"pypi_attestations-0.0.19.tar.gz", a, false, what});
   };
-  auto flip = [](json& field, size_t at) {
-    std::string raw;
-    base64_decode(field.get<std::string>(), &raw);
-    raw[at % raw.size()] ^= 0x01;
-    field = base64_encode(raw);
-  };
+  auto flip = [](json& field, size_t at) { field = flip_b64(field, at); };
   auto entry = [](json& a) -> json& { return a["verification_material"]["transparency_entries"][0]; };
   altered("signature", [&](json& a) { flip(a["envelope"]["signature"], 20); });
   altered("certificate", [&](json& a) { flip(a["verification_material"]["certificate"], 1000); });
@@ -488,52 +486,16 @@ TEST(ProvenanceCrossCheck, PypiAttestationsAgrees) {
             << " refused by both or by us)\n";
 }
 
-// The reference: RFC 6962's MTH and PATH, computed directly for every leaf of trees of 1 to 33 leaves.
-std::string leaf(int i) {
-  std::string d = std::string(1, '\0') + "leaf " + std::to_string(i);
-  Digest h("sha256");
-  h.update(d.data(), d.size());
-  std::string hex = h.digest_hex(), raw;
-  for (size_t k = 0; k < hex.size(); k += 2) raw += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
-  return raw;
-}
-std::string node(const std::string& l, const std::string& r) {
-  std::string d = std::string(1, '\1') + l + r;
-  Digest h("sha256");
-  h.update(d.data(), d.size());
-  std::string hex = h.digest_hex(), raw;
-  for (size_t k = 0; k < hex.size(); k += 2) raw += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
-  return raw;
-}
-uint64_t split_point(uint64_t n) {
-  uint64_t k = 1;
-  while (k * 2 < n) k *= 2;
-  return k;
-}
-std::string mth(uint64_t lo, uint64_t n) {
-  if (n == 1) return leaf(static_cast<int>(lo));
-  uint64_t k = split_point(n);
-  return node(mth(lo, k), mth(lo + k, n - k));
-}
-std::vector<std::string> path(uint64_t m, uint64_t lo, uint64_t n) {
-  if (n == 1) return {};
-  uint64_t k = split_point(n);
-  std::vector<std::string> p;
-  if (m < k) {
-    p = path(m, lo, k);
-    p.push_back(mth(lo + k, n - k));
-  } else {
-    p = path(m - k, lo + k, n - k);
-    p.push_back(mth(lo, k));
-  }
-  return p;
-}
+// The reference: RFC 6962's MTH and PATH (support/rfc6962.h), for every leaf of trees of 1 to 33 leaves.
+std::string leaf(int i) { return sha256_bytes(std::string(1, '\0') + "leaf " + std::to_string(i)); }
 
 TEST(Provenance, MerkleInclusionAtEveryEdge) {
+  std::vector<std::string> leaves;
+  for (int i = 0; i < 33; ++i) leaves.push_back(leaf(i));
   for (uint64_t n = 1; n <= 33; ++n) {
-    const std::string root = mth(0, n);
+    const std::string root = testing::mth(leaves, 0, n);
     for (uint64_t m = 0; m < n; ++m) {
-      auto p = path(m, 0, n);
+      auto p = testing::audit_path(leaves, m, 0, n);
       EXPECT_TRUE(merkle_inclusion_ok(m, n, leaf(static_cast<int>(m)), p, root)) << m << " of " << n;
       // Another index, another leaf, a proof one hash short or long fails. (Another tree size may pass
       // where the tree has the same shape along the path: the checkpoint's signature binds the size.)

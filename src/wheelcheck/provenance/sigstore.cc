@@ -50,21 +50,6 @@ struct MdCtxFree {
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using Cert = std::unique_ptr<X509, X509Free>;
 
-std::string sha256_raw(std::string_view data) {
-  unsigned char out[32];
-  unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), out, &n, EVP_sha256(), nullptr);
-  return std::string(reinterpret_cast<char*>(out), n);
-}
-
-std::string to_hex(std::string_view raw) {
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  out.reserve(raw.size() * 2);
-  for (unsigned char c : raw) out += hex[c >> 4], out += hex[c & 15];
-  return out;
-}
-
 std::string b64(const json& v, const char* what) {
   if (!v.is_string()) throw std::runtime_error(std::string(what) + " is not a string");
   std::string out;
@@ -100,13 +85,21 @@ const json& at(const json& o, const char* key, const char* where) {
   return o[key];
 }
 
-// RFC 3339 UTC time ("2021-01-12T11:53:27Z", fractions allowed) as seconds since the epoch.
+// RFC 3339 UTC time ("2021-01-12T11:53:27Z", fractions allowed) as seconds since the epoch, read
+// with the range-checked parsers: the trust root is a file the user pins, not code.
 int64_t parse_time(const std::string& s) {
-  std::tm tm{};
-  int y, mo, d, h, mi, sec;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &sec) != 6)
+  auto field = [&](size_t at, size_t len, int lo, int hi) -> std::optional<int> {
+    if (s.size() < at + len) return std::nullopt;
+    auto v = parse_small(std::string_view(s).substr(at, len), hi);
+    return v && *v >= lo ? v : std::nullopt;
+  };
+  auto y = field(0, 4, 1970, 9999), mo = field(5, 2, 1, 12), d = field(8, 2, 1, 31), h = field(11, 2, 0, 23),
+       mi = field(14, 2, 0, 59), sec = field(17, 2, 0, 60);
+  if (!y || !mo || !d || !h || !mi || !sec || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+      s[13] != ':' || s[16] != ':')
     throw std::runtime_error("'" + clip_for_display(s, 40) + "' is not an RFC 3339 time");
-  tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d, tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = sec;
+  std::tm tm{};
+  tm.tm_year = *y - 1900, tm.tm_mon = *mo - 1, tm.tm_mday = *d, tm.tm_hour = *h, tm.tm_min = *mi, tm.tm_sec = *sec;
   return static_cast<int64_t>(timegm(&tm));
 }
 
@@ -272,7 +265,7 @@ std::string precert_signed_data(const SCT* sct, X509* leaf, X509* issuer) {
   for (int b = 7; b >= 0; --b) out += static_cast<char>((ts >> (8 * b)) & 0xff);
   out += '\0', out += '\1';  // entry_type precert_entry
   // The issuer's SubjectPublicKeyInfo exactly as its certificate encodes it.
-  out += sha256_raw(der_bytes([&](unsigned char** b) { return i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), b); }));
+  out += sha256_bytes(der_bytes([&](unsigned char** b) { return i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), b); }));
   out += static_cast<char>((tbs_bytes.size() >> 16) & 0xff);
   out += static_cast<char>((tbs_bytes.size() >> 8) & 0xff);
   out += static_cast<char>(tbs_bytes.size() & 0xff);
@@ -401,11 +394,11 @@ bool merkle_inclusion_ok(uint64_t index, uint64_t size, const std::string& leaf_
   for (const auto& p : proof) {
     if (sn == 0) return false;
     if ((fn & 1) || fn == sn) {
-      r = sha256_raw(std::string(1, '\1') + p + r);
+      r = sha256_bytes(std::string(1, '\1') + p + r);
       if (!(fn & 1))
         while (!(fn & 1) && fn != 0) fn >>= 1, sn >>= 1;
     } else {
-      r = sha256_raw(std::string(1, '\1') + r + p);
+      r = sha256_bytes(std::string(1, '\1') + r + p);
     }
     fn >>= 1, sn >>= 1;
   }
@@ -613,7 +606,8 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       fail("log entry", x.what());
     }
     const Log* log = trust.find(trust.tlogs, key_id, t);
-    if (!log) fail("log entry", "the log " + to_hex(key_id).substr(0, 16) + " is not in the trust root at that time");
+    if (!log)
+      fail("log entry", "the log " + hex_encode(key_id).substr(0, 16) + " is not in the trust root at that time");
     std::string body_text;
     json body;
     try {
@@ -626,7 +620,7 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
       fail("log entry", "the body is not a dsse 0.0.1 entry");
     const json& spec = obj(body, "spec");
     const json& ph = obj(spec, "payloadHash");
-    if (str(ph, "algorithm") != "sha256" || str(ph, "value") != to_hex(sha256_raw(payload)))
+    if (str(ph, "algorithm") != "sha256" || str(ph, "value") != hex_encode(sha256_bytes(payload)))
       fail("log entry", "the body's payload hash is not the statement's");
     const json* sigs = spec.contains("signatures") ? &spec["signatures"] : nullptr;
     if (!sigs || !sigs->is_array() || sigs->size() != 1) fail("log entry", "the body must carry exactly one signature");
@@ -663,7 +657,7 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     if (root_hash.size() != 32 || std::any_of(hashes.begin(), hashes.end(), [](auto& h) { return h.size() != 32; }))
       fail("inclusion proof", "a hash of the proof is not 32 bytes");
     if (tree_size <= 0 || !merkle_inclusion_ok(static_cast<uint64_t>(proof_index), static_cast<uint64_t>(tree_size),
-                                               sha256_raw(std::string(1, '\0') + body_text), hashes, root_hash))
+                                               sha256_bytes(std::string(1, '\0') + body_text), hashes, root_hash))
       fail("inclusion proof", "the proof does not lead from the entry to the root hash");
     step = "checkpoint";
     const std::string note = str(obj(proof, "checkpoint"), "envelope");
@@ -696,7 +690,7 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     }
     json promise = {{"body", base64_encode(body_text)},
                     {"integratedTime", out.integrated_time},
-                    {"logID", to_hex(key_id)},
+                    {"logID", hex_encode(key_id)},
                     {"logIndex", out.log_index}};
     if (!verify_signature(log->key.get(), promise.dump(), set))
       fail("signed entry timestamp", "the log's signature over the entry does not verify");

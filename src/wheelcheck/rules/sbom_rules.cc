@@ -166,10 +166,7 @@ std::string b64url_to_hex(std::string_view b64) {
   while (s.size() % 4) s += '=';
   std::string raw;
   if (!base64_decode(s, &raw)) return "";
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) out += hex[c >> 4], out += hex[c & 15];
-  return out;
+  return hex_encode(raw);
 }
 
 // purl types of language ecosystems: a component of one is a package of that language, never the C

@@ -28,10 +28,22 @@ std::string Digest::digest_b64() {
 
 std::string Digest::digest_hex() {
   finish();
+  return hex_encode(std::string_view(reinterpret_cast<const char*>(out_), len_));
+}
+
+std::string hex_encode(std::string_view bytes) {
   static const char* hex = "0123456789abcdef";
   std::string s;
-  for (unsigned i = 0; i < len_; ++i) s += hex[out_[i] >> 4], s += hex[out_[i] & 15];
+  s.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) s += hex[c >> 4], s += hex[c & 15];
   return s;
+}
+
+std::string sha256_bytes(std::string_view bytes) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(bytes.data(), bytes.size(), out, &n, EVP_sha256(), nullptr);
+  return std::string(reinterpret_cast<char*>(out), n);
 }
 
 std::string base64_encode(std::string_view bytes) {

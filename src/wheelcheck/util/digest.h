@@ -28,6 +28,11 @@ class Digest {
   void finish();
 };
 
+// Bytes as lower-case hex.
+std::string hex_encode(std::string_view bytes);
+// The raw 32-byte SHA-256 of `bytes` (Merkle trees, key ids, SCT signed data).
+std::string sha256_bytes(std::string_view bytes);
+
 // Standard base64 (with padding) through OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock.
 std::string base64_encode(std::string_view bytes);
 // False when `text` is not base64 (length not a multiple of 4, a character outside the alphabet).
