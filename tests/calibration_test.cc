@@ -201,7 +201,8 @@ TEST_F(Gcc, AbiNoneWithAnExtensionModule) {
 
 // Install sets respect versions: a wheel whose version the requirement excludes is not what pip
 // installs beside the wheel (torch 2.13 pins nvidia-nccl==2.29.7; an nccl 2.31.2 in the run is not
-// its nccl). It never meets a need, and the verdict equals the verdict without it.
+// its nccl). With an admitted one in the run, that one is used; with none, the excluded one is what
+// a forced install loads: it meets the need, and WC517 says pip refuses the pair.
 TEST_F(Gcc, InstallSetsRespectVersions) {
   std::string user = needing("libnccl.so.2", "$ORIGIN/../nvidia/nccl/lib");
   WheelBuilder app("ncclapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
@@ -217,11 +218,16 @@ TEST_F(Gcc, InstallSetsRespectVersions) {
   auto alone = judge({&app});
   EXPECT_TRUE(says(alone, "come from the dependency nvidia-nccl-cu13")) << dump_of(alone);
   auto with_other = judge({&app, &other});
-  EXPECT_EQ(dump_of(with_other), dump_of(alone)) << "2.31.2 is not the pinned 2.29.7";
+  EXPECT_TRUE(says(with_other,
+                   "WC517 [error] ncclapp-1.0.dist-info/METADATA: Requires-Dist nvidia-nccl-cu13==2.29.7; "
+                   "platform_system == \"Linux\" excludes nvidia-nccl-cu13 2.31.2"))
+      << dump_of(with_other);
+  EXPECT_FALSE(testing::has_rule(with_other, "WC503")) << dump_of(with_other);
   auto with_pinned = judge({&app, &pinned});
   EXPECT_FALSE(testing::has_rule(with_pinned, "WC503")) << dump_of(with_pinned);
   auto with_both = judge({&app, &other, &pinned});
   EXPECT_FALSE(testing::has_rule(with_both, "WC503")) << dump_of(with_both);
+  EXPECT_FALSE(testing::has_rule(with_both, "WC517")) << dump_of(with_both);
   // One requirement admitting the version is enough (pip installs the wheel for it): an extra's
   // pin does not exclude what the unconditional requirement admits.
   WheelBuilder loose("ncclapp", "1.0", "cp312-cp312-manylinux_2_28_x86_64");

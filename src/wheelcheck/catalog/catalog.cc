@@ -129,6 +129,10 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "stable-ABI binary admits a torch older than its newest shim",
        "binaries"},
       {"WC516", S::warning, "two copies of one runtime (libgomp, libgfortran, ...) load into one process", "binaries"},
+      {"WC517", S::error,
+       "a Requires-Dist excludes the version of every wheel of that project the run installs with the wheel (pip "
+       "refuses the set)",
+       "binaries"},
       {"WC601", S::error, "CUDA variant differs from the CUDA runtime the binaries link", "binaries"},
       {"WC602", S::error, "required SASS architecture missing from the fatbins", "binaries"},
       {"WC603", S::error, "required PTX (forward compatibility) missing", "binaries"},

@@ -337,6 +337,20 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "use one build of the runtime across the wheels installed together.",
        "warning WC516  torch/lib/libgomp.so.1: 2 copies of libgomp load into one process: torch/lib/libgomp.so.1, "
        "ext.libs/libgomp-a34b3233.so.1 (ext 1.0)"},
+      {"WC517",
+       "The wheels of a run that a wheel is installed with (its install set) are the ones its Requires-Dist names. "
+       "When every wheel of such a project in the run is at a version the requirement excludes, pip refuses to "
+       "install the two together; installed anyway (in two steps, or with --no-deps) the process loads the one "
+       "that is there. That wheel joins the install set all the same, so the binaries are judged against it "
+       "(WC503, WC514 say what fails), and this finding names the requirement and the wheel it excludes. Where "
+       "the run also holds an admitted version, that one is used and nothing is said.",
+       "torchvision 0.28.0 requires torch==2.13.0; released beside torch 2.15.0 it cannot be installed, and "
+       "forced it fails at import on c10::cuda::c10_cuda_check_implementation.",
+       "Release the wheels that belong together: rebuild against the provider of the run, or widen the "
+       "requirement only where the binaries still bind (WC514 says whether they do).",
+       "error   WC517  torchvision-0.28.0.dist-info/METADATA: Requires-Dist torch==2.13.0 excludes torch 2.15.0 "
+       "(torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl), the only torch of the run installable with it: pip "
+       "refuses to install them together (ResolutionImpossible); ..."},
       {"WC601", "The CUDA runtime the binaries link (libcudart.so.N) matches the wheel's CUDA variant.",
        "A cu128 wheel linking CUDA 12.6 pulls or needs the wrong runtime.",
        "Build against the toolkit the variant names.",

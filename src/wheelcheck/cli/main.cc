@@ -22,8 +22,10 @@
 #include "policy/policy.h"
 #include "policy/project_config.h"
 #include "report/report.h"
+#include "rules/install_set.h"
 #include "rules/platform_tag.h"
 #include "rules/sbom_rules.h"
+#include "rules/symbol_binding.h"
 #include "rules/torch_abi.h"
 #include "util/json_text.h"
 #include "util/parse.h"
@@ -228,8 +230,25 @@ void print_sbom_text(const WheelFacts& f, std::ostream& out) {
   }
 }
 
+std::string binding_line(const SymbolBinding& sb) {
+  if (!sb.not_judged.empty()) return "not bound: " + sb.not_judged;
+  auto list = [](const std::vector<std::pair<std::string, size_t>>& v) {
+    std::vector<std::string> parts;
+    for (const auto& [what, n] : v) parts.push_back(std::to_string(n) + " " + escape_for_display(what));
+    return join(parts, "; ");
+  };
+  size_t bound = 0, trusted = 0;
+  for (const auto& [what, n] : sb.bound) bound += n;
+  for (const auto& [what, n] : sb.trusted) trusted += n;
+  std::string s = std::to_string(sb.undefined) + " undefined: " + std::to_string(bound) + " bound" +
+                  (sb.bound.empty() ? "" : " (" + list(sb.bound) + ")") + ", " + std::to_string(trusted) +
+                  " taken on trust" + (sb.trusted.empty() ? "" : " (" + list(sb.trusted) + ")") + ", " +
+                  std::to_string(sb.unbound) + " bound nowhere";
+  return s;
+}
+
 void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, const Policy& policy,
-                        std::ostream& out) {
+                        const std::vector<SymbolBinding>& bindings, std::ostream& out) {
   out << escape_for_display(f.path) << "  (" << f.file_size << " bytes, " << f.entries.size() << " entries"
       << (f.zip64 ? ", ZIP64" : "") << ")\n";
   const auto& n = f.filename;
@@ -299,6 +318,8 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
       if (b.symbols)
         out << "      symbols " << b.symbols->defined().size() << " exported, " << b.symbols->undefined().size()
             << " imported\n";
+      for (const auto& sb : bindings)
+        if (sb.binary == b.path) out << "      binding " << binding_line(sb) << "\n";
       if (TorchAbi t = torch_abi_of(b, policy.abi); t.links_torch)
         out << "      torch   "
             << (t.stable ? "stable ABI" + (t.min_torch.empty()
@@ -343,8 +364,13 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
   AnalyzeOptions opt = analyze_options_for(policy);
   opt.depth = depth == "metadata" ? Depth::metadata : Depth::full;
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& p : paths) {
-    WheelFacts f = std::move(analyze_all({p}, opt, 1).front());
+  // All at once: the wheels named together are each other's install set, and each binary's
+  // undefined symbols are bound against it as WC514 binds them.
+  std::vector<WheelFacts> run = analyze_all(paths, opt, 1);
+  InstallSetIndex index(run);
+  for (const auto& f : run) {
+    std::vector<SymbolBinding> bindings =
+        symbol_bindings(f, install_set_for(f, run, &index, policy.cuda.import_loaded), policy);
     CudaFacts cuda = derive_cuda_facts(f, policy.cuda);
     JustifiedTag justified = justified_platform_tag(f, policy);
     if (format == "json") {
@@ -362,11 +388,25 @@ int run_inspect(const std::vector<std::string>& targets, const std::string& form
                            {"newest_shim", t.newest_shim},
                            {"unknown_shims", t.unknown_shims}});
       j["torch_abi"] = torch;
+      nlohmann::json binding = nlohmann::json::array();
+      for (const auto& sb : bindings) {
+        nlohmann::json bound = nlohmann::json::array(), trusted = nlohmann::json::array();
+        for (const auto& [file, n] : sb.bound) bound.push_back({{"file", file}, {"symbols", n}});
+        for (const auto& [why, n] : sb.trusted) trusted.push_back({{"reason", why}, {"symbols", n}});
+        binding.push_back(
+            {{"path", sb.binary},
+             {"undefined", sb.undefined},
+             {"bound", bound},
+             {"trusted", trusted},
+             {"unbound", sb.unbound},
+             {"not_judged", sb.not_judged.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.not_judged)}});
+      }
+      j["symbol_binding"] = binding;
       j["justified_platform_tag"] = justified.tag ? nlohmann::json(*justified.tag) : nlohmann::json(nullptr);
       if (justified.applies && !justified.tag) j["justified_platform_tag_reason"] = justified.why;
       all.push_back(j);
     } else {
-      print_inspect_text(f, cuda, justified, policy, out);
+      print_inspect_text(f, cuda, justified, policy, bindings, out);
     }
   }
   if (format == "json")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bitset>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "util/block_pipe.h"
 #include "util/budget.h"
 #include "util/digest.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 
@@ -170,6 +172,8 @@ class WheelReader {
     read_other_methods();
     reread_missing();
     std::sort(f_.binaries.begin(), f_.binaries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    std::sort(f_.python_loaded.begin(), f_.python_loaded.end());
+    f_.python_loaded.erase(std::unique(f_.python_loaded.begin(), f_.python_loaded.end()), f_.python_loaded.end());
   }
 
  private:
@@ -182,6 +186,8 @@ class WheelReader {
     std::optional<VersionScan> versions;  // a well-known library's version strings (WC904)
     std::string* text = nullptr;          // dist-info files and files a policy reads
     std::optional<BinaryCapture> capture;
+    bool scan_python = false;  // a .py file, in a wheel shipping libraries its code may name
+    std::string python;        // its text (never more than it declares: data() stops there)
   };
 
   bool data(Work& w, const uint8_t* p, size_t n) {
@@ -209,7 +215,32 @@ class WheelReader {
       }
     }
     if (w.capture) w.capture->data(p, n);
+    if (w.scan_python) w.python.append(reinterpret_cast<const char*>(p), n);
     return true;
+  }
+
+  // The stems of the wheel's libraries its Python code names in a string ("libtorchtext",
+  // fbgemm_gpu's "fbgemm_gpu_tbe_cache", torchvision's "_C", "lib/libx.so"): every identifier
+  // that follows a quote or a slash, looked up whole.
+  void find_library_mentions(const std::string& text) {
+    std::set<const std::vector<std::string>*> hits;
+    auto ident = [](char c) { return is_alnum(c) || c == '_'; };
+    for (size_t at = 0, n = text.size(); at < n;) {
+      if (!ident(text[at])) {
+        ++at;
+        continue;
+      }
+      size_t end = at + 1;
+      while (end < n && ident(text[end])) ++end;
+      const bool quoted = at > 0 && (text[at - 1] == '"' || text[at - 1] == '\'' || text[at - 1] == '/');
+      if (quoted && end - at < stem_lengths_.size() && stem_lengths_[end - at])
+        if (auto it = library_stems_.find(std::string_view(text).substr(at, end - at)); it != library_stems_.end())
+          hits.insert(&it->second);
+      at = end;
+    }
+    if (hits.empty()) return;
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto* entries : hits) f_.python_loaded.insert(f_.python_loaded.end(), entries->begin(), entries->end());
   }
 
   // The entries read never yield more than they declare, so the total limit is applied to the
@@ -258,6 +289,8 @@ class WheelReader {
       w.text->reserve(static_cast<size_t>(std::min<uint64_t>(z.uncompressed_size, opt_.limits.max_metadata_bytes)));
     }
     if (opt_.binaries) w.capture.emplace(z.name, z.uncompressed_size);
+    if (!library_stems_.empty() && z.name.ends_with(".py") && z.uncompressed_size <= kMaxPythonScan)
+      w.scan_python = true, w.python.reserve(static_cast<size_t>(z.uncompressed_size));
     if (is_native_library_name(z.name) || is_lettered_shared_library_name(z.name))
       if (VersionScan v(z.name); v.active()) w.versions.emplace(std::move(v));
     return w;
@@ -267,6 +300,7 @@ class WheelReader {
     EntryFacts& e = *w.e;
     if (!error.empty() && e.read_error.empty()) e.read_error = error;
     if (e.complete()) {
+      if (!w.python.empty()) find_library_mentions(w.python);
       e.sha256 = w.sha256.digest_b64();
       if (w.other) e.other_digests[w.other_algo] = w.other->digest_b64();
       if (w.versions) e.version_strings = w.versions->found();
@@ -558,6 +592,7 @@ class WheelReader {
   static constexpr size_t kMaxSboms = 64;  // documents read per wheel (the rest are counted by WC901)
   static constexpr uint64_t kRereadWindow = 256u << 10;
   static constexpr uint64_t kPipelineMin = 32u << 20;
+  static constexpr uint64_t kMaxPythonScan = 4u << 20;  // a .py file larger than this is no loader
   static constexpr uint64_t kHeaderPrefix = 64u << 10;  // read of each binary at --depth metadata
 
   Source& src_;
@@ -596,6 +631,26 @@ class WheelReader {
     }
     f_.sboms_not_read = sboms > kMaxSboms ? sboms - kMaxSboms : 0;
     return t;
+  }();
+  // The stems ("libtorchtext") of the native libraries the wheel ships that are no extension
+  // module of one interpreter, each with the entries of that stem: what its Python code may load
+  // by name.
+  std::map<std::string, std::vector<std::string>, std::less<>> library_stems_ = [&] {
+    std::map<std::string, std::vector<std::string>, std::less<>> out;
+    for (const auto& z : idx_.entries) {
+      if (z.kind != EntryKind::file || !is_native_library_name(z.name)) continue;
+      if (auto suffix = extension_suffix(z.name); suffix && suffix->python_extension && !suffix->abi.empty()) continue;
+      std::string_view base = last_component(z.name);
+      std::string stem(base.substr(0, base.find('.')));
+      if (stem.size() >= 2) out[stem].push_back(z.name);
+    }
+    return out;
+  }();
+  std::bitset<128> stem_lengths_ = [&] {
+    std::bitset<128> m;
+    for (const auto& [stem, entries] : library_stems_)
+      if (stem.size() < m.size()) m.set(stem.size());
+    return m;
   }();
   std::map<std::string, std::string> other_algos_;
   std::set<std::string> oversize_;

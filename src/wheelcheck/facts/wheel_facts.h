@@ -91,6 +91,10 @@ struct WheelFacts {
   std::vector<std::string> dist_info_read_errors;
 
   std::vector<BinaryFacts> binaries;
+  // Native libraries of the wheel (entry names) that its own Python code names, by the file's stem
+  // ("libtorchtext" in torchtext/_extension.py): the package loads them itself (ctypes.CDLL,
+  // torch.ops.load_library) before an extension module that needs them by soname.
+  std::vector<std::string> python_loaded;
   std::map<std::string, std::string> captured;  // AnalyzeOptions::capture_files that were read
   std::optional<VariantDocument> variant;       // *.dist-info/variant.json (PEP 825), when the wheel has one
   // PEP 770: the documents in *.dist-info/sboms/, in archive order (one that could not be read is

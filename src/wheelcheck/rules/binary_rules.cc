@@ -112,6 +112,7 @@ struct ElfContext {
   // Requires-Dist line -> (sonames, binaries needing them), reported once per dependency
   std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> from_dependencies;
   std::map<std::string, const Provider*> dependency_of;
+  std::set<std::string> present_dependencies;  // Requires-Dist lines whose own wheel is in the set
   // (prefix, newest needed) -> binaries, reported once per cause (WC502)
   std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, std::set<std::string>>> too_new;
 };
@@ -136,6 +137,7 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
   const Policy& pol = s.policy();
   auto dirs = search_dirs(b);
   Missing missing;
+  std::map<std::string, std::pair<std::vector<std::string>, std::string>> candidate_needs;  // env -> needs, where
   for (const auto& need : b.needed) {
     if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
     if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
@@ -148,25 +150,58 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     const Provider* by = nullptr;
     for (const auto& [prov, globs] : cx.providers)
       if (glob_any(globs, need)) by = &prov;
-    // The wheel that really installs it is in the set (by the providers table: nvidia-cublas for
-    // libcublas.so.13, not the cuda-toolkit meta-package that pulls it in).
+    // A wheel of the set that really installs it (nvidia-cublas for libcublas.so.13, not the
+    // cuda-toolkit meta-package that pulls it in): then it must resolve for real.
     const CudaPolicy& cuda = pol.cuda;
     bool dependency_present = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* w) {
-                                if (w == &cx.f || !w->filename.valid) return false;
-                                auto it = cuda.providers.find(w->filename.canonical_name);
-                                return it != cuda.providers.end() && glob_any(it->second, need);
+                                return w != &cx.f && shipped_library(*w, need);
                               });
-    if (by && !dependency_present) {  // one report per Requires-Dist line, whatever extras it names
+    // The declared dependency's own wheel in the set without the library: one the providers table
+    // says installs it itself (nvidia-cublas) should ship it; one whose import loads its libraries
+    // (torch) brings what those libraries need (libcudart.so.13 from its CUDA 13 wheels) and nothing
+    // else, so a CUDA 12 runtime beside a CUDA 13 torch comes from nowhere. A meta-package
+    // (cuda-toolkit) leaves it to its own dependencies.
+    const WheelFacts* dep_wheel = nullptr;
+    for (const auto* w : cx.set.wheels)
+      if (by && w != &cx.f && w->filename.valid && w->filename.canonical_name == by->name) dep_wheel = w;
+    std::string dep_lacks;
+    if (dep_wheel && !dependency_present) {
+      const std::string who = dep_wheel->filename.name + " " + dep_wheel->filename.version_text + " (" +
+                              clip_for_display(by->requirement, 200) + ")";
+      auto row = cuda.providers.find(dep_wheel->filename.canonical_name);
+      if (import_loaded(*dep_wheel, cuda)) {
+        if (std::none_of(dep_wheel->binaries.begin(), dep_wheel->binaries.end(), [&](const BinaryFacts& lib) {
+              return std::find(lib.needed.begin(), lib.needed.end(), need) != lib.needed.end();
+            }))
+          dep_lacks = "; the dependency " + who + " is in the run, and nothing its import loads needs or installs it";
+      } else if (row != cuda.providers.end() && glob_any(row->second, need)) {
+        dep_lacks = "; the dependency " + who + " is in the run and does not ship it";
+      }
+    }
+    const bool dep_lacks_it = !dep_lacks.empty();
+    if (by && !dependency_present && !dep_lacks_it) {  // one report per Requires-Dist line, whatever extras it names
       auto& slot = cx.from_dependencies[by->requirement];
       slot.first.insert(need);
       slot.second.insert(b.path);
       cx.dependency_of[by->requirement] = by;
+      if (dep_wheel) cx.present_dependencies.insert(by->requirement);
       continue;
     }
     std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
     std::string system =
         lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
     missing.sonames.push_back(need);
+    // A library nothing of the run links, in a wheel whose Python loads none of its libraries by
+    // name, needing one of an environment the run lacks (bitsandbytes' _cuda118.so beside a CUDA 13
+    // torch, cuDSS's MPI layer): a variant or layer a loader picks at run time where that
+    // environment exists. Its symbols still have to bind wherever it loads (WC514).
+    if (std::string env = environment_of(need);
+        !env.empty() && (cx.graph.candidate(cx.f, b) || !cx.graph.loaded(cx.f, b))) {
+      auto& slot = candidate_needs[env];
+      slot.first.push_back(need);
+      slot.second = where;
+      continue;
+    }
     if (!cx.graph.loaded(cx.f, b)) {
       s.add("WC503",
             "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
@@ -179,10 +214,16 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     s.add("WC503",
           "needs " + need + ", which is not found: " + where + "; " + system +
               (dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks"
-                                  : "") +
+                                  : dep_lacks) +
               justified_note(cx.justified),
           b.path);
   }
+  for (const auto& [env, slot] : candidate_needs)
+    s.add("WC503",
+          "needs " + join(slot.first, ", ") + ", of " + env + ", which nothing in the run provides (" + slot.second +
+              "); nothing in the run links " + install_path(b.path) + ", so it is a candidate a loader picks at run " +
+              "time where " + env + " is installed, and it fails to load anywhere else",
+          b.path, std::nullopt, Severity::warning);
   return missing;
 }
 
@@ -276,7 +317,10 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
               (by->extra.empty() ? ""
                                  : ", installed only with the extra '" + by->extra +
                                        "' (otherwise from a CUDA installation on the system)") +
-              " (Requires-Dist: " + clip_for_display(line, 200) + "), whose wheel is not in the checked set",
+              " (Requires-Dist: " + clip_for_display(line, 200) + ")" +
+              (cx.present_dependencies.count(line)
+                   ? ", whose own dependencies install them; the wheels that ship them are not in the checked set"
+                   : ", whose wheel is not in the checked set"),
           cx.f.dist_info + "/METADATA", std::nullopt, Severity::warning);
   }
 }
@@ -530,7 +574,7 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
       tight = &lx;
   LoadGraph graph(set);
   JustifiedTag justified = justified_platform_tag(f, s.policy());
-  ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}, {}};
+  ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}, {}, {}};
   MinosGaps gaps;
   for (const auto& b : f.binaries) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);

@@ -62,7 +62,10 @@ std::vector<PyRange> pythons(const WheelFilename& w) {
     r.major = t[0] - '0';
     if (n > 1) {
       r.lo = parse_small(t.substr(1)).value_or(0);
-      r.hi = cp && abi3 ? 1 << 20 : r.lo;
+      // pyXY is any Python from X.Y on (packaging's compatible_tags yields py312, py311, ... py30
+      // for 3.12: xformers' py39-none wheel installs beside a cp312 torch); cpXY with abi3 likewise;
+      // cpXY otherwise is that CPython only.
+      r.hi = py || (cp && abi3) ? 1 << 20 : r.lo;
     }
     out.push_back(r);
   }
@@ -209,45 +212,90 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
     auto it = dirs_of.find(i);
     return it != dirs_of.end() ? it->second : dirs_of.emplace(i, install_dirs(all[i])).first->second;
   };
-  while (!queue.empty()) {
-    const WheelFacts* w = queue.front();
-    queue.pop_front();
-    const auto wanted = declared_projects(*w, env);
-    const auto dirs = searched_dirs(*w);
-    std::set<std::string> needs;  // sonames w's binaries need: an imported project may hold them
-    if (!import_loaded.empty())
-      for (const auto& b : w->binaries) needs.insert(b.needed.begin(), b.needed.end());
-    auto imported_provider = [&](const WheelFacts& u) {
-      return !needs.empty() &&
-             std::find(import_loaded.begin(), import_loaded.end(), u.filename.canonical_name) != import_loaded.end() &&
-             std::any_of(u.binaries.begin(), u.binaries.end(), [&](const BinaryFacts& lib) {
-               return needs.count(lib.soname) || needs.count(std::string(last_component(lib.path)));
-             });
-    };
-    // u joins when w declares its project, w's binaries search a folder u installs into, or u is a
-    // project whose import loads its libraries and ships one w's binaries need by soname (torchao
-    // needs libc10.so without declaring torch: with torch imported, the loader binds it).
-    auto consider = [&](size_t i) {
-      const WheelFacts& u = all[i];
-      if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;
-      if (!version_allowed(root_pins, u) || !version_allowed(wanted, u)) return;
-      bool reached =
-          wanted.count(u.filename.canonical_name) > 0 ||
-          (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(),
-                                        [&](const std::string& d) { return install_dirs_at(i).count(d) > 0; })) ||
-          imported_provider(u);
-      if (reached && in.insert(&u).second) {
-        set.wheels.push_back(&u);
-        queue.push_back(&u);
+  // Declared projects whose wheels in the run the requirement excludes: project -> (requirer, the
+  // excluded wheels' positions). One joins, with a conflict, when no admitted wheel does.
+  std::map<std::string, std::pair<const WheelFacts*, std::vector<size_t>>> excluded;
+  auto drain = [&]() {
+    while (!queue.empty()) {
+      const WheelFacts* w = queue.front();
+      queue.pop_front();
+      const auto wanted = declared_projects(*w, env);
+      const auto dirs = searched_dirs(*w);
+      std::set<std::string> needs;  // sonames w's binaries need: an imported project may hold them
+      if (!import_loaded.empty())
+        for (const auto& b : w->binaries) needs.insert(b.needed.begin(), b.needed.end());
+      auto imported_provider = [&](const WheelFacts& u) {
+        return !needs.empty() &&
+               std::find(import_loaded.begin(), import_loaded.end(), u.filename.canonical_name) !=
+                   import_loaded.end() &&
+               std::any_of(u.binaries.begin(), u.binaries.end(), [&](const BinaryFacts& lib) {
+                 return needs.count(lib.soname) || needs.count(std::string(last_component(lib.path)));
+               });
+      };
+      // u joins when w declares its project, w's binaries search a folder u installs into, or u is a
+      // project whose import loads its libraries and ships one w's binaries need by soname (torchao
+      // needs libc10.so without declaring torch: with torch imported, the loader binds it).
+      auto consider = [&](size_t i) {
+        const WheelFacts& u = all[i];
+        if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;
+        if (!version_allowed(root_pins, u) || !version_allowed(wanted, u)) {
+          const std::string& name = u.filename.canonical_name;
+          if (wanted.count(name)) {
+            auto& slot = excluded[name];
+            if (!slot.first) slot.first = w;
+            slot.second.push_back(i);
+          }
+          return;
+        }
+        bool reached =
+            wanted.count(u.filename.canonical_name) > 0 ||
+            (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(),
+                                          [&](const std::string& d) { return install_dirs_at(i).count(d) > 0; })) ||
+            imported_provider(u);
+        if (reached && in.insert(&u).second) {
+          set.wheels.push_back(&u);
+          queue.push_back(&u);
+        }
+      };
+      if (index) {  // only the wheels a declaration names or a search path reaches, in run order
+        std::set<std::string> projects;
+        for (const auto& [project, specifiers] : wanted) projects.insert(project);
+        if (!needs.empty()) projects.insert(import_loaded.begin(), import_loaded.end());
+        for (size_t i : index->reached_by(projects, dirs)) consider(i);
+      } else
+        for (size_t i = 0; i < all.size(); ++i) consider(i);
+    }
+  };
+  drain();
+  // A declared project none of whose wheels in the run the requirement admits: pip refuses the set,
+  // but installed anyway it is what the process loads (torchvision 0.28.0, built for torch==2.13.0,
+  // beside the run's torch 2.15.0 fails on c10::cuda symbols). The newest such wheel joins, and
+  // the requirement is a conflict; what joins after it is looked at the same way.
+  for (bool added = true; added;) {
+    added = false;
+    for (auto& [name, slot] : excluded) {
+      bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
+        return w->filename.valid && w->filename.canonical_name == name;
+      });
+      if (present || slot.second.empty()) continue;
+      const WheelFacts* best = nullptr;
+      std::optional<Version> best_v;
+      for (size_t i : slot.second) {
+        auto v = parse_version(all[i].filename.version_text);
+        if (!best || (v && (!best_v || compare(*best_v, *v) < 0))) best = &all[i], best_v = v;
       }
-    };
-    if (index) {  // only the wheels a declaration names or a search path reaches, in run order
-      std::set<std::string> projects;
-      for (const auto& [project, specifiers] : wanted) projects.insert(project);
-      if (!needs.empty()) projects.insert(import_loaded.begin(), import_loaded.end());
-      for (size_t i : index->reached_by(projects, dirs)) consider(i);
-    } else
-      for (size_t i = 0; i < all.size(); ++i) consider(i);
+      std::vector<std::string> lines;
+      for (const auto& line : slot.first->metadata->get_all("Requires-Dist"))
+        if (auto r = parse_requirement(line); r && r->canonical_name == name) lines.push_back(line);
+      set.conflicts.push_back({slot.first, best, join(lines, "; ")});
+      in.insert(best);
+      set.wheels.push_back(best);
+      queue.push_back(best);
+      slot.second.clear();
+      added = true;
+      drain();
+      break;  // `excluded` may have grown: start over
+    }
   }
   return set;
 }

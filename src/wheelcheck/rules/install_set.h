@@ -14,6 +14,15 @@ namespace wc {
 
 struct InstallSet {
   std::vector<const WheelFacts*> wheels;  // includes the wheel being judged
+  // A declared project whose only wheels in the run are at versions the requirement excludes: pip
+  // refuses to install them together, but forced (two installs, --no-deps) that wheel is what the
+  // process gets, so it joins the set and the requirement is reported.
+  struct Conflict {
+    const WheelFacts* requirer = nullptr;  // the wheel whose Requires-Dist excludes it
+    const WheelFacts* provider = nullptr;  // the wheel of the run it excludes
+    std::string requirement;               // the Requires-Dist lines naming that project
+  };
+  std::vector<Conflict> conflicts;
 };
 
 // True when some interpreter could install both wheels into one environment.

@@ -1,4 +1,4 @@
-// WC514 and WC516: will the wheel's ELF binaries link, symbol by symbol, in the process they load
+// WC514, WC516 and WC517: will the wheel's ELF binaries link, symbol by symbol, in the process they load
 // into, and does that process end up with two copies of one runtime.
 //  - WC514 binds every non-weak undefined dynamic symbol as ld.so does: in the binary's lookup
 //    scope (the libraries an import_loaded project opened RTLD_GLOBAL, then the binary's DT_NEEDED
@@ -20,8 +20,10 @@
 #include <set>
 
 #include "binary/binary_facts.h"
+#include "binary/mangled.h"
 #include "rules/resolution.h"
 #include "rules/rules.h"
+#include "rules/symbol_binding.h"
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
@@ -47,6 +49,7 @@ struct Lib {
   const BinaryFacts* binary = nullptr;  // null: no file in the run (a system library, an absent dependency's)
   std::string soname;
   bool absorbs = false;  // its symbols are unknown and it may define unversioned ones
+  bool system = false;   // a system library (not an absent dependency's)
   bool symbols() const { return binary && binary->symbols; }
 };
 
@@ -75,6 +78,12 @@ class Scope {
   bool absorbs() const {
     return std::any_of(libs_.begin(), libs_.end(), [](const Lib& l) { return l.absorbs; });
   }
+  // A library of unknown symbols that is no system library: an absent dependency's, or a file of
+  // the run whose symbols were not read. It may define anything, template instantiations of a
+  // namespace a known library also defines among them.
+  bool absorbs_anything() const {
+    return std::any_of(libs_.begin(), libs_.end(), [](const Lib& l) { return l.absorbs && !l.system; });
+  }
 
  private:
   void globals() {
@@ -82,7 +91,7 @@ class Scope {
       for (const auto* w : set_.wheels) {
         const BinaryFacts* b = import_loaded(*w, p_.cuda) ? shipped_library(*w, g) : nullptr;
         if (!b || !seen_.insert(b).second) continue;
-        libs_.push_back({w, b, g, false});
+        libs_.push_back({w, b, g, false, false});
         std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> queue{{w, b}};
         for (size_t i = 0; i < queue.size(); ++i) visit(queue[i].first, *queue[i].second, queue, false);
       }
@@ -93,12 +102,12 @@ class Scope {
     for (const auto& need : b.needed) {
       if (by_soname(need)) continue;
       if (system_library(p_, need)) {
-        libs_.push_back({nullptr, nullptr, need, !glob_any(p_.linux.versioned_libraries, need)});
+        libs_.push_back({nullptr, nullptr, need, !glob_any(p_.linux.versioned_libraries, need), true});
         continue;
       }
       if (auto lib = library_file(b, need, set_, p_.cuda)) {
         if (lib->binary && !seen_.insert(lib->binary).second) continue;
-        libs_.push_back({lib->wheel, lib->binary, need, !lib->binary || !lib->binary->symbols});
+        libs_.push_back({lib->wheel, lib->binary, need, !lib->binary || !lib->binary->symbols, false});
         if (lib->binary) queue.emplace_back(lib->wheel, lib->binary);
         continue;
       }
@@ -108,7 +117,7 @@ class Scope {
       bool declared = !absent_dependency_for(*w, set_, p_, need).empty();
       if (root && !declared) return false;
       if (!declared) missing_.push_back({need, install_path(b.path)});
-      libs_.push_back({nullptr, nullptr, need, true});
+      libs_.push_back({nullptr, nullptr, need, true, false});
     }
     return true;
   }
@@ -147,9 +156,51 @@ struct Unbound {
   std::vector<std::string> versions;  // version needs the file named does not define
 };
 
+// How each undefined name of one binary was met, for inspect: by which library of the scope, or
+// taken on trust and why.
+struct Tally {
+  size_t undefined = 0;
+  std::map<const Lib*, size_t> bound;
+  std::map<std::string, size_t> trusted;
+};
+
 constexpr size_t kShownSymbols = 3;
 
-Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy& lx) {
+// Whether a library of the scope whose symbols the run knows defines names in the namespace `ns`
+// (c10 for libc10.so): then a name of that namespace binds there or nowhere, and a library of
+// unknown symbols (libcuda.so.1, a system library) is not trusted to define it.
+class Namespaces {
+ public:
+  explicit Namespaces(const Scope& scope) : scope_(scope) {}
+  bool owned(std::string_view mangled) {
+    if (!mangled.starts_with("_Z")) return false;
+    MangledAbi m = classify_mangled(mangled);
+    if (m.namespaces.empty()) return false;
+    std::string ns(m.namespaces.front());
+    if (ns == "std" || ns == "__gnu_cxx" || ns == "__cxxabiv1") return false;
+    auto [it, fresh] = cache_.try_emplace(ns, false);
+    if (!fresh) return it->second;
+    const std::string nested = std::to_string(ns.size()) + ns;
+    for (const auto& l : scope_.libs()) {
+      if (!l.symbols()) continue;
+      const DynamicSymbols& d = *l.binary->symbols;
+      for (const auto& def : d.defined()) {
+        std::string_view n = d.name(def);
+        if (!n.starts_with("_ZN")) continue;
+        n.remove_prefix(3);
+        if (n.starts_with("K")) n.remove_prefix(1);
+        if (n.starts_with(nested)) return it->second = true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  const Scope& scope_;
+  std::map<std::string, bool> cache_;
+};
+
+Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy& lx, Tally* tally = nullptr) {
   Unbound out;
   const DynamicSymbols& syms = *root.symbols;
   // Version needs first: the loader refuses the file before binding any symbol. Weak needs
@@ -169,13 +220,22 @@ Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy&
         out.versions.push_back(v + " of " + file + (lib->wheel ? " (" + wheel_label(lib->wheel) + ")" : ""));
     }
   }
-  const bool absorbs = scope.absorbs();
+  const bool absorbs = scope.absorbs(), absorbs_anything = scope.absorbs_anything();
   const bool cxx_runtime = std::any_of(scope.libs().begin(), scope.libs().end(),
                                        [](const Lib& l) { return l.soname.starts_with("libstdc++.so"); });
+  Namespaces namespaces(scope);
+  std::string absorbing;  // the libraries of unknown symbols, for inspect's reason
+  if (tally && absorbs)
+    for (const auto& l : scope.libs())
+      if (l.absorbs) absorbing += (absorbing.empty() ? "" : ", ") + l.soname;
+  auto trust = [&](std::string reason) {
+    if (tally) ++tally->trusted[std::move(reason)];
+  };
   std::set<std::string_view> counted;
   for (const auto& u : syms.undefined()) {
     std::string_view name = syms.name(u);
     if (!counted.insert(name).second) continue;
+    if (tally) ++tally->undefined;
     const uint64_t h = DynamicSymbols::hash(name);
     const DynamicSymbols::Version* ver = u.version >= 2 ? syms.version(u.version) : nullptr;
     std::string_view want = ver ? syms.version_name(u.version) : std::string_view();
@@ -193,17 +253,30 @@ Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy&
           met = d.version_name(def.version) == want || (def.version <= 1 && !def.hidden);
         return met;
       });
-      if (met) break;
+      if (met) {
+        if (tally) ++tally->bound[&lib];
+        break;
+      }
     }
-    if (!met && ver) {
+    if (met) continue;
+    if (ver) {
       // Versioned to a file the run has no symbols of (a system library: WC502 judges the
       // version; a file no DT_NEEDED names: WC513): taken on trust.
       const Lib* named = scope.by_soname(file);
       met = !named || !named->symbols();
+      if (met) trust("versioned to " + std::string(file) + " (no file of the run)");
+    } else if (python_api(name)) {
+      met = true, trust("the Python C API (the interpreter defines it)");
+    } else if (lx.interpreter_symbols.count(name)) {
+      met = true, trust("the C library names a Python process holds (linux.interpreter_symbols)");
+    } else if (cxx_runtime && cxx_runtime_name(name)) {
+      met = true, trust("C++ runtime names libstdc++ exports");
+    } else if (absorbs && (absorbs_anything || !namespaces.owned(name))) {
+      // A library whose symbols are unknown (a system library that does not version its exports,
+      // an absent dependency's) may define it, unless its namespace belongs to a library of the
+      // scope the run knows (libcuda.so.1 defines no c10:: name; libc10.so does).
+      met = true, trust("a library of unknown symbols may define it (" + absorbing + ")");
     }
-    if (!met && !ver)
-      met =
-          python_api(name) || lx.interpreter_symbols.count(name) || absorbs || (cxx_runtime && cxx_runtime_name(name));
     if (met) continue;
     if (out.symbols.size() < kShownSymbols)
       out.symbols.push_back(shown_symbol(name) + (ver ? "@" + std::string(want) : std::string()));
@@ -395,9 +468,60 @@ void duplicate_runtimes(const WheelFacts& f, const InstallSet& set, const LoadGr
   }
 }
 
+// WC517: a Requires-Dist of the wheel excludes every wheel of that project the run installs with
+// it. pip refuses such a set; forced (two installs, or --no-deps), the process gets the wheel that
+// is there, and every other rule judges the binaries against it.
+void install_conflicts(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
+  for (const auto& c : set.conflicts) {
+    if (c.requirer != &f) continue;
+    const WheelFilename& p = c.provider->filename;
+    s.add("WC517",
+          "Requires-Dist " + clip_for_display(c.requirement, 200) + " excludes " + p.canonical_name + " " +
+              p.version_text + " (" + std::string(last_component(c.provider->path)) + "), the only " +
+              p.canonical_name +
+              " of the run installable with it: pip refuses to install them together (ResolutionImpossible); "
+              "installed anyway (two steps, or --no-deps), the process loads " +
+              p.canonical_name + " " + p.version_text + ", and the binaries are judged against it",
+          f.dist_info + "/METADATA");
+  }
+}
+
 }  // namespace
 
+std::vector<SymbolBinding> symbol_bindings(const WheelFacts& f, const InstallSet& set, const Policy& p) {
+  std::vector<SymbolBinding> out;
+  for (const auto& b : f.binaries) {
+    if (b.format != "elf" || b.arch == "cuda" || b.headers_only) continue;
+    SymbolBinding sb;
+    sb.binary = b.path;
+    Scope scope(f, set, p);
+    if (!b.errors.empty())
+      sb.not_judged = "it could not be parsed (WC508)";
+    else if (!b.symbols)
+      sb.not_judged = "its dynamic symbols were not read";
+    else if (!scope.build(b))
+      sb.not_judged = "a library it needs is found nowhere (WC503)";
+    if (!sb.not_judged.empty()) {
+      out.push_back(std::move(sb));
+      continue;
+    }
+    Tally t;
+    sb.unbound = bind_all(b, scope, p.linux, &t).count;
+    sb.undefined = t.undefined;
+    for (const auto& [lib, n] : t.bound)
+      sb.bound.emplace_back(install_path(lib->binary->path) +
+                                (lib->wheel && lib->wheel != &f ? " (" + wheel_label(lib->wheel) + ")" : ""),
+                            n);
+    sb.trusted.assign(t.trusted.begin(), t.trusted.end());
+    for (auto* v : {&sb.bound, &sb.trusted})
+      std::stable_sort(v->begin(), v->end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    out.push_back(std::move(sb));
+  }
+  return out;
+}
+
 void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
+  install_conflicts(f, set, s);
   if (f.filename.valid && std::all_of(f.filename.platform_tags.begin(), f.filename.platform_tags.end(),
                                       [](const std::string& t) { return t == "any"; }))
     return;  // content_rules judges native files of pure wheels

@@ -75,11 +75,23 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
   if (!here.empty() && installed_by_any(wheels, sibling, &who)) return Resolution{who, sibling};
   // An extension module Python has imported is in the process under its soname, and the loader
   // binds a later DT_NEEDED of that name to it (triton's plugins need libtriton.so, which is
-  // triton/_C/libtriton.so).
+  // triton/_C/libtriton.so). So is a library the package's own Python code loads by path
+  // (torchtext's _extension.py loads lib/libtorchtext.so before _torchtext.so, which needs it by
+  // soname with no RUNPATH to it).
   for (const auto* w : wheels)
     for (const auto& other : w->binaries)
-      if (other.soname == soname && is_extension_module(other)) return Resolution{w, install_path(other.path)};
+      if (other.soname == soname && (is_extension_module(other) || python_loaded(*w, other)))
+        return Resolution{w, install_path(other.path)};
+  for (const auto* w : wheels)
+    for (const auto& entry : w->python_loaded)
+      if (last_component(entry) == soname)
+        if (const BinaryFacts* lib = binary_at(*w, install_path(entry)); lib && lib->format == "elf")
+          return Resolution{w, install_path(entry)};
   return std::nullopt;
+}
+
+bool python_loaded(const WheelFacts& w, const BinaryFacts& b) {
+  return std::binary_search(w.python_loaded.begin(), w.python_loaded.end(), b.path);
 }
 
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path) {
@@ -144,6 +156,37 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
   if (auto r = resolve_needed(b, need, set.wheels))
     return LibraryFile{r->wheel, binary_at(*r->wheel, r->path), r->path};
   return preloaded();
+}
+
+std::string environment_of(std::string_view soname) {
+  std::string_view stem = soname.substr(0, soname.find(".so"));
+  std::string_view version = soname.size() > stem.size() + 4 ? soname.substr(stem.size() + 4) : std::string_view();
+  std::string_view major = version.substr(0, version.find('.'));
+  static constexpr std::string_view cuda_versioned[] = {"libcudart", "libcublas",    "libcublasLt",   "libcufft",
+                                                        "libcufftw", "libcusolver",  "libcusolverMg", "libcusparse",
+                                                        "libnvrtc",  "libnvJitLink", "libcupti",      "libnvblas",
+                                                        "libnvjpeg", "libnppc",      "libnppial",     "libnppig"};
+  for (auto s : cuda_versioned)
+    if (stem == s) return major.empty() ? "CUDA" : "CUDA " + std::string(major);
+  static constexpr std::string_view cuda[] = {"libcudnn",    "libnccl",       "libcurand",
+                                              "libcutensor", "libcusparseLt", "libnvToolsExt",
+                                              "libnvshmem",  "libcufile",     "libnvtx3interop"};
+  for (auto s : cuda)
+    if (stem.starts_with(s)) return "CUDA";
+  static constexpr std::string_view rocm[] = {"libamdhip64", "libhip",  "librocblas",       "librocm",     "libroc",
+                                              "libMIOpen",   "librccl", "libhsa-runtime64", "libamd_comgr"};
+  for (auto s : rocm)
+    if (stem.starts_with(s)) return "ROCm";
+  static constexpr std::string_view mpi[] = {"libmpi", "libopen-rte", "libopen-pal", "libmpich", "libucp", "libucs"};
+  for (auto s : mpi)
+    if (stem.starts_with(s)) return "MPI";
+  static constexpr std::string_view oneapi[] = {"libsycl", "libze_loader", "libur_loader", "libmkl_sycl", "libOpenCL"};
+  for (auto s : oneapi)
+    if (stem.starts_with(s)) return "oneAPI/SYCL";
+  static constexpr std::string_view openmp[] = {"libgomp", "libiomp5", "libomp"};
+  for (auto s : openmp)
+    if (stem == s) return "an OpenMP runtime";
+  return "";
 }
 
 bool system_library(const Policy& p, const std::string& soname) {
@@ -226,7 +269,7 @@ LoadGraph::LoadGraph(const InstallSet& set) {
       if (b.format != "elf" || b.arch == "cuda") continue;
       elves[w].push_back(&b);
       by_path[{w, install_path(b.path)}] = &b;
-      if (!b.interpreter.empty() || is_extension_module(b)) entries[w].push_back(&b);
+      if (!b.interpreter.empty() || is_extension_module(b) || python_loaded(*w, b)) entries[w].push_back(&b);
     }
   // Wheels whose libraries a binary of another wheel in the set links: their consumers are here,
   // so the graph alone says what is loaded.
@@ -253,7 +296,10 @@ LoadGraph::LoadGraph(const InstallSet& set) {
             linked_by_sibling.insert(by_path.at({w, r->path}));
           }
       for (const auto* b : bins)
-        if (!is_plugin(*b) && !(links_sibling.count(b) && !linked_by_sibling.count(b))) queue.emplace_back(w, b);
+        if (!is_plugin(*b) && !(links_sibling.count(b) && !linked_by_sibling.count(b))) {
+          queue.emplace_back(w, b);
+          candidates_.insert({w, b});
+        }
     }
   }
   entries_.insert(queue.begin(), queue.end());
@@ -265,10 +311,14 @@ LoadGraph::LoadGraph(const InstallSet& set) {
       auto r = resolve_needed(*b, need, set.wheels);
       if (!r) continue;
       auto it = by_path.find({r->wheel, r->path});
-      if (it != by_path.end() && !loaded_.count({r->wheel, it->second})) queue.emplace_back(r->wheel, it->second);
+      if (it == by_path.end()) continue;
+      candidates_.erase({r->wheel, it->second});  // a library another one links is no candidate
+      if (!loaded_.count({r->wheel, it->second})) queue.emplace_back(r->wheel, it->second);
     }
   }
 }
+
+bool LoadGraph::candidate(const WheelFacts& w, const BinaryFacts& b) const { return candidates_.count({&w, &b}) > 0; }
 
 bool LoadGraph::loaded(const WheelFacts& w, const BinaryFacts& b) const { return loaded_.count({&w, &b}) > 0; }
 bool LoadGraph::entry(const WheelFacts& w, const BinaryFacts& b) const { return entries_.count({&w, &b}) > 0; }

@@ -54,6 +54,11 @@ const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname)
 // The binary of `w` installed at `path` (an install path), or null.
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
 
+// The environment a library belongs to that a machine or a run may lack: "CUDA 11" for
+// libcudart.so.11.0, "CUDA" (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL", "an OpenMP runtime"; ""
+// for any other.
+std::string environment_of(std::string_view soname);
+
 // A need the platform's system provides (any level's library list of either family, the policy's
 // allowed and driver libraries): the loader finds it outside the run.
 bool system_library(const Policy& p, const std::string& soname);
@@ -89,10 +94,18 @@ class LoadGraph {
   // Loaded by itself (an extension module, an executable, a library of a wheel checked without its
   // consumers), not only as another binary's dependency.
   bool entry(const WheelFacts& w, const BinaryFacts& b) const;
+  // An entry only because its wheel has no extension module, executable or library its Python code
+  // loads, and linked by nothing of the run: a library something outside may load, or a variant a
+  // loader picks at run time (bitsandbytes' libbitsandbytes_cuda118.so ... _cuda130.so).
+  bool candidate(const WheelFacts& w, const BinaryFacts& b) const;
 
  private:
-  std::set<std::pair<const WheelFacts*, const BinaryFacts*>> loaded_, entries_;
+  std::set<std::pair<const WheelFacts*, const BinaryFacts*>> loaded_, entries_, candidates_;
 };
+
+// A library of `w` that its own Python code names, so the package loads it itself by path
+// (WheelFacts::python_loaded): in the process before what needs it by soname.
+bool python_loaded(const WheelFacts& w, const BinaryFacts& b);
 
 // A Python extension module CPython would import: an importable location and an extension suffix.
 bool is_extension_module(const std::string& entry);

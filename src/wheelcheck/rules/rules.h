@@ -52,7 +52,7 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  
 void pypi_metadata_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC205
 void cuda_rules(const WheelFacts& f, FindingSink& s);                                  // WC204, WC601-WC605
 void symbol_rules(const WheelFacts& f, FindingSink& s);                                // WC511-WC513
-void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);           // WC514, WC516
+void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);           // WC514, WC516, WC517
 void torch_abi_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);      // WC515
 void variant_rules(const WheelFacts& f, FindingSink& s);                               // WC801-WC805 (PEP 825)
 

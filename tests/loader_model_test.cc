@@ -1,0 +1,248 @@
+// The install-tree model against what the dynamic loader does on the real pairs that broke it
+// (issue 45), each rebuilt here from gcc objects: a provider whose version the requirement
+// excludes, python tags that install on later interpreters, libraries a package loads itself by
+// path, variants a loader picks at run time, names a library of unknown symbols cannot define, and
+// a runtime the declared torch does not bring.
+#include <gtest/gtest.h>
+
+#include "pipeline/check.h"
+#include "rules/install_set.h"
+#include "rules/symbol_binding.h"
+#include "support/fixtures.h"
+#include "support/test_support.h"
+#include "wheel_builder.h"
+
+namespace wc {
+namespace {
+
+using testing::run_command;
+using testing::shell_quote;
+using testing::WheelBuilder;
+
+std::string dump_of(const std::vector<Finding>& fs) { return testing::dump(fs); }
+bool says(const std::vector<Finding>& fs, const std::string& text) {
+  return dump_of(fs).find(text) != std::string::npos;
+}
+
+constexpr const char* kTag = "cp312-cp312-manylinux_2_28_x86_64";
+
+class Loader : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  // A shared object `name` from C source, linked with `flags` (-L is this folder).
+  std::string so(const std::string& name, const std::string& src, const std::string& flags = "") {
+    testing::write_file(dir.file(name + ".c"), std::vector<uint8_t>(src.begin(), src.end()));
+    auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " +
+                         shell_quote(dir.file(name)) + " -L" + shell_quote(dir.path()) + " " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto b = testing::read_file(dir.file(name));
+    return std::string(b.begin(), b.end());
+  }
+  // Links against the stub `file` (built first) so that its soname lands in DT_NEEDED.
+  std::string with(const std::string& file) { return "-Wl,--no-as-needed " + shell_quote(dir.file(file)); }
+  // The findings of the first wheel, judged in a run of all of them (default policy).
+  static std::vector<Finding> judge(std::vector<const WheelBuilder*> run_of) {
+    static const Policy p = load_policy("default");
+    std::vector<WheelFacts> run;
+    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
+    return judge_wheel(run[0], run, p).findings;
+  }
+  // A torch-like provider `version` whose torch/lib/libc10.so defines `defines` (C source).
+  WheelBuilder torch(const std::string& version, const std::string& defines, const std::string& tag = kTag) {
+    WheelBuilder t("torch", version, tag);
+    t.purelib(false)
+        .add("torch/__init__.py", "")
+        .add("torch/lib/libc10.so", so("libc10-" + version + ".so", defines, "-Wl,-soname,libc10.so"));
+    return t;
+  }
+};
+
+// c10::gone() and c10::kept(), mangled, for C sources.
+const std::string kC10 = "void gone(void) __asm__(\"_ZN3c104goneEv\"); void kept(void) __asm__(\"_ZN3c104keptEv\");";
+const std::string kOldC10 = kC10 + " void gone(void){} void kept(void){}";
+const std::string kNewC10 = kC10 + " void kept(void){}";
+
+// 1. torchvision 0.28.0 (torch==2.13.0) beside torch 2.15.0: pip refuses the pair, and installed
+// anyway the import fails on a c10 symbol 2.15 dropped. Both are findings; with the pinned torch in
+// the run too, that one is the provider and nothing is said.
+TEST_F(Loader, AProviderTheRequirementExcludesStillLoads) {
+  so("libc10.so", kOldC10, "-Wl,-soname,libc10.so");
+  std::string ext = so("ext.so", kC10 + " int use(void){gone(); kept(); return 0;}", with("libc10.so"));
+  WheelBuilder vision("vision", "0.28.0", kTag);
+  vision.purelib(false).add("vision/_C.cpython-312-x86_64-linux-gnu.so", ext).requires_dist("torch==2.13.0");
+  WheelBuilder old = torch("2.13.0", kOldC10), current = torch("2.15.0", kNewC10);
+  auto forced = judge({&vision, &current});
+  EXPECT_TRUE(says(forced,
+                   "WC517 [error] vision-0.28.0.dist-info/METADATA: Requires-Dist torch==2.13.0 excludes torch 2.15.0 "
+                   "(torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl)"))
+      << dump_of(forced);
+  EXPECT_TRUE(says(forced, "WC514 [error] vision/_C.cpython-312-x86_64-linux-gnu.so: 1 undefined symbol"))
+      << dump_of(forced);
+  EXPECT_TRUE(says(forced, "_ZN3c104goneEv (c10::gone())")) << dump_of(forced);
+  EXPECT_FALSE(says(forced, "not in the checked set")) << dump_of(forced);
+  auto pinned = judge({&vision, &current, &old});
+  EXPECT_FALSE(testing::has_rule(pinned, "WC517")) << dump_of(pinned);
+  EXPECT_FALSE(testing::has_rule(pinned, "WC514")) << dump_of(pinned);
+  // Of two excluded versions, the newest is the one judged against (and named).
+  WheelBuilder older = torch("2.12.0", kNewC10);
+  auto two = judge({&vision, &older, &current});
+  EXPECT_TRUE(says(two, "excludes torch 2.15.0")) << dump_of(two);
+}
+
+// 2. pyXY installs on every Python from X.Y on (packaging's compatible tags): xformers'
+// py39-none-manylinux wheel is installed with a cp312 torch; a cp39 wheel is not.
+TEST_F(Loader, PythonTagsInstallOnLaterInterpreters) {
+  auto name = [](const std::string& f) { return parse_wheel_filename(f); };
+  EXPECT_TRUE(installable_together(name("x-1-py39-none-manylinux_2_28_x86_64.whl"),
+                                   name("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl")));
+  EXPECT_FALSE(installable_together(name("x-1-py312-none-manylinux_2_28_x86_64.whl"),
+                                    name("torch-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl")));
+  EXPECT_FALSE(installable_together(name("x-1-cp39-none-manylinux_2_28_x86_64.whl"),
+                                    name("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl")));
+  EXPECT_TRUE(installable_together(name("x-1-py3-none-any.whl"), name("y-1-cp313-cp313t-win_amd64.whl")));
+  // The py39 extension resolves libc10.so against the cp312 torch of the run, and a symbol that
+  // torch lacks is an error, not "whose wheel is not in the checked set".
+  so("libc10.so", kOldC10, "-Wl,-soname,libc10.so");
+  WheelBuilder x("xf", "0.0.35", "py39-none-manylinux_2_28_x86_64");
+  x.purelib(false)
+      .add("xf/_C.cpython-39-x86_64-linux-gnu.so",
+           so("xf.so", kC10 + " int f(void){gone(); return 0;}", with("libc10.so")))
+      .requires_dist("torch>=2.10");
+  WheelBuilder t = torch("2.15.0", kNewC10);
+  auto f = judge({&x, &t});
+  EXPECT_FALSE(says(f, "not in the checked set")) << dump_of(f);
+  EXPECT_TRUE(says(f, "WC514 [error] xf/_C.cpython-39-x86_64-linux-gnu.so")) << dump_of(f);
+}
+
+// 4. torchtext's _extension.py loads lib/libtorchtext.so by path before _torchtext.so, which needs
+// it by soname with no RUNPATH to it; fbgemm_gpu's __init__.py loads its op libraries (bare
+// `name.so`, no PyInit_) with torch.ops.load_library. What the package loads is in the process:
+// the need is met, and what those libraries cannot bind is an error, as the import fails on it.
+TEST_F(Loader, LibrariesThePackageLoadsItself) {
+  so("libc10.so", kOldC10, "-Wl,-soname,libc10.so");
+  std::string own =
+      so("libtext.so", kC10 + " int text(void){gone(); return 1;}", "-Wl,-soname,libtext.so " + with("libc10.so"));
+  std::string ext = so("_text.so", "int text(void); int e(void){return text();}", with("libtext.so"));
+  std::string op = so("ops_a.so", kC10 + " int op(void){gone(); return 0;}", with("libc10.so"));
+  auto build = [&](const std::string& loader) {
+    WheelBuilder w("text", "0.18.0", kTag);
+    w.purelib(false)
+        .add("text/lib/libtext.so", own)
+        .add("text/_text.cpython-312-x86_64-linux-gnu.so", ext)
+        .add("text/ops_a.so", op)
+        .add("text/_extension.py", loader)
+        .requires_dist("torch");
+    return w;
+  };
+  WheelBuilder t = torch("2.15.0", kNewC10);
+  WheelBuilder loads = build("import torch\n_load_lib('libtext')\ntorch.ops.load_library(_dir / \"ops_a.so\")\n");
+  auto f = judge({&loads, &t});
+  EXPECT_FALSE(says(f, "WC503 [error] text/_text")) << dump_of(f);
+  EXPECT_TRUE(says(f, "WC514 [error] text/lib/libtext.so")) << dump_of(f);
+  EXPECT_TRUE(says(f, "WC514 [error] text/ops_a.so")) << dump_of(f);
+  // Named outside a string (a comment's prose, an identifier) is no load.
+  WheelBuilder silent = build("# libtext and ops_a are built by CMake\nops_a = 1\n");
+  auto g = judge({&silent, &t});
+  EXPECT_TRUE(says(g, "WC503 [error] text/_text.cpython-312-x86_64-linux-gnu.so: needs libtext.so")) << dump_of(g);
+  EXPECT_TRUE(says(g, "WC514 [warning] text/ops_a.so")) << dump_of(g);
+}
+
+// 4b. bitsandbytes ships one library per CUDA (and ROCm) and loads the one matching torch's: the
+// others need an environment the run lacks. Each is a candidate (a warning naming what it needs,
+// once per binary), never an error; its symbols still have to bind where it loads.
+TEST_F(Loader, VariantsALoaderPicksAtRunTime) {
+  so("libcudart11.so", "int cudaMalloc(void){return 0;}", "-Wl,-soname,libcudart.so.11.0");
+  so("libcublas11.so", "int cublasCreate(void){return 0;}", "-Wl,-soname,libcublas.so.11");
+  so("libmpi.so", "int MPI_Init(void){return 0;}", "-Wl,-soname,libmpi.so.40");
+  WheelBuilder w("bnb", "0.50.2", "py3-none-manylinux_2_24_x86_64");
+  w.purelib(false)
+      .add("bnb/libbnb_cuda118.so",
+           so("libbnb_cuda118.so",
+              "int cudaMalloc(void); int cublasCreate(void); int k(void){return cudaMalloc()+cublasCreate();}",
+              with("libcudart11.so") + " " + with("libcublas11.so")))
+      .add("bnb/libbnb_mpi.so",
+           so("libbnb_mpi.so", "int MPI_Init(void); int m(void){return MPI_Init();}", with("libmpi.so")))
+      .add("bnb/libbnb_cpu.so", so("libbnb_cpu.so", "int c(void){return 0;}"))
+      .add("bnb/cextension.py", "lib = PACKAGE_DIR / f'libbnb_{prefix}{version}.so'\n");
+  auto f = judge({&w});
+  EXPECT_FALSE(has_errors(f)) << dump_of(f);
+  EXPECT_TRUE(says(f,
+                   "WC503 [warning] bnb/libbnb_cuda118.so: needs libcudart.so.11.0, libcublas.so.11, of CUDA 11, "
+                   "which nothing in the run provides"))
+      << dump_of(f);
+  EXPECT_TRUE(says(f, "WC503 [warning] bnb/libbnb_mpi.so: needs libmpi.so.40, of MPI")) << dump_of(f);
+  // An extension module needing the same library is no candidate: the import fails.
+  WheelBuilder m("bnbx", "0.1", kTag);
+  m.purelib(false).add("bnbx/_k.cpython-312-x86_64-linux-gnu.so",
+                       so("_k.so", "int cudaMalloc(void); int k(void){return cudaMalloc();}", with("libcudart11.so")));
+  auto g = judge({&m});
+  EXPECT_TRUE(says(g, "WC503 [error] bnbx/_k.cpython-312-x86_64-linux-gnu.so: needs libcudart.so.11.0")) << dump_of(g);
+}
+
+// 3. A library whose symbols the run does not know (the driver's libcuda.so.1) may define any
+// unversioned name, but no name of a namespace a known library of the scope owns: c10::gone(),
+// missing from the run's libc10.so, is an error (fbgemm_gpu's c10::report_overflow beside torch
+// 2.15.0), not taken on trust. `inspect`'s binding counts say which names went where.
+TEST_F(Loader, NamesOfAKnownNamespaceAreNotTakenOnTrust) {
+  so("libc10.so", kOldC10, "-Wl,-soname,libc10.so");
+  so("libcuda.so", "int cuInit(int f){return f;} void other_driver(void){}", "-Wl,-soname,libcuda.so.1");
+  std::string ext = so(
+      "ext.so",
+      kC10 +
+          " int cuInit(int); void other_driver(void); int use(void){gone(); kept(); other_driver(); return cuInit(0);}",
+      with("libc10.so") + " " + with("libcuda.so"));
+  WheelBuilder w("ext", "1.0", kTag);
+  w.purelib(false).add("ext/_C.cpython-312-x86_64-linux-gnu.so", ext).requires_dist("torch");
+  WheelBuilder t = torch("2.15.0", kNewC10);
+  auto f = judge({&w, &t});
+  EXPECT_TRUE(says(f, "WC514 [error] ext/_C.cpython-312-x86_64-linux-gnu.so: 1 undefined symbol")) << dump_of(f);
+  EXPECT_TRUE(says(f, "c10::gone()")) << dump_of(f);
+  std::vector<WheelFacts> run;
+  run.push_back(testing::facts_of(w.build(), w.filename()));
+  run.push_back(testing::facts_of(t.build(), t.filename()));
+  Policy p = load_policy("default");
+  auto bindings = symbol_bindings(run[0], install_set_for(run[0], run, nullptr, p.cuda.import_loaded), p);
+  ASSERT_EQ(bindings.size(), 1u);
+  const auto& b = bindings[0];
+  EXPECT_EQ(b.unbound, 1u);
+  ASSERT_FALSE(b.bound.empty());
+  EXPECT_EQ(b.bound[0].first, "torch/lib/libc10.so (torch 2.15.0)");
+  EXPECT_EQ(b.bound[0].second, 1u);  // c10::kept()
+  bool driver = false;
+  for (const auto& [why, n] : b.trusted) driver |= why.find("libcuda.so.1") != std::string::npos && n >= 2;
+  EXPECT_TRUE(driver) << "cuInit and other_driver taken on trust from libcuda.so.1";
+}
+
+// 2b. xformers' libcudart.so.12 beside a CUDA 13 torch: torch is the declared dependency and is in
+// the run, but nothing `import torch` loads needs a CUDA 12 runtime, so nothing installs it: an
+// error (the loader fails), where it once was "whose wheel is not in the checked set".
+TEST_F(Loader, ARuntimeTheDeclaredTorchDoesNotBring) {
+  so("libcudart12.so", "int cudaMalloc(void){return 0;}", "-Wl,-soname,libcudart.so.12");
+  so("libcudart13.so", "int cudaMalloc(void){return 0;}", "-Wl,-soname,libcudart.so.13");
+  WheelBuilder x("xf", "0.0.35", kTag);
+  x.purelib(false)
+      .add("xf/_C.cpython-312-x86_64-linux-gnu.so",
+           so("xf12.so", "int cudaMalloc(void); int f(void){return cudaMalloc();}", with("libcudart12.so")))
+      .requires_dist("torch>=2.10");
+  WheelBuilder t = torch("2.15.0", kNewC10);
+  t.add("torch/lib/libtorch_cuda.so", so("libtorch_cuda.so", "int cudaMalloc(void); int g(void){return cudaMalloc();}",
+                                         "-Wl,-soname,libtorch_cuda.so " + with("libcudart13.so")));
+  auto f = judge({&x, &t});
+  EXPECT_TRUE(says(f, "WC503 [error] xf/_C.cpython-312-x86_64-linux-gnu.so: needs libcudart.so.12, which is not found"))
+      << dump_of(f);
+  EXPECT_TRUE(says(f, "the dependency torch 2.15.0 (torch>=2.10) is in the run, and nothing its import loads needs"))
+      << dump_of(f);
+  // A CUDA 13 extension is served by what torch's libraries need (its own dependencies install it).
+  WheelBuilder y("yf", "0.1", kTag);
+  y.purelib(false)
+      .add("yf/_C.cpython-312-x86_64-linux-gnu.so",
+           so("yf13.so", "int cudaMalloc(void); int f(void){return cudaMalloc();}", with("libcudart13.so")))
+      .requires_dist("torch>=2.10");
+  auto g = judge({&y, &t});
+  EXPECT_FALSE(has_errors(g)) << dump_of(g);
+  EXPECT_TRUE(says(g, "come from the dependency torch")) << dump_of(g);
+  EXPECT_TRUE(says(g, "whose own dependencies install them")) << dump_of(g);
+}
+
+}  // namespace
+}  // namespace wc
