@@ -257,7 +257,7 @@ TEST_F(ElfFixture, NeededResolutionAcrossAnInstallSet) {
 
 TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
   std::string lib = compile("libesc.so", "int f(void){return 0;}",
-                            "-shared -fPIC -Wl,-rpath,'$ORIGIN/../../../../usr/lib:/opt/cuda/lib64'");
+                            "-shared -fPIC -Wl,-rpath,'$ORIGIN/../../../../../usr/lib:/opt/cuda/lib64'");
   auto so = testing::read_file(lib);
   testing::WheelBuilder b("pkg", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
   b.purelib(false).add("pkg/lib.so", std::string(so.begin(), so.end()));
@@ -266,7 +266,7 @@ TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
   // One finding for the binary, listing both entries; a warning, since nothing it needs is missing.
   ASSERT_EQ(std::count_if(fs.begin(), fs.end(), [](const Finding& f) { return f.rule == "WC504"; }), 1) << d;
   EXPECT_NE(d.find("WC504 [warning] pkg/lib.so: dead RPATH/RUNPATH entries outside the install tree: "
-                   "$ORIGIN/../../../../usr/lib "
+                   "$ORIGIN/../../../../../usr/lib "
                    "(outside site-packages), /opt/cuda/lib64 (absolute)"),
             std::string::npos)
       << d;
@@ -274,7 +274,7 @@ TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
   std::string needy =
       compile("libneedy.so", "int g(void);int f(void){return g();}",
               "-shared -fPIC -Wl,--no-as-needed -L" + dir.path() +
-                  " -Wl,-rpath,'$ORIGIN/../../../../usr/lib:/opt/cuda/lib64' " +
+                  " -Wl,-rpath,'$ORIGIN/../../../../../usr/lib:/opt/cuda/lib64' " +
                   compile("libgone.so", "int g(void){return 1;}", "-shared -fPIC -Wl,-soname,libgone.so.1"));
   auto so2 = testing::read_file(needy);
   testing::WheelBuilder b2("pkg", "1.0", "cp312-cp312-manylinux_2_28_x86_64");
@@ -283,14 +283,14 @@ TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
   std::string d2 = testing::dump(fs2);
   EXPECT_NE(
       d2.find("WC504 [error] pkg/_ext.cpython-312-x86_64-linux-gnu.so: RPATH/RUNPATH entries outside the install tree: "
-              "$ORIGIN/../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute); the binary misses "
+              "$ORIGIN/../../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute); the binary misses "
               "libgone.so.1"),
       std::string::npos)
       << d2;
   EXPECT_NE(
       d2.find(
           "WC503 [error] pkg/_ext.cpython-312-x86_64-linux-gnu.so: needs libgone.so.1, which is not found: searched "
-          "$ORIGIN/../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute)"),
+          "$ORIGIN/../../../../../usr/lib (outside site-packages), /opt/cuda/lib64 (absolute)"),
       std::string::npos)
       << d2;
 }

@@ -246,3 +246,52 @@ TEST_F(Loader, ARuntimeTheDeclaredTorchDoesNotBring) {
 
 }  // namespace
 }  // namespace wc
+
+namespace wc {
+namespace {
+
+// 5. What `.data/data/` installs lands in the environment's prefix: an extension in site-packages
+// reaches <prefix>/lib through $ORIGIN/../../../../lib, an executable of .data/data/bin its
+// libraries through $ORIGIN/../lib; climbing above the prefix leaves the environment (WC504).
+TEST_F(Loader, DataSchemeLibrariesAreInTheEnvironment) {
+  std::string dep = so("libdep.so", "int dep(void){return 1;}", "-Wl,-soname,libdep.so.1");
+  std::string ext = so("_ext.so", "int dep(void); int e(void){return dep();}",
+                       with("libdep.so") + " -Wl,-rpath,'$ORIGIN/../../../../lib'");
+  WheelBuilder w("dpkg", "1.0", kTag);
+  w.purelib(false).add("dpkg/_ext.cpython-312-x86_64-linux-gnu.so", ext).add("dpkg-1.0.data/data/lib/libdep.so.1", dep);
+  auto f = judge({&w});
+  EXPECT_FALSE(testing::has_rule(f, "WC503")) << dump_of(f);
+  EXPECT_FALSE(testing::has_rule(f, "WC504")) << dump_of(f);
+  // One level more climbs out of the environment: not found, and the entry is outside it.
+  std::string far = so("_far.so", "int dep(void); int e(void){return dep();}",
+                       with("libdep.so") + " -Wl,-rpath,'$ORIGIN/../../../../../lib'");
+  WheelBuilder x("dpkg", "1.0", kTag);
+  x.purelib(false).add("dpkg/_ext.cpython-312-x86_64-linux-gnu.so", far).add("dpkg-1.0.data/data/lib/libdep.so.1", dep);
+  auto g = judge({&x});
+  EXPECT_TRUE(says(g, "WC503 [error] dpkg/_ext.cpython-312-x86_64-linux-gnu.so: needs libdep.so.1")) << dump_of(g);
+  EXPECT_TRUE(says(g, "WC504 [error]")) << dump_of(g);
+}
+
+// 5b. Code for another processor is no host binary: a Hexagon DSP skeleton in a win_arm64 wheel,
+// and a 32-bit helper executable under x86/ of an x86_64 wheel, get no WC501/WC502/WC514 error.
+TEST_F(Loader, CodeForAnotherProcessorIsNotJudgedAsHost) {
+  auto hexagon = testing::tiny_elf(true, false, 164);
+  WheelBuilder w("qnn", "1.0", "cp312-cp312-win_arm64");
+  w.purelib(false).add("qnn/lib/hexagon-v73/libQnnHtpV73Skel.so", std::string(hexagon.begin(), hexagon.end()));
+  auto f = testing::findings_of(w.build(), w.filename());
+  EXPECT_FALSE(testing::has_rule(f, "WC501")) << dump_of(f);
+  auto i686 = testing::tiny_elf(false, false, 3);
+  WheelBuilder h("helper", "1.0", kTag);
+  h.purelib(false).add("helper/x86/crashpad_handler", std::string(i686.begin(), i686.end()));
+  auto g = testing::findings_of(h.build(), h.filename());
+  EXPECT_FALSE(has_errors(g)) << dump_of(g);
+  EXPECT_TRUE(says(g, "WC501 [warning] helper/x86/crashpad_handler: ELF i686")) << dump_of(g);
+  // The same 32-bit code as an extension module is the tag's error.
+  WheelBuilder m("helper", "1.0", kTag);
+  m.purelib(false).add("helper/_m.cpython-312-x86_64-linux-gnu.so", std::string(i686.begin(), i686.end()));
+  auto e = testing::findings_of(m.build(), m.filename());
+  EXPECT_TRUE(says(e, "WC501 [error]")) << dump_of(e);
+}
+
+}  // namespace
+}  // namespace wc

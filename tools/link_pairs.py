@@ -51,7 +51,9 @@ BASES = {
     "nvjitlink-cu12-12.9.86": {"requires": ["nvidia-nvjitlink-cu12==12.9.86"], "imports": []},
 }
 
-# Extensions: requirement, and what they were built for (their Requires-Dist, or the ABI they use).
+# Extensions: requirement, what they were built for (their Requires-Dist, or the ABI they use), and
+# optionally the modules the child imports after the base (a package that loads its own libraries,
+# through torch.ops.load_library or a ctypes loader of its own, is seen by a user that way).
 EXTENSIONS = {
     "torchvision-0.29.2": ("torchvision==0.29.2", "torch>=2.14.0, py3-none (stable ABI)"),
     "torchvision-0.29.1": ("torchvision==0.29.1", "torch>=2.14.0, cp312"),
@@ -66,11 +68,27 @@ EXTENSIONS = {
     "pymongoarrow-1.13.1": ("pymongoarrow==1.13.1", "pyarrow>=23.0,<23.1"),
     "cusparse-cu12-12.3.1.170": ("nvidia-cusparse-cu12==12.3.1.170", "__nvJitLink*_12_4"),
     "cusparse-cu12-12.5.10.65": ("nvidia-cusparse-cu12==12.5.10.65", "__nvJitLink*_12_9"),
+    "xformers-0.0.35": ("xformers==0.0.35", "torch>=2.10, py39-none-manylinux_2_28 (CUDA 12 runtime)",
+                        ["xformers"]),
+    "fbgemm-gpu-cpu-1.8.0": ("fbgemm_gpu_cpu==1.8.0", "no torch pin, op libraries via torch.ops.load_library",
+                             ["fbgemm_gpu"]),
+    "torchtext-0.18.0": ("torchtext==0.18.0", "torch==2.3.0, lib/libtorchtext.so before _torchtext.so",
+                         ["torchtext"]),
+    "bitsandbytes-0.50.2": ("bitsandbytes==0.50.2", "torch, libbitsandbytes_<backend>.so picked for torch's CUDA",
+                            ["bitsandbytes"]),
 }
+
+
+def ext_imports(key):
+    """The modules the child imports for this extension after the base ([] when none)."""
+    return list(EXTENSIONS[key][2]) if len(EXTENSIONS[key]) > 2 else []
+
 
 TORCH_EXTS = ["torchvision-0.29.2", "torchvision-0.29.1", "torchvision-0.28.0", "torchvision-0.27.1",
               "torchaudio-2.11.1", "torchaudio-2.11.0", "torchaudio-2.10.0", "torchao-0.18.0",
               "torchao-0.17.0"]
+# torchvision 0.30.0 is not on PyPI (newest: 0.29.2).
+TORCH_EXTS_IMPORTED = ["xformers-0.0.35", "fbgemm-gpu-cpu-1.8.0", "torchtext-0.18.0", "bitsandbytes-0.50.2"]
 PAIRS = [(f"{e}+{b}", b, e) for b in ("torch-2.14.1", "torch-2.15.0") for e in TORCH_EXTS] + [
     ("pymongoarrow-1.15.0+pyarrow-25.0.1", "pyarrow-25.0.1", "pymongoarrow-1.15.0"),
     ("pymongoarrow-1.15.0+pyarrow-26.0.1", "pyarrow-26.0.1", "pymongoarrow-1.15.0"),
@@ -81,7 +99,7 @@ PAIRS = [(f"{e}+{b}", b, e) for b in ("torch-2.14.1", "torch-2.15.0") for e in T
     ("cusparse-cu12-12.3.1.170+nvjitlink-cu12-12.9.86", "nvjitlink-cu12-12.9.86", "cusparse-cu12-12.3.1.170"),
     ("cusparse-cu12-12.5.10.65+nvjitlink-cu12-12.4.127", "nvjitlink-cu12-12.4.127", "cusparse-cu12-12.5.10.65"),
     ("cusparse-cu12-12.5.10.65+nvjitlink-cu12-12.9.86", "nvjitlink-cu12-12.9.86", "cusparse-cu12-12.5.10.65"),
-]
+] + [(f"{e}+{b}", b, e) for b in ("torch-2.15.0", "torch-2.14.1") for e in TORCH_EXTS_IMPORTED]
 
 NATIVE_RE = re.compile(r"\.so(\.[0-9]+)*$")
 OUTCOMES = ("ok", "undefined symbol", "version not found", "missing library", "other")
@@ -111,15 +129,25 @@ def classify(err):
 # ---------------------------------------------------------------- child (runs in the venv python)
 
 def child_main(argv):
-    """python link_pairs.py _probe SPEC.json OUT.json: import the base, load the libraries."""
+    """python link_pairs.py _probe SPEC.json OUT.json: import the base, then the extension's own
+    modules (spec "ext_imports"), then load the libraries (those an import loaded load again)."""
     spec = json.load(open(argv[0]))
-    out = {"base_import": {}, "libraries": {}}
-    for mod in spec["imports"]:
-        try:
-            __import__(mod)
-            out["base_import"][mod] = None
-        except BaseException as e:  # an import that fails is a result, not a crash
-            out["base_import"][mod] = f"{type(e).__name__}: {e}"
+    out = {"base_import": {}, "ext_import": {}, "libraries": {}}
+    for key, mods in (("base_import", spec["imports"]), ("ext_import", spec.get("ext_imports", []))):
+        for mod in mods:
+            try:
+                __import__(mod)
+                out[key][mod] = None
+            except BaseException as e:  # an import that fails is a result, not a crash
+                out[key][mod] = f"{type(e).__name__}: {e}"
+    mapped = set()
+    try:  # what the imports loaded already: the installed paths mapped into this process
+        for line in open("/proc/self/maps"):
+            f = line.split(None, 5)
+            if len(f) == 6 and f[5].startswith("/"):
+                mapped.add(os.path.realpath(f[5].strip()))
+    except OSError:
+        pass
     pending, errors, loaded_in = list(spec["libraries"].items()), {}, {}
     handles, rnd = [], 0
     while pending:
@@ -138,6 +166,8 @@ def child_main(argv):
     for key in spec["libraries"]:
         if key in loaded_in:
             out["libraries"][key] = {"result": "ok", "round": loaded_in[key]}
+            if os.path.realpath(spec["libraries"][key]) in mapped:
+                out["libraries"][key]["loaded_by_import"] = True
         else:
             out["libraries"][key] = {"result": classify(errors[key]), "error": errors[key]}
     json.dump(out, open(argv[1], "w"), indent=1)
@@ -236,6 +266,35 @@ def wheel_libraries(wheel_path, site):
     return libs
 
 
+# Run by the venv python: the extension's Requires-Dist (no extras) that nothing installed provides
+# by name, e.g. numpy or tqdm beside torch; the base's own packages (torch) stay as they are.
+MISSING_DEPS = r"""
+import json, sys, importlib.metadata as md
+from pip._vendor.packaging.requirements import Requirement
+from pip._vendor.packaging.utils import canonicalize_name as canon
+have = {canon(d.metadata["Name"]) for d in md.distributions()}
+out = []
+for r in md.distribution(sys.argv[1]).requires or []:
+    q = Requirement(r)
+    if (q.marker is None or q.marker.evaluate({"extra": ""})) and canon(q.name) not in have:
+        out.append(str(q).split(";")[0].strip())
+print(json.dumps(out))
+"""
+
+
+def ext_dependencies(pip, vpy, wheels, dist):
+    """For an extension that is imported: install its missing pure dependencies (numpy, tqdm, ...)
+    so that its import fails, if at all, on its libraries, not on a missing module. Returns the
+    distributions installed, to uninstall afterwards."""
+    missing = json.loads(run([vpy, "-c", MISSING_DEPS, dist]).stdout)
+    if not missing:
+        return []
+    run(pip + ["download"] + PIP_QUIET + ["-d", wheels] + missing)
+    rep = os.path.join(wheels, "..", "work", f"deps-{dist}.install.json")
+    run(pip + ["install"] + PIP_QUIET + ["--no-index", "--find-links", wheels, "--report", rep] + missing)
+    return [n for n, _ in report_files(rep)]
+
+
 def probe_pair(cache, name, base_key, ext_key, python):
     t0 = time.time()
     venv, base = ensure_base(cache, base_key, python)
@@ -249,21 +308,33 @@ def probe_pair(cache, name, base_key, ext_key, python):
     run(pip + ["install"] + PIP_QUIET + ["--no-deps", "--no-index", "--find-links", wheels,
                                          "--force-reinstall", "--report", rep, req])
     (dist, ext_file), = report_files(rep)
+    deps = ext_dependencies(pip, vpy, wheels, dist) if ext_imports(ext_key) else []
     site = run([vpy, "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"]).stdout.strip()
     libs = wheel_libraries(os.path.join(wheels, ext_file), site)
     spec_path, out_path = os.path.join(work, f"{name}.spec.json"), os.path.join(work, f"{name}.out.json")
-    json.dump({"imports": BASES[base_key]["imports"], "libraries": libs}, open(spec_path, "w"))
     env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH")}
-    r = subprocess.run([vpy, "-I", os.path.abspath(__file__), "_probe", spec_path, out_path],
-                       capture_output=True, text=True, env=env, timeout=900, cwd=work)
-    if r.returncode != 0 or not os.path.exists(out_path):
-        sys.exit(f"link_pairs: probe of {name} crashed ({r.returncode}):\n{r.stderr[-3000:]}")
+    ext_mods, crashed = ext_imports(ext_key), None
+    for mods in ([ext_mods, []] if ext_mods else [[]]):
+        json.dump({"imports": BASES[base_key]["imports"], "ext_imports": mods, "libraries": libs},
+                  open(spec_path, "w"))
+        r = subprocess.run([vpy, "-I", os.path.abspath(__file__), "_probe", spec_path, out_path],
+                           capture_output=True, text=True, env=env, timeout=900, cwd=work)
+        if r.returncode == 0 and os.path.exists(out_path):
+            break
+        if not mods:
+            sys.exit(f"link_pairs: probe of {name} crashed ({r.returncode}):\n{r.stderr[-3000:]}")
+        # the extension's import killed the interpreter (a signal, os._exit): that is its result;
+        # the libraries are probed again without it
+        crashed = f"crashed ({r.returncode}): {r.stderr[-1000:].strip()}"
+        log(f"  import of {ext_mods} {crashed[:300]}; probing the libraries without it")
     out = json.load(open(out_path))
+    if crashed:
+        out["ext_import"] = {m: crashed for m in ext_mods}
     os.remove(out_path)
     for k, v in out["libraries"].items():
         if not os.path.exists(libs[k]):  # checked before uninstalling: the install put it elsewhere
             out["libraries"][k] = {"result": "other", "error": f"not installed at {libs[k]}"}
-    run(pip + ["uninstall", "-y", dist])
+    run(pip + ["uninstall", "-y", dist] + deps)
     for k, v in out["libraries"].items():
         if cascade_from(k, out["libraries"]):
             v["cascade_from"] = cascade_from(k, out["libraries"])
@@ -271,7 +342,8 @@ def probe_pair(cache, name, base_key, ext_key, python):
             "base_wheels": base["wheels"], "base_native_wheels": base["native_wheels"],
             "extension": ext_key, "extension_built_for": EXTENSIONS[ext_key][1],
             "extension_wheel": ext_file, "python": PY_VERSION, "base_import": out["base_import"],
-            "libraries": out["libraries"], "seconds": round(time.time() - t0, 1)}
+            "ext_import": out["ext_import"], "ext_dependencies": deps, "libraries": out["libraries"],
+            "seconds": round(time.time() - t0, 1)}
 
 
 def select_pairs(names):
@@ -316,7 +388,8 @@ def cmd_truth(a):
         log(f"[pair {name}]")
         old[name] = probe_pair(cache, name, base, ext, python)
         c = counts(old[name]["libraries"])
-        print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in c.items() if v) +
+        imp = "".join(f", import {m} " + ("ok" if e is None else "FAILS") for m, e in old[name]["ext_import"].items())
+        print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in c.items() if v) + imp +
               f"  ({old[name]['seconds']} s)", flush=True)
         order = [p[0] for p in PAIRS]
         rows = sorted(old.values(), key=lambda p: order.index(p["name"]) if p["name"] in order else 1 << 30)

@@ -708,6 +708,9 @@ std::string elf_machine_arch(uint16_t machine, bool big_endian, int elf_class, u
     case 243: return elf_class == 64 ? "riscv64" : "riscv32";
     case 258: return "loongarch64";
     case 190: return "cuda";
+    case 164: return "hexagon";  // Qualcomm Hexagon DSP (EM_QDSP6)
+    case 224: return "amdgpu";
+    case 247: return "bpf";
     default: return "machine-" + std::to_string(machine);
   }
 }

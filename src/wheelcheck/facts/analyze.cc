@@ -798,8 +798,10 @@ bool WheelFacts::installs(const std::string& path) const {
   std::call_once(install_paths_->once, [&] {
     for (const auto& e : entries) {
       if (e.kind == EntryKind::directory) continue;
-      std::string p = install_path(e.name);
-      if (!p.empty()) install_paths_->paths.insert(std::move(p));
+      // Site-packages paths, and the data scheme's as "<data>/path" (what binaries reach through
+      // $ORIGIN/../lib from .data/data/bin, or $ORIGIN/../../../../lib from site-packages).
+      auto t = install_target(e.name);
+      if (t && (t->library() || t->scheme == "data") && !t->key().empty()) install_paths_->paths.insert(t->key());
     }
   });
   return install_paths_->paths.count(path) > 0;

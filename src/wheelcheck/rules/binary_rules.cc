@@ -70,6 +70,7 @@ struct Provider {
   std::string name;         // canonical name of the dependency
   std::string extra;        // the wheel's own extra that pulls it in ("ctk"), or "" when installed by default
   std::string specifier;    // the requirement's version specifier
+  std::string through;      // the wheel of the set that declares it, when not the wheel judged
 };
 
 std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const WheelFacts& f, const CudaPolicy& cuda) {
@@ -97,7 +98,7 @@ std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const Wh
     for (const auto& e : r->extras) keys.push_back(r->canonical_name + "[" + e + "]");
     for (const auto& k : keys) {
       auto it = cuda.providers.find(k);
-      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name, via, r->specifier}, it->second});
+      if (it != cuda.providers.end()) out.push_back({{k, line, r->canonical_name, via, r->specifier, ""}, it->second});
     }
   }
   return out;
@@ -106,6 +107,7 @@ std::vector<std::pair<Provider, std::vector<std::string>>> providers_of(const Wh
 struct ElfContext {
   const WheelFacts& f;
   const InstallSet& set;
+  const CudaPolicy& cuda;
   const LoadGraph& graph;
   const JustifiedTag& justified;
   std::vector<std::pair<Provider, std::vector<std::string>>> providers;
@@ -113,6 +115,21 @@ struct ElfContext {
   std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> from_dependencies;
   std::map<std::string, const Provider*> dependency_of;
   std::set<std::string> present_dependencies;  // Requires-Dist lines whose own wheel is in the set
+  // The providers the other wheels of the set declare, made on first use.
+  std::vector<std::pair<const WheelFacts*, std::vector<std::pair<Provider, std::vector<std::string>>>>> others;
+  bool others_made = false;
+  const auto& transitive_providers() {
+    if (!others_made) {
+      others_made = true;
+      for (const auto* w : set.wheels)
+        if (w != &f) {
+          auto provs = providers_of(*w, cuda);
+          for (auto& [prov, globs] : provs) prov.through = w->filename.canonical_name;
+          if (!provs.empty()) others.emplace_back(w, std::move(provs));
+        }
+    }
+    return others;
+  }
   // (prefix, newest needed) -> binaries, reported once per cause (WC502)
   std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, std::set<std::string>>> too_new;
 };
@@ -150,6 +167,16 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     const Provider* by = nullptr;
     for (const auto& [prov, globs] : cx.providers)
       if (glob_any(globs, need)) by = &prov;
+    // Else a dependency of a wheel installed with it, whose own wheel is not in the set
+    // (cuquantum-python-cu12 -> cuquantum-cu12 -> cutensornet-cu12).
+    if (!by)
+      for (const auto& [w, provs] : cx.transitive_providers())
+        for (const auto& [prov, globs] : provs)
+          if (!by && glob_any(globs, need) &&
+              std::none_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* u) {
+                return u->filename.valid && u->filename.canonical_name == prov.name;
+              }))
+            by = &prov;
     // A wheel of the set that really installs it (nvidia-cublas for libcublas.so.13, not the
     // cuda-toolkit meta-package that pulls it in): then it must resolve for real.
     const CudaPolicy& cuda = pol.cuda;
@@ -317,6 +344,7 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
               (by->extra.empty() ? ""
                                  : ", installed only with the extra '" + by->extra +
                                        "' (otherwise from a CUDA installation on the system)") +
+              (by->through.empty() ? "" : " through " + by->through) +
               " (Requires-Dist: " + clip_for_display(line, 200) + ")" +
               (cx.present_dependencies.count(line)
                    ? ", whose own dependencies install them; the wheels that ship them are not in the checked set"
@@ -519,7 +547,7 @@ void pe_rules(const WheelFacts& f, const BinaryFacts& b, FindingSink& s) {
 void headers_only_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxContext* tight, bool plain_linux,
                         FindingSink& s) {
   if (b.format == "elf") {
-    if (b.arch == "cuda") return;
+    if (device_processor(b.arch)) return;
     if (b.exec_stack)
       s.add("WC509", "requests an executable stack (PT_GNU_STACK has PF_X); hardened kernels refuse to load it",
             b.path);
@@ -538,6 +566,16 @@ void headers_only_rules(const WheelFacts& f, const BinaryFacts& b, const LinuxCo
   } else if (b.format == "pe") {
     pe_rules(f, b, s);
   }
+}
+
+// A 32-bit ELF of the tag's processor family (i686 in an x86_64 wheel, ARM in an aarch64 one)
+// that is no extension module and that nothing of the run loads (an executable, or a library
+// under x86/ that only such executables use): a helper run as a process of its own.
+bool foreign_mode_helper(const WheelFacts& f, const BinaryFacts& b, const PlatformTag& tag, const LoadGraph& graph) {
+  bool narrower = (tag.arch == "x86_64" && b.arch == "i686") ||
+                  (tag.arch == "aarch64" && (b.arch == "armv7l" || b.arch == "armel"));
+  if (!narrower || is_extension_module(b)) return false;
+  return !b.interpreter.empty() || !graph.loaded(f, b);
 }
 
 bool platform_any(const WheelFilename& w) {
@@ -574,7 +612,7 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
       tight = &lx;
   LoadGraph graph(set);
   JustifiedTag justified = justified_platform_tag(f, s.policy());
-  ElfContext cx{f, set, graph, justified, providers_of(f, s.policy().cuda), {}, {}, {}, {}};
+  ElfContext cx{f, set, s.policy().cuda, graph, justified, providers_of(f, s.policy().cuda), {}, {}, {}, {}, false, {}};
   MinosGaps gaps;
   for (const auto& b : f.binaries) {
     for (const auto& e : b.errors) s.add("WC508", e, b.path);
@@ -585,7 +623,16 @@ void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
       continue;
     }
     if (b.format == "elf") {
-      if (b.arch == "cuda") continue;  // a standalone cubin: GPU code, checked by the CUDA rules
+      if (device_processor(b.arch)) continue;  // a standalone cubin (the CUDA rules), DSP or GPU code
+      if (tight && foreign_mode_helper(f, b, tight->tag, graph)) {
+        s.add("WC501",
+              "ELF " + b.arch + " " + (b.interpreter.empty() ? "library" : "executable") + " in a " + tight->tag.arch +
+                  " wheel, which no extension module is and nothing of the run loads: a helper that runs as its " +
+                  "own process in the processor's " + b.arch + " mode (it needs that mode's C library there), " +
+                  "never loaded into Python; not judged against the tag",
+              b.path, std::nullopt, Severity::warning);
+        continue;
+      }
       if (!tight && plain_linux)
         continue;  // linux_* tags: WC106 says they are not portable, and names the justified tag
       if (!tight) {

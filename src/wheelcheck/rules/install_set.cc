@@ -150,7 +150,7 @@ std::set<std::string> install_dirs(const WheelFacts& w) {
   std::set<std::string> out;
   for (const auto& e : w.entries) {
     if (e.kind != EntryKind::file) continue;
-    std::string p = install_path(e.name);
+    std::string p = environment_path(e.name);
     if (p.empty()) continue;
     auto slash = p.rfind('/');
     out.insert(slash == std::string::npos ? std::string() : p.substr(0, slash));

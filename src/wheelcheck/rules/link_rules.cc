@@ -332,7 +332,7 @@ std::string describe(const Unbound& u, const Scope& scope,
 // entry fails when an object of its load does.
 void unresolved_symbols(const WheelFacts& f, const InstallSet& set, const LoadGraph& graph, FindingSink& s) {
   auto judgeable = [](const BinaryFacts& b) {
-    return b.format == "elf" && b.arch != "cuda" && !b.headers_only && b.symbols && b.errors.empty();
+    return b.format == "elf" && !device_processor(b.arch) && !b.headers_only && b.symbols && b.errors.empty();
   };
   struct Verdict {
     bool ok = false, missing_library = false;  // binds in some load; fails on a need WC503 reports
@@ -491,7 +491,7 @@ void install_conflicts(const WheelFacts& f, const InstallSet& set, FindingSink& 
 std::vector<SymbolBinding> symbol_bindings(const WheelFacts& f, const InstallSet& set, const Policy& p) {
   std::vector<SymbolBinding> out;
   for (const auto& b : f.binaries) {
-    if (b.format != "elf" || b.arch == "cuda" || b.headers_only) continue;
+    if (b.format != "elf" || device_processor(b.arch) || b.headers_only) continue;
     SymbolBinding sb;
     sb.binary = b.path;
     Scope scope(f, set, p);

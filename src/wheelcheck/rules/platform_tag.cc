@@ -177,7 +177,8 @@ JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
   if (!f.filename.valid || !is_linux_wheel(f.filename)) return out;
   std::vector<const BinaryFacts*> elves;
   for (const auto& b : f.binaries)
-    if (b.format == "elf" && b.arch != "cuda" && (b.elf_type == "dyn" || b.elf_type == "exec")) elves.push_back(&b);
+    if (b.format == "elf" && !device_processor(b.arch) && (b.elf_type == "dyn" || b.elf_type == "exec"))
+      elves.push_back(&b);
   if (elves.empty()) return out;
   for (const auto* b : elves)
     if (b->headers_only) return out;  // --depth metadata: the symbol versions were not read

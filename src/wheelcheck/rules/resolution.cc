@@ -12,18 +12,31 @@
 namespace wc {
 namespace {
 
-// Normalises "a/b/../c" inside the install tree; nullopt when it climbs out.
+// Normalises "a/b/../c" in the environment. Site-packages is <prefix>/lib/pythonX.Y/site-packages
+// on POSIX, and the data scheme installs into <prefix> ("<data>/lib/libx.so"): a path that climbs
+// out of site-packages to <prefix>/lib or <prefix> reaches what `.data/data/` installs. nullopt
+// when it leaves the environment, or ends beside site-packages in lib/pythonX.Y (nothing installs
+// there).
 std::optional<std::string> normalise(std::string_view path) {
   std::vector<std::string> out;
+  if (consume(path, "<data>/") || path == "<data>")
+    out = {"<data>"};
+  else
+    out = {"<data>", "lib", "python3", "site-packages"};
+  if (path == "<data>") path = {};
   for (auto part : split(path, '/')) {
     if (part.empty() || part == ".") continue;
     if (part == "..") {
-      if (out.empty()) return std::nullopt;
+      if (out.size() == 1) return std::nullopt;
       out.pop_back();
     } else {
       out.emplace_back(part);
     }
   }
+  const bool in_python_lib = out.size() >= 3 && out[1] == "lib" && out[2].starts_with("python");
+  if (in_python_lib && out.size() >= 4 && out[3] == "site-packages")
+    return join(std::vector<std::string>(out.begin() + 4, out.end()), "/");
+  if (in_python_lib) return std::nullopt;
   return join(out, "/");
 }
 
@@ -45,9 +58,14 @@ bool installed_by_any(const std::vector<const WheelFacts*>& wheels, const std::s
 
 }  // namespace
 
+std::string environment_path(std::string_view entry) {
+  auto t = install_target(entry);
+  return t && (t->library() || t->scheme == "data") ? t->key() : "";
+}
+
 std::vector<SearchDir> search_dirs(const BinaryFacts& b) {
   std::vector<SearchDir> out;
-  std::string here = dir_of(install_path(b.path));
+  std::string here = dir_of(environment_path(b.path));
   for (const auto* list : {&b.rpath, &b.runpath})
     for (const auto& r : *list) {
       if (r.empty()) continue;
@@ -70,7 +88,7 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
     std::string p = join_path(*d.resolved, soname);
     if (installed_by_any(wheels, p, &who)) return Resolution{who, p};
   }
-  std::string here = install_path(b.path);
+  std::string here = environment_path(b.path);
   std::string sibling = join_path(dir_of(here), soname);
   if (!here.empty() && installed_by_any(wheels, sibling, &who)) return Resolution{who, sibling};
   // An extension module Python has imported is in the process under its soname, and the loader
@@ -90,13 +108,17 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
   return std::nullopt;
 }
 
+bool device_processor(std::string_view arch) {
+  return arch == "cuda" || arch == "hexagon" || arch == "amdgpu" || arch == "bpf";
+}
+
 bool python_loaded(const WheelFacts& w, const BinaryFacts& b) {
   return std::binary_search(w.python_loaded.begin(), w.python_loaded.end(), b.path);
 }
 
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path) {
   for (const auto& b : w.binaries)
-    if (install_path(b.path) == path) return &b;
+    if (environment_path(b.path) == path) return &b;
   return nullptr;
 }
 
@@ -125,7 +147,7 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
   auto preloaded = [&]() -> std::optional<LibraryFile> {
     for (const auto* w : set.wheels) {
       if (!import_loaded(*w, cuda)) continue;
-      if (const BinaryFacts* lib = shipped_library(*w, need)) return LibraryFile{w, lib, install_path(lib->path)};
+      if (const BinaryFacts* lib = shipped_library(*w, need)) return LibraryFile{w, lib, environment_path(lib->path)};
     }
     for (const auto* w : set.wheels) {
       if (!import_loaded(*w, cuda)) continue;
@@ -138,7 +160,7 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
       if (auto r = resolve_needed(*own, need, set.wheels))
         return LibraryFile{r->wheel, binary_at(*r->wheel, r->path), r->path};
       for (const auto* u : set.wheels)
-        if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, install_path(lib->path)};
+        if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, environment_path(lib->path)};
     }
     return std::nullopt;
   };
@@ -198,13 +220,19 @@ bool system_library(const Policy& p, const std::string& soname) {
 
 std::string absent_dependency_for(const WheelFacts& f, const InstallSet& set, const Policy& p,
                                   const std::string& soname) {
-  for (const auto& d : declared_providers(f, p)) {
-    if (!glob_any(p.cuda.provided_by(d.name), soname)) continue;
-    bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
-      return w->filename.valid && w->filename.canonical_name == d.name;
-    });
-    if (!present) return d.name;
-  }
+  // f's own declarations first, then those of the wheels installed with it: a declared
+  // dependency's dependencies install libraries too (cuquantum-cu12 brings cutensornet-cu12).
+  std::vector<const WheelFacts*> declaring{&f};
+  for (const auto* w : set.wheels)
+    if (w != &f) declaring.push_back(w);
+  for (const auto* by : declaring)
+    for (const auto& d : declared_providers(*by, p)) {
+      if (!glob_any(p.cuda.provided_by(d.name), soname)) continue;
+      bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
+        return w->filename.valid && w->filename.canonical_name == d.name;
+      });
+      if (!present) return d.name;
+    }
   return "";
 }
 
@@ -266,9 +294,9 @@ LoadGraph::LoadGraph(const InstallSet& set) {
   std::map<const WheelFacts*, std::vector<const BinaryFacts*>> elves, entries;
   for (const auto* w : set.wheels)
     for (const auto& b : w->binaries) {
-      if (b.format != "elf" || b.arch == "cuda") continue;
+      if (b.format != "elf" || device_processor(b.arch)) continue;
       elves[w].push_back(&b);
-      by_path[{w, install_path(b.path)}] = &b;
+      by_path[{w, environment_path(b.path)}] = &b;
       if (!b.interpreter.empty() || is_extension_module(b) || python_loaded(*w, b)) entries[w].push_back(&b);
     }
   // Wheels whose libraries a binary of another wheel in the set links: their consumers are here,

@@ -16,6 +16,10 @@
 
 namespace wc {
 
+// Where an entry installs, in one namespace: site-packages paths as they are, the data scheme's
+// (the environment's prefix) as "<data>/path"; "" for scripts, headers and what installs nowhere.
+std::string environment_path(std::string_view entry);
+
 struct SearchDir {
   std::string written;                  // as in DT_RPATH / DT_RUNPATH
   std::optional<std::string> resolved;  // the install path it reaches; nullopt when it climbs out of site-packages
@@ -106,6 +110,10 @@ class LoadGraph {
 // A library of `w` that its own Python code names, so the package loads it itself by path
 // (WheelFacts::python_loaded): in the process before what needs it by soname.
 bool python_loaded(const WheelFacts& w, const BinaryFacts& b);
+
+// Code for a processor that is no host CPU: an NVIDIA cubin, a Hexagon DSP or AMD GPU object, BPF
+// (a win_arm64 wheel's Hexagon skeletons). Nothing on the host loads it; no host rule judges it.
+bool device_processor(std::string_view arch);
 
 // A Python extension module CPython would import: an importable location and an extension suffix.
 bool is_extension_module(const std::string& entry);
