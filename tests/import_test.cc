@@ -251,6 +251,45 @@ TEST_F(Import, AMissOfTheGateIsReported) {
   EXPECT_NE(ws304[0].find("a miss of the gate"), std::string::npos) << ws304[0];
 }
 
+// The converse: a library loads that wheelcheck says cannot (it needs libarchive.so.13, which this
+// machine has in /usr/lib and no manylinux policy allows). The artifact is fine here; the gate's
+// prediction was wrong for this machine: a warning, never the artifact's error.
+TEST_F(Import, AFalseAlarmOfTheGateIsAWarning) {
+  std::string ext =
+      lib("_ext.abi3.so", module_source("_ext", "int archive_version_number(void);", "archive_version_number();"),
+          "-Wl,--no-as-needed -larchive");
+  std::string w = wheel("alarmpkg", {{"alarmpkg/__init__.py", "from . import _ext\n"}, {"alarmpkg/_ext.abi3.so", ext}});
+  EXPECT_NE(gate({w}, "alarmpkg/_ext.abi3.so"), "");  // WC503: libarchive.so.13 is no allowed library
+  auto r = smoke({w});
+  ASSERT_FALSE(r.report.is_discarded()) << r.raw;
+  bool warned = false;
+  for (const auto& f : r.item("alarmpkg")["findings"])
+    if (f["rule"] == "WS304") {
+      EXPECT_EQ(f["severity"], "warning") << f.dump();
+      EXPECT_NE(f["message"].get<std::string>().find("a false alarm of the gate"), std::string::npos) << f.dump();
+      warned = true;
+    }
+  EXPECT_TRUE(warned) << r.item("alarmpkg").dump(1);
+  EXPECT_EQ(r.exit_code, 0) << r.item("alarmpkg").dump(1);
+}
+
+// A library no import loads, no extension module, that fails to open only for a library of an
+// environment this one lacks (bitsandbytes' libbitsandbytes_cuda118.so beside a CUDA 13 torch): a
+// candidate a loader picks elsewhere, a warning naming what it needs; not an import failure.
+TEST_F(Import, ACandidateForAnotherEnvironmentIsAWarning) {
+  lib("libcudart11.so", "int cudaMalloc(void){return 0;}", "-Wl,-soname,libcudart.so.11.0");
+  std::string cand = lib("libcand_cuda118.so", "int cudaMalloc(void); int k(void){return cudaMalloc();}",
+                         "-Wl,--no-as-needed " + shell_quote(dir.file("libcudart11.so")));
+  std::string w = wheel("candpkg", {{"candpkg/__init__.py", ""}, {"candpkg/libcand_cuda118.so", cand}});
+  auto r = smoke({w});
+  ASSERT_FALSE(r.report.is_discarded()) << r.raw;
+  EXPECT_EQ(r.exit_code, 0) << r.item("candpkg").dump(1);
+  auto ws301 = r.said("candpkg", "WS301");
+  ASSERT_EQ(ws301.size(), 1u) << r.item("candpkg").dump(1);
+  EXPECT_NE(ws301[0].find("failed on libcudart.so.11.0, a library of CUDA 11"), std::string::npos) << ws301[0];
+  EXPECT_TRUE(r.said("candpkg", "WS304").empty()) << r.item("candpkg").dump(1);
+}
+
 // Bad artifacts are bounded: a hang, a crash, a flood, a fork that keeps the pipes, a thread that
 // keeps the interpreter alive. Each is its finding, the batch goes on, and the run ends promptly.
 TEST_F(Import, MisbehavingImportsAreBounded) {

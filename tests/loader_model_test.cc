@@ -295,3 +295,103 @@ TEST_F(Loader, CodeForAnotherProcessorIsNotJudgedAsHost) {
 
 }  // namespace
 }  // namespace wc
+
+namespace wc {
+namespace {
+
+// A thin arm64 Mach-O dylib: its install name (LC_ID_DYLIB, none when empty), the dylibs it loads
+// (a leading '?' marks a weak one), its LC_RPATHs.
+std::string macho(const std::string& install_name, const std::vector<std::string>& dylibs,
+                  const std::vector<std::string>& rpaths) {
+  std::vector<uint8_t> cmds;
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) cmds.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto str = [&](const std::string& s, size_t room) {
+    cmds.insert(cmds.end(), s.begin(), s.end());
+    cmds.resize(cmds.size() + room - s.size(), 0);
+  };
+  uint32_t ncmds = 1;
+  u32(0x32), u32(24), u32(1), u32(0x000B0000), u32(0x000E0000), u32(0);  // LC_BUILD_VERSION, macOS 11
+  auto dylib_cmd = [&](uint32_t cmd, const std::string& name) {
+    uint32_t size = static_cast<uint32_t>((24 + name.size() + 1 + 7) & ~size_t(7));
+    u32(cmd), u32(size), u32(24), u32(0), u32(0x10000), u32(0x10000), str(name, size - 24);
+    ++ncmds;
+  };
+  if (!install_name.empty()) dylib_cmd(0xd, install_name);
+  for (const auto& d : dylibs) d[0] == '?' ? dylib_cmd(0x80000018, d.substr(1)) : dylib_cmd(0xc, d);
+  for (const auto& r : rpaths) {
+    uint32_t size = static_cast<uint32_t>((12 + r.size() + 1 + 7) & ~size_t(7));
+    u32(0x8000001c), u32(size), u32(12), str(r, size - 12);
+    ++ncmds;
+  }
+  std::vector<uint8_t> h;
+  for (uint32_t v : {0xfeedfacfu, 0x0100000cu, 0u, 6u, ncmds, static_cast<uint32_t>(cmds.size()), 0u, 0u})
+    for (int i = 0; i < 4; ++i) h.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  h.insert(h.end(), cmds.begin(), cmds.end());
+  return std::string(h.begin(), h.end());
+}
+
+constexpr const char* kMac = "cp312-cp312-macosx_11_0_arm64";
+
+// 6. macOS: every torch extension's only LC_RPATH is a CI build folder, and its @rpath/libc10.dylib
+// is the image `import torch` loaded under that install name; a dylib the wheel's own loader finds
+// through its LC_RPATHs (the loading chain); a weak dylib; libz through dyld's fallback; absolute
+// LC_RPATHs (WC504 as on Linux); a plugin whose host provides what it loads.
+TEST_F(Loader, MacOsInstallNamesResolveAsDyldDoes) {
+  const std::string lsys = "/usr/lib/libSystem.B.dylib";
+  WheelBuilder t("torch", "2.15.0", kMac);
+  t.purelib(false).add("torch/__init__.py", "").add("torch/lib/libc10.dylib", macho("@rpath/libc10.dylib", {lsys}, {}));
+  WheelBuilder v("vis", "0.30.0", kMac);
+  v.purelib(false)
+      .add("vis/_C.so", macho("", {lsys, "@rpath/libc10.dylib", "@rpath/libz.1.dylib", "?@rpath/libopt.dylib"},
+                              {"/Users/runner/work/pytorch/build/lib"}))
+      .requires_dist("torch==2.15.0");
+  auto with_torch = judge({&v, &t});
+  EXPECT_FALSE(testing::has_rule(with_torch, "WC503")) << dump_of(with_torch);
+  EXPECT_TRUE(says(with_torch,
+                   "WC504 [warning] vis/_C.so: arm64 slice: dead LC_RPATH entries outside the install tree: "
+                   "/Users/runner/work/pytorch/build/lib (absolute)"))
+      << dump_of(with_torch);
+  auto alone = judge({&v});
+  EXPECT_TRUE(says(alone,
+                   "WC503 [warning] vis/_C.so: arm64 slice loads @rpath/libc10.dylib, which comes from the "
+                   "dependency torch"))
+      << dump_of(alone);
+  EXPECT_FALSE(has_errors(alone)) << dump_of(alone);
+  // The loading chain: .dylibs/libinner.dylib finds @rpath/libdeep.dylib through the LC_RPATH of
+  // the extension that loads it; with no such loader, it is not found, and an absolute LC_RPATH
+  // (mindspore's Xcode folder) may then supply it: an error.
+  auto chain = [&](bool loader) {
+    WheelBuilder w("chain", "1.0", kMac);
+    w.purelib(false)
+        .add("chain/.dylibs/libinner.dylib",
+             macho("@rpath/libinner.dylib", {lsys, "@rpath/libdeep.dylib"},
+                   {"/Applications/Xcode.app/Contents/Developer/Toolchains/XcodeDefault.xctoolchain/usr/lib"}))
+        .add("chain/.dylibs/libdeep.dylib", macho("@rpath/libdeep.dylib", {lsys}, {}));
+    if (loader)
+      w.add("chain/_ext.cpython-312-darwin.so", macho("", {lsys, "@rpath/libinner.dylib"}, {"@loader_path/.dylibs"}));
+    else
+      w.add("chain/_ext.cpython-312-darwin.so", macho("", {lsys}, {}));
+    return judge({&w});
+  };
+  auto found = chain(true);
+  EXPECT_FALSE(testing::has_rule(found, "WC503")) << dump_of(found);
+  auto lost = chain(false);
+  EXPECT_TRUE(says(lost, "WC503 [error] chain/.dylibs/libinner.dylib: arm64 slice loads @rpath/libdeep.dylib"))
+      << dump_of(lost);
+  EXPECT_TRUE(says(lost,
+                   "WC504 [error] chain/.dylibs/libinner.dylib: arm64 slice: LC_RPATH entries outside the "
+                   "install tree: /Applications/Xcode.app"))
+      << dump_of(lost);
+  // tensorflow-metal: a plugin TensorFlow loads, needing TensorFlow's own image.
+  WheelBuilder p("metal", "1.2.0", kMac);
+  p.purelib(false).add("tensorflow-plugins/libmetal_plugin.dylib",
+                       macho("", {lsys, "@rpath/_pywrap_tensorflow_internal.so"}, {"@loader_path"}));
+  auto plugin = judge({&p});
+  EXPECT_TRUE(says(plugin, "WC503 [warning] tensorflow-plugins/libmetal_plugin.dylib")) << dump_of(plugin);
+  EXPECT_FALSE(has_errors(plugin)) << dump_of(plugin);
+}
+
+}  // namespace
+}  // namespace wc

@@ -131,12 +131,19 @@ std::string leading_path(const std::string& message) {
 // The NVIDIA driver library (cuda.driver_libraries) a loader message says is missing
 // ("libcuda.so.1: cannot open shared object file ..."), or "": a machine without the driver (a CPU
 // runner) cannot open what needs it, whatever the artifact.
-std::string missing_driver(const std::string& message, const Policy& policy) {
+// The soname a dlopen error says it could not find ("libcudart.so.11.0: cannot open shared
+// object file"), or "".
+std::string missing_soname(const std::string& message) {
   auto at = message.find(": cannot open shared object file");
   if (at == std::string::npos) return "";
   std::string soname = message.substr(0, at);
   if (auto slash = soname.rfind(' '); slash != std::string::npos) soname = soname.substr(slash + 1);
-  return glob_any(policy.cuda.driver_libraries, soname) ? soname : "";
+  return soname;
+}
+
+std::string missing_driver(const std::string& message, const Policy& policy) {
+  std::string soname = missing_soname(message);
+  return !soname.empty() && glob_any(policy.cuda.driver_libraries, soname) ? soname : "";
 }
 
 std::vector<std::pair<std::string, std::string>> loaded_pairs(const nlohmann::json& answer) {
@@ -350,6 +357,21 @@ void open_libraries(Session& ss, const WheelFacts& f, const Environment& env, co
         ss.verdict[path] = "not opened: needs the NVIDIA driver's " + driver;
         ++driver_libraries;
         continue;
+      }
+      // A library no import loaded, no extension module, failing only for a library of an
+      // environment this one lacks (bitsandbytes' _cuda118.so needs libcudart.so.11.0 beside a CUDA
+      // 13 torch): a candidate a loader picks elsewhere, not an import failure.
+      if (std::string need = missing_soname(str(line, "message")); b && !is_extension_module(*b) && !need.empty()) {
+        if (std::string env_name = environment_of(need); !env_name.empty()) {
+          ss.verdict[path] = "not opened: a candidate needing " + need + " (" + env_name + ")";
+          s.add("WS301",
+                what + " failed on " + need + ", a library of " + env_name +
+                    ", which this environment lacks; no import loaded " + install_path(b->path) +
+                    ", and it is no extension module: a candidate a loader picks where " + env_name +
+                    " is installed (wheelcheck's WC503 says the same)",
+                b->path, std::nullopt, Severity::warning);
+          continue;
+        }
       }
       std::string gate_says = b ? gate.fails(b) : "";
       std::string warned = b ? gate.warns(b) : "";

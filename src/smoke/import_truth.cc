@@ -209,10 +209,10 @@ const BinaryFacts* Judge::facts_of(const std::string& real) {
 }
 
 void Judge::add(FindingSink& s, const std::string& rule, const std::string& key, const std::string& message,
-                const std::string& entry) {
+                const std::string& entry, std::optional<Severity> severity) {
   if (!said_.insert(rule + "\n" + entry + "\n" + key).second) return;
   if (rule == "WS304") ++disagreements_;
-  s.add(rule, message, entry);
+  s.add(rule, message, entry, std::nullopt, severity);
 }
 
 namespace {
@@ -309,10 +309,17 @@ void Judge::observe(const Observation& o, FindingSink& s) {
     std::vector<std::string> where, reals;
     for (const auto* c : copies) where.push_back(describe(env_, c->real)), reals.push_back(c->real);
     std::sort(reals.begin(), reals.end());
+    // Two CUDA runtimes each keep their own context state but share the driver's: torchvision
+    // 0.29's bundled libcudart beside torch's imports and works. A warning; the OpenMP and Fortran
+    // runtimes stay errors.
     add(s, "WS303", join(reals, "\n"),
         std::to_string(copies.size()) + " copies of " + runtime + " loaded in one process after " + o.what + ": " +
             join(where, ", ") +
-            "; two copies keep two states (thread pools, I/O units) and can crash or oversubscribe");
+            (runtime == "libcudart"
+                 ? "; each keeps its own runtime state over one driver (it works, at the cost of memory and of "
+                   "sharing nothing between them)"
+                 : "; two copies keep two states (thread pools, I/O units) and can crash or oversubscribe"),
+        "", runtime == "libcudart" ? std::optional(Severity::warning) : std::nullopt);
   }
 
   // WS304: the loaded binaries of the run against wheelcheck's prediction. A load that took
@@ -329,8 +336,8 @@ void Judge::observe(const Observation& o, FindingSink& s) {
     if (std::string why = gate_.fails(b); !why.empty() && !relied_outside)
       add(s, "WS304", "loaded\n" + l.real,
           label + " loaded (" + o.what + "), but wheelcheck says it cannot: " + clip_for_display(why, 300) +
-              " (a false alarm of the gate)",
-          b->path);
+              " (a false alarm of the gate: the artifact is fine, the gate's prediction was wrong)",
+          b->path, Severity::warning);
     for (const auto& need : b->needed) {
       auto it = by_soname.find(need);
       if (it == by_soname.end()) continue;

@@ -120,7 +120,7 @@ class Judge {
   // One finding per fact: `key` names what was found (the library, the need and where it came
   // from), not the import that showed it, so the next import loading the same says nothing new.
   void add(FindingSink& s, const std::string& rule, const std::string& key, const std::string& message,
-           const std::string& entry = "");
+           const std::string& entry = "", std::optional<Severity> severity = std::nullopt);
 };
 
 }  // namespace wc::smoke

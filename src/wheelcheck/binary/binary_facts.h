@@ -54,6 +54,8 @@ struct MachOSlice {
   // library has two.
   std::vector<uint32_t> build_platforms;
   std::vector<std::string> dylibs, rpaths;
+  std::vector<std::string> weak_dylibs;  // LC_LOAD_WEAK_DYLIB names (also in dylibs): dyld goes on without them
+  std::string install_name;              // LC_ID_DYLIB ("@rpath/libc10.dylib"); empty for a bundle
 };
 
 struct BinaryFacts {

@@ -11,7 +11,8 @@ namespace {
 constexpr uint32_t MH_MAGIC = 0xfeedface, MH_MAGIC_64 = 0xfeedfacf, FAT_MAGIC = 0xcafebabe, FAT_MAGIC_64 = 0xcafebabf;
 constexpr uint32_t LC_LOAD_DYLIB = 0xc, LC_LOAD_WEAK_DYLIB = 0x80000018, LC_REEXPORT_DYLIB = 0x8000001f,
                    LC_LAZY_LOAD_DYLIB = 0x20, LC_LOAD_UPWARD_DYLIB = 0x80000023, LC_RPATH = 0x8000001c,
-                   LC_VERSION_MIN_MACOSX = 0x24, LC_BUILD_VERSION = 0x32, LC_SYMTAB = 0x2, LC_DYSYMTAB = 0xb;
+                   LC_ID_DYLIB = 0xd, LC_VERSION_MIN_MACOSX = 0x24, LC_BUILD_VERSION = 0x32, LC_SYMTAB = 0x2,
+                   LC_DYSYMTAB = 0xb;
 // Symbol tables larger than this are not read (a bound on what one binary may make the reader keep).
 constexpr uint64_t kMaxSymbolBytes = 8u << 20, kMaxStringBytes = 32u << 20;
 constexpr uint32_t kMaxSlices = 32, kMaxCommands = 1u << 16;
@@ -111,8 +112,12 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFa
     cmds.seek(checked_add(at, cmdsize));
     c.skip(8);
     switch (cmd) {
-      case LC_LOAD_DYLIB:
+      case LC_ID_DYLIB: s.install_name = lc_string(c, c.u32()); break;
       case LC_LOAD_WEAK_DYLIB:
+        s.dylibs.push_back(lc_string(c, c.u32()));
+        s.weak_dylibs.push_back(s.dylibs.back());
+        break;
+      case LC_LOAD_DYLIB:
       case LC_REEXPORT_DYLIB:
       case LC_LAZY_LOAD_DYLIB:
       case LC_LOAD_UPWARD_DYLIB: s.dylibs.push_back(lc_string(c, c.u32())); break;

@@ -353,24 +353,34 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
   }
 }
 
-// macOS install names: system libraries by prefix; @loader_path/X next to the binary; @rpath/X
-// through the slice's LC_RPATHs. Anything else (/opt/homebrew/..., /usr/local/...) exists only on
-// the build machine.
+// macOS install names, resolved as dyld resolves them: system libraries by prefix;
+// @loader_path/X next to the binary; @rpath/X first as an image already loaded under that install
+// name (every torch extension's only LC_RPATH is a CI build folder: after `import torch` its
+// @rpath/libc10.dylib is torch's image of that name), then through the slice's LC_RPATHs, then the
+// LC_RPATHs of a binary of the wheel that loads this one (dyld searches the whole loading chain's),
+// then dyld's fallback (/usr/lib, for a system library's leaf name). A weak dylib dyld goes on
+// without. Anything else (/opt/homebrew/..., /usr/local/...) exists only on the build machine.
 // In an iOS wheel, what the host app provides (the Python framework, reached through the app's own
 // LC_RPATH, as CPython on iOS specifies) is met.
 // A dylib the install set lacks but a declared dependency provides (the providers table: mlx's
 // module loads @rpath/libmlx.dylib from its `mlx-metal; platform_system == "Darwin"`) is a warning
 // naming that dependency, as on Linux; with the dependency's wheel in the run it resolves for real.
+// Absolute LC_RPATHs outside the install tree (mindspore's /Applications/Xcode.app/...) are WC504,
+// by the rule the ELF binaries follow: an error when the slice misses a dylib that may then come
+// from there, a warning when every dylib resolves without them.
 void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, bool ios,
                   FindingSink& s) {
-  std::string here = install_path(b.path);
-  std::string dir = here.substr(0, here.rfind('/') == std::string::npos ? 0 : here.rfind('/'));
+  const CudaPolicy& cuda = s.policy().cuda;
+  auto dir_of_path = [](const std::string& p) {
+    return p.substr(0, p.rfind('/') == std::string::npos ? 0 : p.rfind('/'));
+  };
+  const std::string dir = dir_of_path(install_path(b.path));
   auto in_set = [&](const std::string& p) {
     return std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) { return w->installs(p); });
   };
-  auto loader_relative = [&](const std::string& rest) -> std::optional<std::string> {
+  auto relative_to = [](const std::string& from, const std::string& rest) -> std::optional<std::string> {
     std::vector<std::string> out;
-    const std::string path = dir + "/" + rest;  // split() returns views into it: keep it alive
+    const std::string path = from + "/" + rest;  // split() returns views into it: keep it alive
     for (auto part : split(path, '/')) {
       if (part.empty() || part == ".") continue;
       if (part == "..") {
@@ -382,39 +392,121 @@ void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& s
     }
     return join(out, "/");
   };
+  // Through the LC_RPATHs of a binary installed in `from` (@loader_path and @executable_path alike:
+  // an extension's loader is the interpreter, so only @loader_path ones can reach the wheel).
+  auto through_rpaths = [&](const std::vector<std::string>& rpaths, const std::string& from, const std::string& leaf) {
+    for (const auto& r : rpaths) {
+      std::string_view rest = r;
+      if (!consume(rest, "@loader_path")) continue;
+      auto base = relative_to(from, std::string(rest));
+      if (base && in_set(*base + (base->empty() ? "" : "/") + leaf)) return true;
+    }
+    return false;
+  };
+  auto loaded_image = [&](const std::string& name) {
+    for (const auto* w : set.wheels) {
+      if (!import_loaded(*w, cuda)) continue;
+      for (const auto& other : w->binaries)
+        for (const auto& os : other.slices)
+          if (os.arch == sl.arch && os.install_name == name) return true;
+    }
+    return false;
+  };
+  // Binaries of the wheel whose dylibs name this one (by its file name): the loading chain.
+  const std::string own_leaf(last_component(b.path));
+  auto through_loaders = [&](const std::string& leaf) {
+    for (const auto& other : f.binaries) {
+      if (&other == &b || other.format != "macho") continue;
+      for (const auto& os : other.slices) {
+        if (os.arch != sl.arch) continue;
+        bool loads_b = std::any_of(os.dylibs.begin(), os.dylibs.end(),
+                                   [&](const std::string& d) { return last_component(d) == own_leaf; });
+        if (loads_b && through_rpaths(os.rpaths, dir_of_path(install_path(other.path)), leaf)) return true;
+      }
+    }
+    return false;
+  };
+  static const std::set<std::string, std::less<>> kUsrLib = {
+      "libz.1.dylib",       "libc++.1.dylib",   "libc++abi.dylib",      "libSystem.B.dylib", "libobjc.A.dylib",
+      "libiconv.2.dylib",   "libbz2.1.0.dylib", "libexpat.1.dylib",     "libsqlite3.dylib",  "libxml2.2.dylib",
+      "libcurl.4.dylib",    "libffi.dylib",     "libncurses.5.4.dylib", "libedit.3.dylib",   "libresolv.9.dylib",
+      "libcharset.1.dylib", "liblzma.5.dylib"};
+  // A plugin its host application loads: a wheel without extension modules, and nothing of it
+  // loads this binary.
+  const bool host_plugin =
+      std::none_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& o) { return is_extension_module(o); }) &&
+      std::none_of(f.binaries.begin(), f.binaries.end(), [&](const BinaryFacts& o) {
+        return &o != &b && std::any_of(o.slices.begin(), o.slices.end(), [&](const MachOSlice& os) {
+          return std::any_of(os.dylibs.begin(), os.dylibs.end(),
+                             [&](const std::string& d) { return last_component(d) == own_leaf; });
+        });
+      });
   const auto& prefixes = s.policy().macos.system_prefixes;
   const auto& host = s.policy().macos.ios_host_provided;
+  std::vector<std::string> missing;
+  bool missing_error = false;
   for (const auto& d : sl.dylibs) {
     if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; }))
       continue;
     if (ios && std::find(host.begin(), host.end(), d) != host.end()) continue;
     bool found = false;
+    std::string leaf(last_component(d));
     if (d.rfind("@loader_path/", 0) == 0) {
-      auto p = loader_relative(d.substr(13));
+      auto p = relative_to(dir, d.substr(13));
       found = p && in_set(*p);
     } else if (d.rfind("@rpath/", 0) == 0) {
-      for (const auto& r : sl.rpaths) {
-        std::optional<std::string> base =
-            r.rfind("@loader_path", 0) == 0 ? loader_relative(r.substr(std::min<size_t>(r.size(), 13))) : std::nullopt;
-        if (base && in_set(*base + (base->empty() ? "" : "/") + d.substr(7))) found = true;
-      }
+      const std::string rest = d.substr(7);
+      found = loaded_image(d) || through_rpaths(sl.rpaths, dir, rest) || through_loaders(rest) ||
+              (rest.find('/') == std::string::npos && kUsrLib.count(rest));
     }
     if (found) continue;
+    if (std::find(sl.weak_dylibs.begin(), sl.weak_dylibs.end(), d) != sl.weak_dylibs.end()) continue;
+    missing.push_back(d);
     // Only an @rpath name can be met by another wheel's copy (dyld searches the LC_RPATHs); an
     // absolute build-machine path stays an error whatever is installed.
-    std::string dep =
-        d.rfind("@rpath/", 0) == 0 ? absent_dependency_for(f, set, s.policy(), std::string(last_component(d))) : "";
-    if (!dep.empty())
+    std::string dep = d.rfind("@rpath/", 0) == 0 ? absent_dependency_for(f, set, s.policy(), leaf) : "";
+    if (dep.empty() && d.rfind("@rpath/", 0) == 0 && host_plugin) {
+      s.add("WC503",
+            sl.arch + " slice loads " + d + ", which nothing of the run provides; " + install_path(b.path) +
+                " is a plugin (no extension module in the wheel, nothing of it loads this one), so the host "
+                "application that loads it provides that image (tensorflow-metal's @rpath/"
+                "_pywrap_tensorflow_internal.so is TensorFlow's): it fails only in a host without it",
+            b.path, std::nullopt, Severity::warning);
+      continue;
+    }
+    if (!dep.empty()) {
       s.add("WC503",
             sl.arch + " slice loads " + d + ", which comes from the dependency " + dep +
                 " (declared in Requires-Dist), whose wheel is not in the checked set",
             b.path, std::nullopt, Severity::warning);
-    else
+    } else {
+      missing_error = true;
       s.add("WC503",
             sl.arch + " slice loads " + d +
-                ", which is neither a system library nor shipped where its install name points",
+                ", which is neither a system library nor shipped where its install name points" +
+                (d.rfind("@rpath/", 0) == 0 ? " (no image loaded under that install name, no LC_RPATH of it or of "
+                                              "what loads it reaches it)"
+                                            : ""),
             b.path);
+    }
   }
+  std::vector<std::string> absolute;
+  for (const auto& r : sl.rpaths)
+    if (!r.empty() && r[0] == '/' &&
+        std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return r.rfind(p, 0) == 0; }))
+      absolute.push_back(r + " (absolute)");
+  if (absolute.empty()) return;
+  if (!missing.empty())
+    s.add("WC504",
+          sl.arch + " slice: LC_RPATH entries outside the install tree: " + join(absolute, ", ") + "; it misses " +
+              join(missing, ", ") + " (WC503), which may then come from there on a machine that has it",
+          b.path, std::nullopt, missing_error ? Severity::error : Severity::warning);
+  else
+    s.add("WC504",
+          sl.arch + " slice: dead LC_RPATH entries outside the install tree: " + join(absolute, ", ") +
+              "; every dylib it loads resolves without them, but dyld searches there for each @rpath name (a folder of "
+              "that name on the user's machine would be used)",
+          b.path, std::nullopt, Severity::warning);
 }
 
 // Slices needing a newer macOS than the tag promises, gathered per wheel: one finding per
