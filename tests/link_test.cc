@@ -483,8 +483,12 @@ TEST_F(Link, PeImportsByNameFromDllsOfTheRun) {
   auto v2 = testing::read_file(file("foo.dll"));
   BinaryFacts facts;
   parse_binary_image(v2.data(), v2.size(), facts);
-  EXPECT_EQ(facts.pe_exports, (std::vector<std::string>{"alpha", "beta"}));
-  EXPECT_EQ(facts.pe_exports, objdump_exports(file("foo.dll")));
+  // Each ordinal with an address ("#N"), then the names, as objdump reads them.
+  EXPECT_EQ(facts.pe_exports, (std::vector<std::string>{"#1", "#2", "alpha", "beta"}));
+  std::vector<std::string> named;
+  for (const auto& n : facts.pe_exports)
+    if (!n.starts_with('#')) named.push_back(n);
+  EXPECT_EQ(named, objdump_exports(file("foo.dll")));
   cl("k32", "int GetTickCount(void){return 0;}\n", "/export:GetTickCount /out:kernel32.dll /implib:kernel32.lib");
   cl("ext",
      "__declspec(dllimport) int alpha(void); __declspec(dllimport) int beta(void);\n"
@@ -512,6 +516,61 @@ TEST_F(Link, PeImportsByNameFromDllsOfTheRun) {
   EXPECT_TRUE(says(bad, "WC514 [error] ext/_ext.pyd: 1 imported name that no DLL of the run exports: foo.dll!beta"))
       << testing::dump(bad);
   EXPECT_FALSE(says(bad, "GetTickCount")) << testing::dump(bad);
+}
+
+// Windows binds more than names: an import by ordinal (a NONAME export), an export forwarded to
+// another DLL of the run (followed; one forwarding to a name that DLL lacks fails the load), and a
+// delay-loaded import (missing, it fails at the first call: a warning).
+TEST_F(Link, PeOrdinalsForwardersAndDelayLoads) {
+  if (run_command("command -v clang && command -v lld-link").exit_code != 0)
+    GTEST_SKIP() << "clang or lld-link missing: no Windows DLLs can be built here";
+  auto cl = [&](const std::string& name, const std::string& src, const std::string& link) {
+    std::string c = script(name + ".c", src);
+    auto r = run_command("clang --target=x86_64-pc-windows-msvc -c " + shell_quote(c) + " -o " +
+                         shell_quote(file(name + ".obj")) + " && cd " + shell_quote(dir.path()) +
+                         " && lld-link /dll /noentry /nodefaultlib " + link + " " + name + ".obj");
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto bytes = testing::read_file(file(name + ".dll"));
+    return std::string(bytes.begin(), bytes.end());
+  };
+  // other.dll defines delta; lib.dll exports alpha by ordinal 7 only, and gamma forwarded to other.delta.
+  std::string other = cl("other", "int delta(void){return 4;}\n", "/export:delta /out:other.dll /implib:other.lib");
+  std::string lib = cl("lib", "int alpha(void){return 1;}\n",
+                       "/export:alpha,@7,NONAME /export:gamma=other.delta /out:lib.dll /implib:lib.lib");
+  BinaryFacts lf;
+  parse_binary_image(reinterpret_cast<const uint8_t*>(lib.data()), lib.size(), lf);
+  EXPECT_NE(std::find(lf.pe_exports.begin(), lf.pe_exports.end(), "#7"), lf.pe_exports.end());
+  ASSERT_EQ(lf.pe_forwarders.size(), 2u);  // gamma by its name and by its ordinal
+  EXPECT_EQ(lf.pe_forwarders.back(), (std::pair<std::string, std::string>{"gamma", "other.delta"}));
+  std::string ext = cl("_ext",
+                       "__declspec(dllimport) int alpha(void); __declspec(dllimport) int gamma(void);\n"
+                       "__declspec(dllimport) int delta(void);\n"
+                       "void* __delayLoadHelper2(void* a, void* b){return 0;}\n"
+                       "int PyInit__ext(void){return alpha()+gamma()+delta();}\n",
+                       "/export:PyInit__ext lib.lib other.lib /delayload:other.dll /out:_ext.dll");
+  BinaryFacts ef;
+  parse_binary_image(reinterpret_cast<const uint8_t*>(ext.data()), ext.size(), ef);
+  EXPECT_EQ(ef.dll_imports["lib.dll"], (std::vector<std::string>{"#7", "gamma"}));
+  EXPECT_EQ(ef.dll_delay_imports["other.dll"], (std::vector<std::string>{"delta"}));
+  auto wheel = [&](const std::string& other_dll) {
+    return Package{"ext",
+                   "1.0",
+                   "cp312-cp312-win_amd64",
+                   {{"ext/_ext.pyd", ext}, {"ext/lib.dll", lib}, {"ext/other.dll", other_dll}},
+                   {}};
+  };
+  auto good = judge({wheel(other)});
+  EXPECT_FALSE(says(good, "WC514")) << testing::dump(good);
+  // An other.dll without delta: gamma forwards nowhere (the load fails), and the delay-loaded
+  // delta fails at its first call.
+  std::string hollow = cl("other2", "int epsilon(void){return 5;}\n", "/export:epsilon /out:other2.dll");
+  auto bad = judge({wheel(hollow)});
+  EXPECT_TRUE(says(bad, "WC514 [error] ext/_ext.pyd: 1 imported name that no DLL of the run exports: lib.dll!gamma"))
+      << testing::dump(bad);
+  EXPECT_TRUE(says(
+      bad,
+      "WC514 [warning] ext/_ext.pyd: 1 delay-loaded imported name that no DLL of the run exports: other.dll!delta"))
+      << testing::dump(bad);
 }
 
 // The export index: one slot per distinct name, its definitions chained (sym@V1, sym@@V2). A table

@@ -408,6 +408,10 @@ def predict(report, ext_wheel, libraries):
     for w in report.get("wheels", []):
         if os.path.basename(w.get("path", "")) == ext_wheel:
             findings += w.get("findings", [])
+    # A folded finding (one message at several entries) lists every entry, the first one too, in
+    # "locations": each of them is that finding at that entry.
+    findings = [dict(f, entry=l.get("entry", f.get("entry")), message=l.get("message", f.get("message", "")))
+                for f in findings for l in (f.get("locations") or [{}])]
     out = {}
     for lib in libraries:
         hits = [f for f in findings

@@ -95,10 +95,13 @@ struct BinaryFacts {
   std::vector<MachOSlice> slices;
   // PE
   std::vector<std::string> dlls;
-  // Names imported from each other DLL (WC514; the Python DLLs' are in python_dll_imports), and the
-  // names the file exports.
-  std::map<std::string, std::vector<std::string>> dll_imports;
+  // Names imported from each other DLL (WC514; the Python DLLs' are in python_dll_imports), an
+  // import by ordinal as "#N", and the names the file exports, with "#N" for each ordinal it
+  // exports. Delay-loaded imports apart: Windows binds them at the first call.
+  std::map<std::string, std::vector<std::string>> dll_imports, dll_delay_imports;
   std::vector<std::string> pe_exports;
+  // Exports that forward to another DLL's: name (or "#N") -> "OTHER.name" / "OTHER.#N".
+  std::vector<std::pair<std::string, std::string>> pe_forwarders;
   bool pe_exports_read = false;
   // GPU code
   FatbinFacts fatbin;

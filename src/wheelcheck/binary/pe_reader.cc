@@ -1,7 +1,9 @@
 #include "binary/pe_reader.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "util/budget.h"
 #include "util/strings.h"
@@ -107,36 +109,58 @@ std::string_view name_at(const SparseFile& f, uint64_t at, const std::string& wh
   throw ParseError(what + " is not terminated within 64 KiB", at);
 }
 
-// The export directory's RVA, or 0.
-uint32_t export_rva(const SparseFile& f, const PeHeaders& h) {
-  if (h.opt_size < 2) return 0;
+// Data directory `index`'s (RVA, size); (0, 0) when the file has none.
+std::pair<uint32_t, uint32_t> data_directory(const SparseFile& f, const PeHeaders& h, uint32_t index) {
+  if (h.opt_size < 2) return {0, 0};
   Cursor opt = f.view(h.opt_off, h.opt_size);
   uint16_t magic = opt.u16();
   opt.seek(magic == 0x20b ? 108 : 92);
-  if (opt.u32() < 1) return 0;
+  if (opt.u32() <= index) return {0, 0};
+  opt.skip(8 * index);
   uint32_t rva = opt.u32(), size = opt.u32();
-  return rva && size ? rva : 0;
+  return rva && size ? std::make_pair(rva, size) : std::make_pair(0u, 0u);
 }
 
-// The names a DLL exports (the export name pointer table), each once.
-void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint32_t rva, BinaryFacts& out) {
+// The names a DLL exports (the export name pointer table), each once, and "#N" for each ordinal
+// with an address; an address inside the export directory is a forwarder ("OTHER.name").
+void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint32_t rva, uint32_t dir_size,
+                  BinaryFacts& out) {
   Cursor d = f.view(rva_to_offset(secs, rva), 40);
-  d.skip(24);
-  uint32_t count = d.u32();
-  d.skip(4);
-  uint32_t names_rva = d.u32();
+  d.skip(16);
+  uint32_t base = d.u32(), functions = d.u32(), count = d.u32(), functions_rva = d.u32(), names_rva = d.u32(),
+           ordinals_rva = d.u32();
   constexpr uint32_t kMaxExports = 1u << 20;
   if (count > kMaxExports) throw ParseError("implausible export name count " + std::to_string(count), 0);
+  if (functions > kMaxExports) throw ParseError("implausible export address count " + std::to_string(functions), 0);
+  std::vector<uint32_t> address(functions);
+  if (functions) {
+    Cursor a = f.view(rva_to_offset(secs, functions_rva), checked_mul(functions, 4));
+    for (auto& x : address) x = a.u32();
+  }
+  auto forwarder = [&](uint32_t index) -> std::optional<std::string> {
+    if (index >= functions || address[index] < rva || address[index] - rva >= dir_size) return std::nullopt;
+    return std::string(name_at(f, rva_to_offset(secs, address[index]), "export forwarder"));
+  };
+  for (uint32_t i = 0; i < functions; ++i)
+    if (address[i]) {
+      std::string ordinal = "#" + std::to_string(uint64_t(base) + i);
+      charge_memory(ordinal.size() + sizeof(std::string), "PE export names");
+      if (auto fw = forwarder(i)) out.pe_forwarders.emplace_back(ordinal, std::move(*fw));
+      out.pe_exports.push_back(std::move(ordinal));
+    }
   if (count == 0) return;
   Cursor table = f.view(rva_to_offset(secs, names_rva), checked_mul(count, 4));
+  Cursor ordinals = f.view(rva_to_offset(secs, ordinals_rva), checked_mul(count, 2));
   std::set<uint32_t> seen;  // entries naming one string are read once
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t name_rva = table.u32();
+    uint16_t index = ordinals.u16();
     if (!seen.insert(name_rva).second) continue;
     uint64_t at = rva_to_offset(secs, name_rva);
     std::string_view name = name_at(f, at, "export name " + std::to_string(i));
     charge_memory(name.size() + sizeof(std::string), "PE export names");
     out.pe_exports.emplace_back(name);
+    if (auto fw = forwarder(index)) out.pe_forwarders.emplace_back(std::string(name), std::move(*fw));
   }
 }
 
@@ -150,7 +174,7 @@ bool is_python_dll(std::string_view dll) {
 }
 
 // The import lookup table of one DLL: by-name entries (hint, then the name); by-ordinal ones
-// (high bit set) have no name and are skipped.
+// (high bit set) as "#N".
 void read_import_names(const SparseFile& f, const std::vector<PeSection>& secs, uint32_t table_rva, bool pe64,
                        std::vector<std::string>& out) {
   uint64_t at = rva_to_offset(secs, table_rva), width = pe64 ? 8 : 4;
@@ -158,7 +182,10 @@ void read_import_names(const SparseFile& f, const std::vector<PeSection>& secs, 
     Cursor c = f.view(checked_add(at, uint64_t(i) * width), width);
     uint64_t v = pe64 ? c.u64() : c.u32();
     if (v == 0) return;
-    if (v >> (pe64 ? 63 : 31)) continue;  // by ordinal
+    if (v >> (pe64 ? 63 : 31)) {  // by ordinal
+      out.push_back("#" + std::to_string(v & 0xffff));
+      continue;
+    }
     uint64_t name_off = checked_add(rva_to_offset(secs, static_cast<uint32_t>(v & 0x7fffffff)), 2);
     if (name_off >= f.size()) throw ParseError("import name past the end of the file", at);
     std::string_view name = name_at(f, name_off, "import name");
@@ -194,8 +221,28 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
   std::optional<ByteRange> fatbin;
   for (size_t i = 0; i < secs.size(); ++i)
     if (h.names[i] == ".nv_fatb" && secs[i].raw_size) fatbin = ByteRange{secs[i].raw_off, secs[i].raw_size};
-  if (uint32_t exports = export_rva(f, h)) read_exports(f, secs, exports, out);
+  if (auto [exports, size] = data_directory(f, h, 0); exports) read_exports(f, secs, exports, size, out);
   out.pe_exports_read = true;
+  // Delay-load descriptors (32 bytes: attributes, name, module handle, IAT, INT, ...), ending with
+  // an all-zero one; their names bind at the first call.
+  // A broken one is a warning (the loader reads it only at the first call), never the file's error.
+  if (auto [delay, size] = data_directory(f, h, 13); delay) try {
+      bool pe64_delay = f.view(h.opt_off, 2).u16() == 0x20b;
+      uint64_t at = rva_to_offset(secs, delay);
+      for (int i = 0; i < 4096; ++i) {
+        Cursor d = f.view(checked_add(at, uint64_t(i) * 32), 32);
+        d.skip(4);
+        uint32_t name_rva = d.u32();
+        d.skip(8);
+        uint32_t int_rva = d.u32();
+        if (name_rva == 0) break;
+        std::string dll(name_at(f, rva_to_offset(secs, name_rva), "delay-load DLL name"));
+        if (int_rva) read_import_names(f, secs, int_rva, pe64_delay, out.dll_delay_imports[dll]);
+      }
+    } catch (const ParseError& e) {
+      out.dll_delay_imports.clear();
+      out.warnings.push_back(std::string("delay-load import directory not read: ") + e.what());
+    }
   uint32_t rva = import_rva(f, h);
   out.undefined_symbols_read = true;  // nothing imported from a Python DLL unless the directory says so
   if (!rva) return fatbin;
@@ -220,6 +267,10 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
       auto& names = out.python_dll_imports[out.dlls.back()];
       size_t before = names.size();
       read_import_names(f, secs, ilt ? ilt : iat, pe64, names);
+      // By ordinal from the Python DLL: no name for the stable-ABI check to judge.
+      names.erase(std::remove_if(names.begin() + long(before), names.end(),
+                                 [](const std::string& n) { return n.starts_with('#'); }),
+                  names.end());
       out.undefined_symbols.insert(out.undefined_symbols.end(), names.begin() + long(before), names.end());
       out.undefined_symbols_read = true;
     } else {  // what it binds from other DLLs by name (WC514)

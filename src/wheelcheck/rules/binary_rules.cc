@@ -368,8 +368,13 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
 // Absolute LC_RPATHs outside the install tree (mindspore's /Applications/Xcode.app/...) are WC504,
 // by the rule the ELF binaries follow: an error when the slice misses a dylib that may then come
 // from there, a warning when every dylib resolves without them.
-void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set, bool ios,
-                  FindingSink& s) {
+struct MachOMissing {
+  std::vector<std::string> dylibs;  // not found (errors and warnings)
+  bool error = false;               // one of them is WC503's error
+};
+
+MachOMissing macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set,
+                          bool ios, FindingSink& s) {
   const CudaPolicy& cuda = s.policy().cuda;
   auto dir_of_path = [](const std::string& p) {
     return p.substr(0, p.rfind('/') == std::string::npos ? 0 : p.rfind('/'));
@@ -490,22 +495,30 @@ void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& s
             b.path);
     }
   }
+  return {missing, missing_error};
+}
+
+// WC504 for a Mach-O binary, once over its slices: absolute LC_RPATHs outside the install tree.
+void macho_rpaths(const BinaryFacts& b, const std::vector<std::string>& missing, bool missing_error, FindingSink& s) {
+  const auto& prefixes = s.policy().macos.system_prefixes;
   std::vector<std::string> absolute;
-  for (const auto& r : sl.rpaths)
-    if (!r.empty() && r[0] == '/' &&
-        std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return r.rfind(p, 0) == 0; }))
-      absolute.push_back(r + " (absolute)");
+  for (const auto& sl : b.slices)
+    for (const auto& r : sl.rpaths)
+      if (!r.empty() && r[0] == '/' &&
+          std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return r.rfind(p, 0) == 0; }) &&
+          std::find(absolute.begin(), absolute.end(), r + " (absolute)") == absolute.end())
+        absolute.push_back(r + " (absolute)");
   if (absolute.empty()) return;
   if (!missing.empty())
     s.add("WC504",
-          sl.arch + " slice: LC_RPATH entries outside the install tree: " + join(absolute, ", ") + "; it misses " +
-              join(missing, ", ") + " (WC503), which may then come from there on a machine that has it",
+          "LC_RPATH entries outside the install tree: " + join(absolute, ", ") + "; it misses " + join(missing, ", ") +
+              " (WC503), which may then come from there on a machine that has it",
           b.path, std::nullopt, missing_error ? Severity::error : Severity::warning);
   else
     s.add("WC504",
-          sl.arch + " slice: dead LC_RPATH entries outside the install tree: " + join(absolute, ", ") +
-              "; every dylib it loads resolves without them, but dyld searches there for each @rpath name (a folder of "
-              "that name on the user's machine would be used)",
+          "dead LC_RPATH entries outside the install tree: " + join(absolute, ", ") +
+              "; every dylib it loads resolves without them, but dyld searches there for each @rpath name (a folder "
+              "of that name on the user's machine would be used)",
           b.path, std::nullopt, Severity::warning);
 }
 
@@ -589,7 +602,15 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
   }
   const bool ios =
       std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::ios; });
-  for (const auto& sl : b.slices) macho_dylibs(f, b, sl, set, ios, s);
+  std::vector<std::string> missing;
+  bool missing_error = false;
+  for (const auto& sl : b.slices) {
+    MachOMissing m = macho_dylibs(f, b, sl, set, ios, s);
+    for (auto& d : m.dylibs)
+      if (std::find(missing.begin(), missing.end(), d) == missing.end()) missing.push_back(std::move(d));
+    missing_error |= m.error;
+  }
+  macho_rpaths(b, missing, missing_error, s);
   if (tags.empty()) {
     s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
     return;

@@ -400,40 +400,85 @@ void unresolved_symbols(const WheelFacts& f, const InstallSet& set, const LoadGr
   }
 }
 
-// PE: every name a binary imports from a DLL the run ships must be one that DLL exports. Windows
-// binds a DLL already loaded by its base name (delvewheel's <pkg>.libs preloaded, the package's
-// os.add_dll_directory), so DLLs are matched by file name, in any case; a DLL the run does not ship
-// is the system's or a dependency's, and is not judged.
+// PE: every name a binary imports from a DLL the run ships must be one that DLL exports, by name or
+// by ordinal ("#N"), a forwarder followed to the DLL it names (up to 8 hops; a DLL outside the run,
+// the system's, is taken on trust). Windows binds a DLL already loaded by its base name
+// (delvewheel's <pkg>.libs preloaded, the folders a package adds with os.add_dll_directory: torch
+// loads every DLL of torch/lib), so DLLs are matched by file name, in any case; a DLL the run does
+// not ship is the system's, the MSVC runtime or a dependency's, and is not judged. A delay-loaded
+// name binds at its first call: missing, a warning.
+class PeExports {
+ public:
+  explicit PeExports(const InstallSet& set) {
+    for (const auto* w : set.wheels)
+      for (const auto& b : w->binaries)
+        if (b.format == "pe" && b.pe_exports_read && b.errors.empty())
+          by_name_.emplace(to_lower(std::string(last_component(b.path))), std::make_pair(w, &b));
+  }
+  const std::pair<const WheelFacts*, const BinaryFacts*>* dll(const std::string& name) const {
+    auto it = by_name_.find(to_lower(name));
+    return it == by_name_.end() ? nullptr : &it->second;
+  }
+  // Whether `lib` exports `name`, following forwarders.
+  bool exports(const BinaryFacts* lib, const std::string& name, int hops = 0) {
+    auto& e = table(lib);
+    if (!e.names.count(name)) return false;
+    auto fw = e.forwarders.find(name);
+    if (fw == e.forwarders.end()) return true;
+    if (hops >= 8) return false;           // a forwarding loop: the loader gives up too
+    const std::string target(fw->second);  // "OTHER.name", "OTHER.#N"
+    auto dot = target.find('.');
+    if (dot == std::string::npos) return false;
+    std::string other = target.substr(0, dot);
+    if (!ends_with_ci(other, ".dll")) other += ".dll";
+    const auto* next = dll(other);
+    return !next || exports(next->second, target.substr(dot + 1), hops + 1);
+  }
+
+ private:
+  struct Table {
+    std::set<std::string_view> names;
+    std::map<std::string_view, std::string_view> forwarders;
+  };
+  Table& table(const BinaryFacts* lib) {
+    auto [it, fresh] = tables_.try_emplace(lib);
+    if (fresh) {
+      it->second.names.insert(lib->pe_exports.begin(), lib->pe_exports.end());
+      for (const auto& [from, to] : lib->pe_forwarders) it->second.forwarders.emplace(from, to);
+    }
+    return it->second;
+  }
+  std::map<std::string, std::pair<const WheelFacts*, const BinaryFacts*>> by_name_;
+  std::map<const BinaryFacts*, Table> tables_;
+};
+
 void pe_imports(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
-  std::map<std::string, std::pair<const WheelFacts*, const BinaryFacts*>> by_name;
-  for (const auto* w : set.wheels)
-    for (const auto& b : w->binaries)
-      if (b.format == "pe" && b.pe_exports_read && b.errors.empty())
-        by_name.emplace(to_lower(std::string(last_component(b.path))), std::make_pair(w, &b));
-  std::map<const BinaryFacts*, std::set<std::string_view>> exports;
+  PeExports run(set);
   for (const auto& b : f.binaries) {
     if (b.format != "pe" || b.headers_only || !b.errors.empty()) continue;
-    size_t count = 0;
-    std::vector<std::string> shown, from;
-    for (const auto& [dll, names] : b.dll_imports) {
-      auto it = by_name.find(to_lower(dll));
-      if (it == by_name.end()) continue;
-      const auto& [w, lib] = it->second;
-      auto& have = exports[lib];
-      if (have.empty()) have.insert(lib->pe_exports.begin(), lib->pe_exports.end());
-      size_t before = count;
-      for (const auto& n : names)
-        if (!have.count(n) && ++count <= kShownSymbols) shown.push_back(dll + "!" + clip_for_display(n, 160));
-      if (count > before) from.push_back(dll + (w == &f ? "" : " from " + wheel_label(w)));
+    for (const bool delayed : {false, true}) {
+      size_t count = 0;
+      std::vector<std::string> shown, from;
+      for (const auto& [dll, names] : delayed ? b.dll_delay_imports : b.dll_imports) {
+        const auto* found = run.dll(dll);
+        if (!found) continue;
+        const auto& [w, lib] = *found;
+        size_t before = count;
+        for (const auto& n : names)
+          if (!run.exports(lib, n) && ++count <= kShownSymbols) shown.push_back(dll + "!" + clip_for_display(n, 160));
+        if (count > before) from.push_back(dll + (w == &f ? "" : " from " + wheel_label(w)));
+      }
+      if (!count) continue;
+      s.add("WC514",
+            std::to_string(count) + (delayed ? " delay-loaded" : "") + " imported name" + (count == 1 ? "" : "s") +
+                " that no DLL of the run exports: " + join(shown, ", ") +
+                (count > shown.size() ? " and " + std::to_string(count - shown.size()) + " more" : "") + " (" +
+                join(from, ", ") + " export" + (from.size() == 1 ? "s" : "") + " no such name" +
+                (delayed ? "): the first call of one fails (\"The specified procedure could not be found\"), not "
+                           "the load"
+                         : "): Windows refuses the load (\"The specified procedure could not be found\")"),
+            b.path, std::nullopt, delayed ? std::optional(Severity::warning) : std::nullopt);
     }
-    if (!count) continue;
-    s.add("WC514",
-          std::to_string(count) + " imported name" + (count == 1 ? "" : "s") +
-              " that no DLL of the run exports: " + join(shown, ", ") +
-              (count > shown.size() ? " and " + std::to_string(count - shown.size()) + " more" : "") + " (" +
-              join(from, ", ") + " export" + (from.size() == 1 ? "s" : "") +
-              " no such name): Windows refuses the load (\"The specified procedure could not be found\")",
-          b.path);
   }
 }
 
