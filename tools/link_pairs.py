@@ -76,6 +76,74 @@ EXTENSIONS = {
                          ["torchtext"]),
     "bitsandbytes-0.50.2": ("bitsandbytes==0.50.2", "torch, libbitsandbytes_<backend>.so picked for torch's CUDA",
                             ["bitsandbytes"]),
+    # Older releases beside the two torch bases: pins they exclude, no pin, abi3 and py3-none tags.
+    "torchvision-0.29.0": ("torchvision==0.29.0", "torch==2.14.0"),
+    "torchvision-0.27.0": ("torchvision==0.27.0", "torch==2.12.0"),
+    "torchvision-0.26.0": ("torchvision==0.26.0", "torch==2.11.0"),
+    "torchvision-0.25.0": ("torchvision==0.25.0", "torch==2.10.0"),
+    "torchvision-0.24.1": ("torchvision==0.24.1", "torch==2.9.1"),
+    "torchvision-0.23.0": ("torchvision==0.23.0", "torch==2.8.0"),
+    "torchvision-0.22.1": ("torchvision==0.22.1", "torch==2.7.1"),
+    "torchvision-0.21.0": ("torchvision==0.21.0", "torch==2.6.0, manylinux1"),
+    "torchvision-0.20.1": ("torchvision==0.20.1", "torch==2.5.1, manylinux1"),
+    "torchvision-0.19.1": ("torchvision==0.19.1", "torch==2.4.1, manylinux1"),
+    "torchvision-0.18.1": ("torchvision==0.18.1", "torch==2.3.1, manylinux1"),
+    "torchvision-0.17.2": ("torchvision==0.17.2", "torch==2.2.2, manylinux1"),
+    "torchaudio-2.9.1": ("torchaudio==2.9.1", "torch==2.9.1"),
+    "torchaudio-2.9.0": ("torchaudio==2.9.0", "torch==2.9.0"),
+    "torchaudio-2.8.0": ("torchaudio==2.8.0", "torch==2.8.0 (ffmpeg/sox variants)"),
+    "torchaudio-2.7.1": ("torchaudio==2.7.1", "torch==2.7.1 (ffmpeg/sox variants)"),
+    "torchaudio-2.6.0": ("torchaudio==2.6.0", "torch==2.6.0 (ffmpeg/sox variants)"),
+    "torchaudio-2.5.1": ("torchaudio==2.5.1", "torch==2.5.1 (ffmpeg/sox variants)"),
+    "torchaudio-2.4.1": ("torchaudio==2.4.1", "torch==2.4.1 (ffmpeg/sox variants)"),
+    "torchaudio-2.3.1": ("torchaudio==2.3.1", "torch==2.3.1 (ffmpeg/sox variants)"),
+    "torchao-0.16.0": ("torchao==0.16.0", "no torch pin, cp310-abi3"),
+    "torchao-0.15.0": ("torchao==0.15.0", "no torch pin, cp310-abi3"),
+    "torchao-0.14.1": ("torchao==0.14.1", "no torch pin, cp310-abi3"),
+    "torchao-0.13.0": ("torchao==0.13.0", "no torch pin, cp39-abi3, build tag 1"),
+    "torchao-0.12.0": ("torchao==0.12.0", "no torch pin, cp39-abi3"),
+    "torchao-0.11.0": ("torchao==0.11.0", "no torch pin, cp39-abi3"),
+    "torchao-0.10.0": ("torchao==0.10.0", "no torch pin, cp39-abi3"),
+    "torchtext-0.17.2": ("torchtext==0.17.2", "torch==2.2.2 (torchdata pin: not imported)"),
+    "torchtext-0.16.2": ("torchtext==0.16.2", "torch==2.2.0 (torchdata pin: not imported)"),
+    "torch-tensorrt-2.14.0": ("torch-tensorrt==2.14.0", "torch>=2.14,<2.15, TensorRT not installed"),
+    "torch-tensorrt-2.13.0": ("torch-tensorrt==2.13.0", "torch 2.13, TensorRT not installed"),
+    # Imported: they load their own libraries (torch.ops.load_library, ctypes), some per variant.
+    "torchcodec-0.17.0": ("torchcodec==0.17.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.16.0": ("torchcodec==0.16.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.15.0": ("torchcodec==0.15.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.14.0": ("torchcodec==0.14.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.12.0": ("torchcodec==0.12.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.10.0": ("torchcodec==0.10.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.8.1": ("torchcodec==0.8.1", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.6.0": ("torchcodec==0.6.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.4.0": ("torchcodec==0.4.0", "no pin, libtorchcodec_core<ffmpeg major>.so", ["torchcodec"]),
+    "torchcodec-0.2.1": ("torchcodec==0.2.1", "no pin, libtorchcodec<ffmpeg major>.so", ["torchcodec"]),
+    "fbgemm-gpu-cpu-1.9.0": ("fbgemm_gpu_cpu==1.9.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.7.0": ("fbgemm_gpu_cpu==1.7.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.6.0": ("fbgemm_gpu_cpu==1.6.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.5.0": ("fbgemm_gpu_cpu==1.5.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.4.2": ("fbgemm_gpu_cpu==1.4.2", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.3.0": ("fbgemm_gpu_cpu==1.3.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.2.0": ("fbgemm_gpu_cpu==1.2.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.1.0": ("fbgemm_gpu_cpu==1.1.0", "no torch pin, torch.ops.load_library", ["fbgemm_gpu"]),
+    "fbgemm-gpu-cpu-1.0.0": ("fbgemm_gpu_cpu==1.0.0", "no torch pin, one fbgemm_gpu_py.so, manylinux2014",
+                             ["fbgemm_gpu"]),
+    "tensordict-0.14.3": ("tensordict==0.14.3", "torch (no version), _C.so", ["tensordict"]),
+    "tensordict-0.12.4": ("tensordict==0.12.4", "torch (no version), _C.so", ["tensordict"]),
+    "tensordict-0.10.0": ("tensordict==0.10.0", "torch (no version), _C.so", ["tensordict"]),
+    "tensordict-0.8.3": ("tensordict==0.8.3", "torch (no version), _C.so", ["tensordict"]),
+    "bitsandbytes-0.49.2": ("bitsandbytes==0.49.2", "torch>=2.3,<3, per-CUDA variants", ["bitsandbytes"]),
+    "bitsandbytes-0.48.2": ("bitsandbytes==0.48.2", "torch>=2.3,<3, per-CUDA variants", ["bitsandbytes"]),
+    "bitsandbytes-0.47.0": ("bitsandbytes==0.47.0", "torch>=2.2,<3, per-CUDA variants", ["bitsandbytes"]),
+    "bitsandbytes-0.46.1": ("bitsandbytes==0.46.1", "torch>=2.2,<3, per-CUDA variants", ["bitsandbytes"]),
+    "bitsandbytes-0.45.5": ("bitsandbytes==0.45.5", "torch>=2.0,<3, per-CUDA variants", ["bitsandbytes"]),
+    "bitsandbytes-0.44.1": ("bitsandbytes==0.44.1", "torch, per-CUDA and _nocublaslt variants", ["bitsandbytes"]),
+    "xformers-0.0.34": ("xformers==0.0.34", "torch==2.10.0, cp39-abi3", ["xformers"]),
+    "xformers-0.0.30": ("xformers==0.0.30", "torch==2.7.0, cp312", ["xformers"]),
+    "xformers-0.0.29.post3": ("xformers==0.0.29.post3", "torch==2.6.0, cp312", ["xformers"]),
+    "xformers-0.0.28.post3": ("xformers==0.0.28.post3", "torch==2.5.1, cp312", ["xformers"]),
+    "k2-1.23.4": ("k2==1.23.4", "torch==1.13.1, py3.9-none-any, .data/platlib, _k2.cpython-39", ["k2"]),
 }
 
 
@@ -100,6 +168,9 @@ PAIRS = [(f"{e}+{b}", b, e) for b in ("torch-2.14.1", "torch-2.15.0") for e in T
     ("cusparse-cu12-12.5.10.65+nvjitlink-cu12-12.4.127", "nvjitlink-cu12-12.4.127", "cusparse-cu12-12.5.10.65"),
     ("cusparse-cu12-12.5.10.65+nvjitlink-cu12-12.9.86", "nvjitlink-cu12-12.9.86", "cusparse-cu12-12.5.10.65"),
 ] + [(f"{e}+{b}", b, e) for b in ("torch-2.15.0", "torch-2.14.1") for e in TORCH_EXTS_IMPORTED]
+# The older releases and the other families above, each beside both torch bases.
+_OLDER = list(EXTENSIONS)[list(EXTENSIONS).index("torchvision-0.29.0"):]
+PAIRS += [(f"{e}+{b}", b, e) for e in _OLDER for b in ("torch-2.14.1", "torch-2.15.0")]
 
 NATIVE_RE = re.compile(r"\.so(\.[0-9]+)*$")
 OUTCOMES = ("ok", "undefined symbol", "version not found", "missing library", "other")
@@ -414,8 +485,11 @@ def predict(report, ext_wheel, libraries):
                 for f in findings for l in (f.get("locations") or [{}])]
     out = {}
     for lib in libraries:
+        # A WC503 warning that calls the library a candidate (a variant a loader picks where another
+        # CUDA, ROCm or MPI is installed: bitsandbytes' _cuda118.so) predicts that it fails here.
         hits = [f for f in findings
-                if (f.get("rule") == "WC514" or (f.get("rule") == "WC503" and f.get("severity") == "error"))
+                if (f.get("rule") == "WC514" or (f.get("rule") == "WC503" and (
+                    f.get("severity") == "error" or "a candidate a loader picks" in f.get("message", ""))))
                 and (f.get("entry") == lib or (not f.get("entry") and lib in f.get("message", "")))]
         out[lib] = (bool(hits), [f"{f['rule']}: {f.get('message', '')}" for f in hits])
     return out

@@ -202,7 +202,9 @@ std::string environment_of(std::string_view soname) {
   static constexpr std::string_view mpi[] = {"libmpi", "libopen-rte", "libopen-pal", "libmpich", "libucp", "libucs"};
   for (auto s : mpi)
     if (stem.starts_with(s)) return "MPI";
-  static constexpr std::string_view oneapi[] = {"libsycl", "libze_loader", "libur_loader", "libmkl_sycl", "libOpenCL"};
+  // The oneAPI runtime and its compiler's math and runtime libraries (an XPU build's libsvml.so).
+  static constexpr std::string_view oneapi[] = {"libsycl", "libze_loader", "libur_loader", "libmkl_sycl", "libOpenCL",
+                                                "libsvml",  "libirng",      "libimf",       "libintlc"};
   for (auto s : oneapi)
     if (stem.starts_with(s)) return "oneAPI/SYCL";
   static constexpr std::string_view openmp[] = {"libgomp", "libiomp5", "libomp"};
