@@ -395,3 +395,77 @@ TEST_F(Loader, MacOsInstallNamesResolveAsDyldDoes) {
 
 }  // namespace
 }  // namespace wc
+
+namespace wc {
+namespace {
+
+// WC515 names the torch the binary was built against where the run shows it: the torch wheel of
+// the run that defines every unstable name it imports.
+TEST_F(Loader, TorchAbiNamesTheTorchThatDefinesItsSymbols) {
+  so("libc10.so", kOldC10, "-Wl,-soname,libc10.so");
+  WheelBuilder x("ext", "1.0", kTag);
+  x.purelib(false)
+      .add("ext/_C.cpython-312-x86_64-linux-gnu.so",
+           so("kx.so", kC10 + " int f(void){kept(); return 0;}", with("libc10.so")))
+      .requires_dist("torch>=2.10");
+  WheelBuilder t = torch("2.15.0", kNewC10);
+  auto f = judge({&x, &t});
+  EXPECT_TRUE(
+      says(f, "WC515 [warning] ext/_C.cpython-312-x86_64-linux-gnu.so: uses torch's unstable C++ ABI (1 symbol"))
+      << dump_of(f);
+  EXPECT_TRUE(says(f, "torch 2.15.0 of the run defines all 1 of them: pin that release (torch==2.15.*)")) << dump_of(f);
+  // One name that torch lacks: no torch of the run is the one it was built against.
+  WheelBuilder y("ext", "1.0", kTag);
+  y.purelib(false)
+      .add("ext/_C.cpython-312-x86_64-linux-gnu.so",
+           so("ky.so", kC10 + " int f(void){kept(); gone(); return 0;}", with("libc10.so")))
+      .requires_dist("torch>=2.10");
+  auto g = judge({&y, &t});
+  EXPECT_TRUE(says(g, "pin the release it was built against (torch==X.Y.*)")) << dump_of(g);
+}
+
+// On Windows the same ABI is read from the imports of torch's DLLs, MSVC-decorated: a name in a
+// c10, at, torch or caffe2 scope other than torch::stable / torch::headeronly is unstable.
+TEST_F(Loader, TorchAbiOnWindowsReadsDecoratedImports) {
+  if (run_command("command -v clang && command -v lld-link").exit_code != 0)
+    GTEST_SKIP() << "clang or lld-link missing: no Windows DLLs can be built here";
+  auto cl = [&](const std::string& name, const std::string& src, const std::string& link) {
+    std::string cc = dir.file(name + ".cc");
+    testing::write_file(cc, std::vector<uint8_t>(src.begin(), src.end()));
+    auto r = run_command("clang++ --target=x86_64-pc-windows-msvc -c " + shell_quote(cc) + " -o " +
+                         shell_quote(dir.file(name + ".obj")) + " && cd " + shell_quote(dir.path()) +
+                         " && lld-link /dll /noentry /nodefaultlib " + link + " " + name + ".obj");
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto bytes = testing::read_file(dir.file(name + ".dll"));
+    return std::string(bytes.begin(), bytes.end());
+  };
+  std::string c10 = cl("c10",
+                       "namespace c10 { __declspec(dllexport) int kept() { return 1; } }\n"
+                       "namespace torch { namespace stable { __declspec(dllexport) int shim() { return 2; } } }\n",
+                       "/out:c10.dll /implib:c10.lib");
+  auto ext = [&](const std::string& name, const std::string& body) {
+    return cl(name,
+              "namespace c10 { __declspec(dllimport) int kept(); }\n"
+              "namespace torch { namespace stable { __declspec(dllimport) int shim(); } }\n"
+              "extern \"C\" __declspec(dllexport) int PyInit__C() { return " +
+                  body + "; }\n",
+              "c10.lib /out:" + name + ".dll");
+  };
+  auto wheel = [&](const std::string& bytes) {
+    WheelBuilder w("wext", "1.0", "cp312-cp312-win_amd64");
+    w.purelib(false).add("wext/_C.pyd", bytes).requires_dist("torch>=2.10");
+    return w;
+  };
+  WheelBuilder t("torch", "2.15.0", "cp312-cp312-win_amd64");
+  t.purelib(false).add("torch/lib/c10.dll", c10);
+  WheelBuilder unstable = wheel(ext("u", "c10::kept()")), stable = wheel(ext("s", "torch::stable::shim()"));
+  auto f = judge({&unstable, &t});
+  EXPECT_TRUE(says(f, "WC515 [warning] wext/_C.pyd: uses torch's unstable C++ ABI (1 symbol, first ?kept@c10@@YAHXZ"))
+      << dump_of(f);
+  EXPECT_TRUE(says(f, "torch 2.15.0 of the run defines all 1 of them")) << dump_of(f);
+  auto g = judge({&stable, &t});
+  EXPECT_FALSE(testing::has_rule(g, "WC515")) << dump_of(g);
+}
+
+}  // namespace
+}  // namespace wc

@@ -31,7 +31,7 @@ no WS304 (a disagreement with wheelcheck's own prediction) may appear. Prints di
 
 --seed (default /root/.cache/wheelcheck-tests/real): wheels already fetched there are hard-linked
 into CACHE/wheels first, so pip finds them "already downloaded"."""
-import argparse, ctypes, glob, json, os, re, shutil, subprocess, sys, time, urllib.parse, zipfile
+import argparse, csv, ctypes, glob, io, json, os, re, shutil, subprocess, sys, time, urllib.parse, zipfile
 
 DEFAULT_CACHE = os.path.expanduser("~/.cache/wheelcheck-tests/link-pairs")
 DEFAULT_SEED = os.path.expanduser("~/.cache/wheelcheck-tests/real")
@@ -325,7 +325,8 @@ def wheel_libraries(wheel_path, site):
     """Native libraries of a wheel's RECORD: path inside the wheel -> installed path."""
     with zipfile.ZipFile(wheel_path) as z:
         record = [n for n in z.namelist() if re.fullmatch(r"[^/]+\.dist-info/RECORD", n)][0]
-        rows = [l.rsplit(",", 2)[0] for l in z.read(record).decode().splitlines() if l.strip()]
+        # csv: some RECORDs quote every path ("torchcodec/libtorchcodec_core4.so",sha256=...,N)
+        rows = [r[0] for r in csv.reader(io.StringIO(z.read(record).decode())) if r]
     libs = {}
     for entry in rows:
         if not is_native(entry):

@@ -4,6 +4,7 @@
 // torch that has the shims it calls: its requirement must admit none older than the newest one
 // (policies/torch_stable_abi.json, generated from torch's headers).
 #include <algorithm>
+#include <set>
 
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
@@ -11,6 +12,7 @@
 #include "rules/torch_abi.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 #include "wheel/requirement.h"
 #include "wheel/version.h"
 
@@ -24,10 +26,57 @@ std::string_view source_name(std::string_view s) {
   return s.substr(0, n);
 }
 
+// A torch library by file name: libtorch*.so / libc10*.so (ELF), libtorch*.dylib / libc10*.dylib
+// (Mach-O, any install-name prefix), torch*.dll / c10*.dll (PE).
+bool torch_library(std::string_view name) {
+  std::string_view leaf = last_component(name);
+  if (leaf.starts_with("libtorch") || leaf.starts_with("libc10"))
+    return leaf.find(".so") != std::string_view::npos || leaf.ends_with(".dylib");
+  return (leaf.starts_with("torch") || leaf.starts_with("c10")) && ends_with_ci(leaf, ".dll");
+}
+
 bool links_torch(const BinaryFacts& b) {
-  return std::any_of(b.needed.begin(), b.needed.end(), [](const std::string& n) {
-    return (n.starts_with("libtorch") || n.starts_with("libc10")) && n.find(".so") != std::string::npos;
-  });
+  if (b.format == "pe")
+    return std::any_of(b.dll_imports.begin(), b.dll_imports.end(),
+                       [](const auto& d) { return torch_library(to_lower(d.first)); });
+  if (b.format == "macho")
+    return std::any_of(b.slices.begin(), b.slices.end(), [](const MachOSlice& sl) {
+      return std::any_of(sl.dylibs.begin(), sl.dylibs.end(), [](const std::string& d) { return torch_library(d); });
+    });
+  return std::any_of(b.needed.begin(), b.needed.end(), [](const std::string& n) { return torch_library(n); });
+}
+
+// An MSVC-decorated name (?name@scope@...@@type) in torch's unstable C++ ABI: a c10, at, torch or
+// caffe2 scope other than torch::stable and torch::headeronly.
+bool unstable_msvc_symbol(std::string_view name) {
+  if (!name.starts_with('?')) return false;
+  auto end = name.find("@@");
+  if (end == std::string_view::npos) return false;
+  std::string_view scopes = name.substr(0, end + 1);  // "?f@b@a@" : innermost first
+  std::vector<std::string_view> parts;
+  for (size_t at = scopes.find('@'); at != std::string_view::npos;) {
+    size_t next = scopes.find('@', at + 1);
+    if (next == std::string_view::npos) break;
+    parts.push_back(scopes.substr(at + 1, next - at - 1));
+    at = next;
+  }
+  if (parts.empty()) return false;
+  std::string_view outer = parts.back();
+  if (outer == "c10" || outer == "at" || outer == "caffe2") return true;
+  if (outer != "torch") return false;
+  return parts.size() < 2 || (parts[parts.size() - 2] != "stable" && parts[parts.size() - 2] != "headeronly");
+}
+
+// The names a binary imports from torch: ELF and Mach-O undefined symbols, PE imports from torch's DLLs.
+std::vector<std::string_view> torch_imports(const BinaryFacts& b) {
+  std::vector<std::string_view> out;
+  if (b.format == "pe") {
+    for (const auto& [dll, names] : b.dll_imports)
+      if (torch_library(to_lower(dll))) out.insert(out.end(), names.begin(), names.end());
+  } else {
+    out.assign(b.undefined_symbols.begin(), b.undefined_symbols.end());
+  }
+  return out;
 }
 
 bool shim_name(std::string_view s) { return s.starts_with("aoti_") || s.starts_with("torch_"); }
@@ -57,9 +106,10 @@ bool unstable_torch_symbol(std::string_view mangled) {
 
 TorchAbi torch_abi_of(const BinaryFacts& b, const AbiPolicy& abi) {
   TorchAbi t;
-  if (b.format != "elf" || !b.undefined_symbols_read || !links_torch(b)) return t;
+  if (b.headers_only || (b.format != "pe" && !b.undefined_symbols_read) || !links_torch(b)) return t;
   t.links_torch = true;
-  for (const auto& sym : b.undefined_symbols) {
+  for (std::string_view view : torch_imports(b)) {
+    const std::string sym(view);
     if (shim_name(sym)) {
       t.shims.push_back(sym);
       auto it = abi.torch_shims.find(sym);
@@ -71,7 +121,7 @@ TorchAbi torch_abi_of(const BinaryFacts& b, const AbiPolicy& abi) {
         t.min_torch = it->second;
         t.newest_shim = sym;
       }
-    } else if (unstable_torch_symbol(sym)) {
+    } else if (unstable_torch_symbol(sym) || unstable_msvc_symbol(sym)) {
       if (!t.unstable++) t.first_unstable = sym;
     }
   }
@@ -133,9 +183,44 @@ TorchRequirement torch_requirement(const WheelFacts& f) {
   return out;
 }
 
+// "2.15" of "2.15.0+cu130".
+std::string minor_of(const std::string& version) {
+  auto v = parse_version(version);
+  if (!v || v->release.size() < 2) return version;
+  return std::to_string(v->release[0]) + "." + std::to_string(v->release[1]);
+}
+
+// The torch wheel of the install set that defines every unstable torch name `b` imports (ELF: the
+// dynamic symbols of its libraries; PE: its DLLs' export directories): "torch 2.15.0", or "".
+std::string built_against(const BinaryFacts& b, const InstallSet& set) {
+  std::vector<std::string_view> wanted;
+  for (auto sym : torch_imports(b))
+    if (unstable_torch_symbol(sym) || unstable_msvc_symbol(sym)) wanted.push_back(sym);
+  if (wanted.empty()) return "";
+  for (const auto* w : set.wheels) {
+    if (!w->filename.valid || w->filename.canonical_name != "torch") continue;
+    std::set<std::string_view> pe_exports;
+    for (const auto& lib : w->binaries)
+      if (lib.format == "pe" && torch_library(to_lower(std::string(last_component(lib.path)))))
+        pe_exports.insert(lib.pe_exports.begin(), lib.pe_exports.end());
+    bool all = std::all_of(wanted.begin(), wanted.end(), [&](std::string_view sym) {
+      if (b.format == "pe") return pe_exports.count(sym) > 0;
+      const uint64_t h = DynamicSymbols::hash(sym);
+      return std::any_of(w->binaries.begin(), w->binaries.end(), [&](const BinaryFacts& lib) {
+        if (!lib.symbols || !torch_library(lib.path)) return false;
+        bool found = false;
+        lib.symbols->for_each_definition(sym, h, [&](const DynamicSymbols::Symbol&) { return found = true; });
+        return found;
+      });
+    });
+    if (all && (b.format == "elf" || b.format == "pe")) return "torch " + w->filename.version_text;
+  }
+  return "";
+}
+
 }  // namespace
 
-void torch_abi_rules(const WheelFacts& f, const InstallSet&, FindingSink& s) {
+void torch_abi_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
   if (f.filename.valid && (f.filename.canonical_name == "torch" || f.filename.canonical_name == "libtorch")) return;
   std::optional<TorchRequirement> req;
   for (const auto& b : f.binaries) {
@@ -148,12 +233,15 @@ void torch_abi_rules(const WheelFacts& f, const InstallSet&, FindingSink& s) {
     if (!t.stable) {
       if (req->admitted.minors.size() <= 1 && !req->lines.empty()) continue;
       std::string d = demangle_for_display(t.first_unstable);
+      std::string against = built_against(b, set);
       s.add("WC515",
             "uses torch's unstable C++ ABI (" + std::to_string(t.unstable) + " symbol" + (t.unstable == 1 ? "" : "s") +
                 ", first " + clip_for_display(t.first_unstable, 120) + (d.empty() ? "" : " (" + d + ")") +
                 "), which holds within one minor release, but " + required +
                 (req->lines.empty() ? "" : " " + req->admitted.describe()) +
-                ": pin the release it was built against (torch==X.Y.*)",
+                (against.empty() ? ": pin the release it was built against (torch==X.Y.*)"
+                                 : "; " + against + " of the run defines all " + std::to_string(t.unstable) +
+                                       " of them: pin that release (torch==" + minor_of(against.substr(6)) + ".*)"),
             b.path, std::nullopt, Severity::warning);
       continue;
     }
