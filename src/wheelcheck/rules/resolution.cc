@@ -204,7 +204,7 @@ std::string environment_of(std::string_view soname) {
     if (stem.starts_with(s)) return "MPI";
   // The oneAPI runtime and its compiler's math and runtime libraries (an XPU build's libsvml.so).
   static constexpr std::string_view oneapi[] = {"libsycl", "libze_loader", "libur_loader", "libmkl_sycl", "libOpenCL",
-                                                "libsvml",  "libirng",      "libimf",       "libintlc"};
+                                                "libsvml", "libirng",      "libimf",       "libintlc"};
   for (auto s : oneapi)
     if (stem.starts_with(s)) return "oneAPI/SYCL";
   static constexpr std::string_view openmp[] = {"libgomp", "libiomp5", "libomp"};
