@@ -23,20 +23,13 @@ using testing::shell_quote;
 using testing::WheelBuilder;
 
 std::string dump_of(const std::vector<Finding>& fs) { return testing::dump(fs); }
-bool says(const std::vector<Finding>& fs, const std::string& text) {
-  return dump_of(fs).find(text) != std::string::npos;
-}
+using testing::says;
 
 class Gcc : public ::testing::Test {
  protected:
   testing::TempDir dir;
   std::string lib(const std::string& name, const std::string& src, const std::string& flags) {
-    testing::write_file(dir.file(name + ".c"), std::vector<uint8_t>(src.begin(), src.end()));
-    auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " +
-                         shell_quote(dir.file(name)) + " -L" + shell_quote(dir.path()) + " " + flags);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    auto b = testing::read_file(dir.file(name));
-    return std::string(b.begin(), b.end());
+    return testing::gcc_shared_object(dir, name, src, flags);
   }
   // The findings of the first wheel, judged in a run of all of them (default policy).
   static std::vector<Finding> judge(std::vector<const WheelBuilder*> run_of) {

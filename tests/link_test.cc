@@ -47,6 +47,15 @@ class Link : public ::testing::Test {
     return std::string(b.begin(), b.end());
   }
   std::string file(const std::string& name) { return dir.file(name); }
+  // A Windows DLL (or .pyd) from C source: clang for x86_64-pc-windows-msvc, then lld-link with
+  // `link` in this directory (no CRT, no entry point).
+  void windows_dll(const std::string& name, const std::string& src, const std::string& link) {
+    std::string c = script(name + ".c", src);
+    auto r = run_command("clang --target=x86_64-pc-windows-msvc -c " + shell_quote(c) + " -o " +
+                         shell_quote(file(name + ".obj")) + " && cd " + shell_quote(dir.path()) +
+                         " && lld-link /dll /noentry /nodefaultlib " + link + " " + name + ".obj");
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
   std::string script(const std::string& name, const std::string& text) {
     testing::write_file(dir.file(name), std::vector<uint8_t>(text.begin(), text.end()));
     return dir.file(name);
@@ -112,9 +121,7 @@ class Link : public ::testing::Test {
   }
 };
 
-bool says(const std::vector<Finding>& fs, const std::string& text) {
-  return testing::dump(fs).find(text) != std::string::npos;
-}
+using testing::says;
 
 // Provider v1 lacks what the extension (built against v2) calls: undefined symbol.
 TEST_F(Link, ExtensionNeedsWhatOnlyTheNewerProviderDefines) {
@@ -457,11 +464,7 @@ TEST_F(Link, PeImportsByNameFromDllsOfTheRun) {
   if (run_command("command -v clang && command -v lld-link").exit_code != 0)
     GTEST_SKIP() << "clang or lld-link missing: no Windows DLLs can be built here";
   auto cl = [&](const std::string& name, const std::string& src, const std::string& link) {
-    std::string c = script(name + ".c", src);
-    auto r = run_command("clang --target=x86_64-pc-windows-msvc -c " + shell_quote(c) + " -o " +
-                         shell_quote(file(name + ".obj")) + " && cd " + shell_quote(dir.path()) +
-                         " && lld-link /dll /noentry /nodefaultlib " + link + " " + name + ".obj");
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    windows_dll(name, src, link);
   };
   // objdump's "[Ordinal/Name Pointer] Table" rows ("\t[   1] alpha"): the names it reads.
   auto objdump_exports = [&](const std::string& path) {
@@ -525,11 +528,7 @@ TEST_F(Link, PeOrdinalsForwardersAndDelayLoads) {
   if (run_command("command -v clang && command -v lld-link").exit_code != 0)
     GTEST_SKIP() << "clang or lld-link missing: no Windows DLLs can be built here";
   auto cl = [&](const std::string& name, const std::string& src, const std::string& link) {
-    std::string c = script(name + ".c", src);
-    auto r = run_command("clang --target=x86_64-pc-windows-msvc -c " + shell_quote(c) + " -o " +
-                         shell_quote(file(name + ".obj")) + " && cd " + shell_quote(dir.path()) +
-                         " && lld-link /dll /noentry /nodefaultlib " + link + " " + name + ".obj");
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    windows_dll(name, src, link);
     auto bytes = testing::read_file(file(name + ".dll"));
     return std::string(bytes.begin(), bytes.end());
   };
@@ -571,6 +570,17 @@ TEST_F(Link, PeOrdinalsForwardersAndDelayLoads) {
       bad,
       "WC514 [warning] ext/_ext.pyd: 1 delay-loaded imported name that no DLL of the run exports: other.dll!delta"))
       << testing::dump(bad);
+  // A lib.dll without ordinal 7 (alpha exported by name only): the import by ordinal fails the load.
+  std::string by_name =
+      cl("lib2", "int alpha(void){return 1;}\n", "/export:alpha /export:gamma=other.delta /out:lib2.dll");
+  auto no_ordinal = judge({Package{"ext",
+                                   "1.0",
+                                   "cp312-cp312-win_amd64",
+                                   {{"ext/_ext.pyd", ext}, {"ext/lib.dll", by_name}, {"ext/other.dll", other}},
+                                   {}}});
+  EXPECT_TRUE(
+      says(no_ordinal, "WC514 [error] ext/_ext.pyd: 1 imported name that no DLL of the run exports: lib.dll!#7"))
+      << testing::dump(no_ordinal);
 }
 
 // The export index: one slot per distinct name, its definitions chained (sym@V1, sym@@V2). A table

@@ -19,10 +19,8 @@ using testing::run_command;
 using testing::shell_quote;
 using testing::WheelBuilder;
 
-std::string dump_of(const std::vector<Finding>& fs) { return testing::dump(fs); }
-bool says(const std::vector<Finding>& fs, const std::string& text) {
-  return dump_of(fs).find(text) != std::string::npos;
-}
+using testing::says;
+const auto dump_of = testing::dump;
 
 constexpr const char* kTag = "cp312-cp312-manylinux_2_28_x86_64";
 
@@ -31,12 +29,7 @@ class Loader : public ::testing::Test {
   testing::TempDir dir;
   // A shared object `name` from C source, linked with `flags` (-L is this folder).
   std::string so(const std::string& name, const std::string& src, const std::string& flags = "") {
-    testing::write_file(dir.file(name + ".c"), std::vector<uint8_t>(src.begin(), src.end()));
-    auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " +
-                         shell_quote(dir.file(name)) + " -L" + shell_quote(dir.path()) + " " + flags);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    auto b = testing::read_file(dir.file(name));
-    return std::string(b.begin(), b.end());
+    return testing::gcc_shared_object(dir, name, src, flags);
   }
   // Links against the stub `file` (built first) so that its soname lands in DT_NEEDED.
   std::string with(const std::string& file) { return "-Wl,--no-as-needed " + shell_quote(dir.file(file)); }
@@ -83,6 +76,14 @@ TEST_F(Loader, AProviderTheRequirementExcludesStillLoads) {
   auto pinned = judge({&vision, &current, &old});
   EXPECT_FALSE(testing::has_rule(pinned, "WC517")) << dump_of(pinned);
   EXPECT_FALSE(testing::has_rule(pinned, "WC514")) << dump_of(pinned);
+  // A pin under an extra excludes only when that extra is asked for: no conflict, and the run's
+  // torch is not the extension's.
+  WheelBuilder extra_only("vision", "0.28.0", kTag);
+  extra_only.purelib(false)
+      .add("vision/_C.cpython-312-x86_64-linux-gnu.so", ext)
+      .requires_dist("torch==2.13.0; extra == \"legacy\"");
+  auto optional_pin = judge({&extra_only, &current});
+  EXPECT_FALSE(testing::has_rule(optional_pin, "WC517")) << dump_of(optional_pin);
   // Of two excluded versions, the newest is the one judged against (and named).
   WheelBuilder older = torch("2.12.0", kNewC10);
   auto two = judge({&vision, &older, &current});
@@ -171,6 +172,14 @@ TEST_F(Loader, VariantsALoaderPicksAtRunTime) {
                    "which nothing in the run provides"))
       << dump_of(f);
   EXPECT_TRUE(says(f, "WC503 [warning] bnb/libbnb_mpi.so: needs libmpi.so.40, of MPI")) << dump_of(f);
+  // An OpenMP runtime is no other environment: a libgomp.so.1 the wheel forgot to vendor stays an error.
+  so("libgomp.so", "int omp_get_max_threads(void){return 1;}", "-Wl,-soname,libgomp.so.1");
+  WheelBuilder gomp("gompy", "1.0", "py3-none-manylinux_2_24_x86_64");
+  gomp.purelib(false).add("gompy/libgompy.so",
+                          so("libgompy.so", "int omp_get_max_threads(void); int g(void){return omp_get_max_threads();}",
+                             with("libgomp.so")));
+  auto unvendored = judge({&gomp});
+  EXPECT_TRUE(says(unvendored, "WC503 [error] gompy/libgompy.so: needs libgomp.so.1")) << dump_of(unvendored);
   // An extension module needing the same library is no candidate: the import fails.
   WheelBuilder m("bnbx", "0.1", kTag);
   m.purelib(false).add("bnbx/_k.cpython-312-x86_64-linux-gnu.so",

@@ -24,6 +24,7 @@
 
 #include "facts/analyze.h"
 #include "policy/policy.h"
+#include "wheel_builder.h"
 
 namespace wc::testing {
 
@@ -199,13 +200,23 @@ bool has_rule(const std::vector<Finding>& fs, const std::string& id) {
   return false;
 }
 
-bool says(const std::vector<Finding>& fs, const std::string& text) { return dump(fs).find(text) != std::string::npos; }
+std::string gcc_shared_object(const TempDir& dir, const std::string& name, const std::string& src,
+                              const std::string& flags) {
+  write_file(dir.file(name + ".c"), std::vector<uint8_t>(src.begin(), src.end()));
+  auto r = run_command("gcc -O1 -shared -fPIC " + shell_quote(dir.file(name + ".c")) + " -o " +
+                       shell_quote(dir.file(name)) + " -L" + shell_quote(dir.path()) + " " + flags);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto b = read_file(dir.file(name));
+  return std::string(b.begin(), b.end());
+}
 
 std::string dump(const std::vector<Finding>& fs) {
   std::string s;
   for (const auto& f : fs) s += f.rule + " [" + severity_name(f.severity) + "] " + f.entry + ": " + f.message + "\n";
   return s.empty() ? "(no findings)\n" : s;
 }
+
+bool says(const std::vector<Finding>& fs, const std::string& text) { return dump(fs).find(text) != std::string::npos; }
 
 std::string python_with_packaging() {
   for (const char* py : {"/usr/bin/python3", "python3"}) {

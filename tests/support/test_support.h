@@ -47,6 +47,12 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
 std::vector<std::string> rule_ids(const std::vector<Finding>& fs);
 bool has_rule(const std::vector<Finding>& fs, const std::string& id);
 std::string dump(const std::vector<Finding>& fs);
+// A shared object dir/name from C source (gcc -O1 -shared -fPIC), linked with `flags` (-L is
+// dir); its bytes. A failed compile is the test's failure.
+std::string gcc_shared_object(const TempDir& dir, const std::string& name, const std::string& src,
+                              const std::string& flags = "");
+// Whether dump(fs) holds `text` (a finding's "RULE [severity] entry: message", or part of one).
+bool says(const std::vector<Finding>& fs, const std::string& text);
 // Whether some finding's dump ("WC511 [error] entry: message") contains `text`.
 bool says(const std::vector<Finding>& fs, const std::string& text);
 

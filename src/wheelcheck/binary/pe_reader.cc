@@ -1,6 +1,7 @@
 #include "binary/pe_reader.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -121,6 +122,8 @@ std::pair<uint32_t, uint32_t> data_directory(const SparseFile& f, const PeHeader
   return rva && size ? std::make_pair(rva, size) : std::make_pair(0u, 0u);
 }
 
+constexpr uint64_t kMaxForwarder = 512;  // "DLL.name": far past any real one
+
 // The names a DLL exports (the export name pointer table), each once, and "#N" for each ordinal
 // with an address; an address inside the export directory is a forwarder ("OTHER.name").
 void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint32_t rva, uint32_t dir_size,
@@ -132,16 +135,41 @@ void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint3
   constexpr uint32_t kMaxExports = 1u << 20;
   if (count > kMaxExports) throw ParseError("implausible export name count " + std::to_string(count), 0);
   if (functions > kMaxExports) throw ParseError("implausible export address count " + std::to_string(functions), 0);
-  std::vector<uint32_t> address(functions);
-  if (functions) {
-    Cursor a = f.view(rva_to_offset(secs, functions_rva), checked_mul(functions, 4));
-    for (auto& x : address) x = a.u32();
+  // The address table gives the ordinals and the forwarders; one that cannot be read costs those.
+  std::vector<uint32_t> address;
+  try {
+    if (functions) {
+      Cursor a = f.view(rva_to_offset(secs, functions_rva), checked_mul(functions, 4));
+      charge_memory(uint64_t(functions) * 4, "PE export addresses");
+      address.resize(functions);
+      for (auto& x : address) x = a.u32();
+    }
+  } catch (const BudgetExceeded&) {
+    throw;
+  } catch (const ParseError&) {
+    address.clear();
   }
+  // A forwarder is "DLL.name" (a few hundred bytes at most): each distinct address is read once,
+  // bounded, and charged; a string without a dot, or a longer one, is no forwarder.
+  std::map<uint32_t, std::optional<std::string>> forwarders;
   auto forwarder = [&](uint32_t index) -> std::optional<std::string> {
-    if (index >= functions || address[index] < rva || address[index] - rva >= dir_size) return std::nullopt;
-    return std::string(name_at(f, rva_to_offset(secs, address[index]), "export forwarder"));
+    if (index >= address.size() || address[index] < rva || address[index] - rva >= dir_size) return std::nullopt;
+    auto [it, fresh] = forwarders.try_emplace(address[index]);
+    if (fresh) {
+      uint64_t at = rva_to_offset(secs, address[index]);
+      Cursor n = f.view(at, std::min<uint64_t>(kMaxForwarder + 1, f.size() - std::min<uint64_t>(at, f.size())));
+      std::string_view all(reinterpret_cast<const char*>(n.data().data()), n.size());
+      auto end = all.find('\0');
+      if (end != std::string_view::npos && end <= kMaxForwarder &&
+          all.substr(0, end).find('.') != std::string_view::npos) {
+        charge_memory(end + sizeof(std::string), "PE export forwarders");
+        it->second = std::string(all.substr(0, end));
+      }
+    }
+    if (it->second) charge_memory(it->second->size() + sizeof(std::string), "PE export forwarders");
+    return it->second;
   };
-  for (uint32_t i = 0; i < functions; ++i)
+  for (uint32_t i = 0; i < address.size(); ++i)
     if (address[i]) {
       std::string ordinal = "#" + std::to_string(uint64_t(base) + i);
       charge_memory(ordinal.size() + sizeof(std::string), "PE export names");
@@ -150,11 +178,22 @@ void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint3
     }
   if (count == 0) return;
   Cursor table = f.view(rva_to_offset(secs, names_rva), checked_mul(count, 4));
-  Cursor ordinals = f.view(rva_to_offset(secs, ordinals_rva), checked_mul(count, 2));
+  // The name ordinal table only tells which names forward; one that cannot be read costs that, not
+  // the names.
+  std::vector<uint16_t> index_of;
+  try {
+    Cursor ordinals = f.view(rva_to_offset(secs, ordinals_rva), checked_mul(count, 2));
+    index_of.resize(count);
+    for (auto& x : index_of) x = ordinals.u16();
+  } catch (const BudgetExceeded&) {
+    throw;
+  } catch (const ParseError&) {
+    index_of.clear();
+  }
   std::set<uint32_t> seen;  // entries naming one string are read once
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t name_rva = table.u32();
-    uint16_t index = ordinals.u16();
+    uint32_t index = index_of.empty() ? UINT32_MAX : index_of[i];
     if (!seen.insert(name_rva).second) continue;
     uint64_t at = rva_to_offset(secs, name_rva);
     std::string_view name = name_at(f, at, "export name " + std::to_string(i));
@@ -183,7 +222,9 @@ void read_import_names(const SparseFile& f, const std::vector<PeSection>& secs, 
     uint64_t v = pe64 ? c.u64() : c.u32();
     if (v == 0) return;
     if (v >> (pe64 ? 63 : 31)) {  // by ordinal
-      out.push_back("#" + std::to_string(v & 0xffff));
+      std::string ordinal = "#" + std::to_string(v & 0xffff);
+      charge_memory(ordinal.size() + sizeof(std::string), "PE import names");
+      out.push_back(std::move(ordinal));
       continue;
     }
     uint64_t name_off = checked_add(rva_to_offset(secs, static_cast<uint32_t>(v & 0x7fffffff)), 2);
@@ -225,24 +266,33 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
   out.pe_exports_read = true;
   // Delay-load descriptors (32 bytes: attributes, name, module handle, IAT, INT, ...), ending with
   // an all-zero one; their names bind at the first call.
-  // A broken one is a warning (the loader reads it only at the first call), never the file's error.
-  if (auto [delay, size] = data_directory(f, h, 13); delay) try {
+  // A broken one is a warning (the loader reads it only at the first call), never the file's error;
+  // the memory budget still ends the file. Descriptors with attribute bit 0 clear (before Visual C++
+  // 7) hold addresses, not RVAs, and are not read. Each name table is read once, as for imports.
+  try {
+    if (auto [delay, size] = data_directory(f, h, 13); delay) {
       bool pe64_delay = f.view(h.opt_off, 2).u16() == 0x20b;
       uint64_t at = rva_to_offset(secs, delay);
+      std::set<uint32_t> delay_tables;
       for (int i = 0; i < 4096; ++i) {
         Cursor d = f.view(checked_add(at, uint64_t(i) * 32), 32);
-        d.skip(4);
-        uint32_t name_rva = d.u32();
+        uint32_t attributes = d.u32(), name_rva = d.u32();
         d.skip(8);
         uint32_t int_rva = d.u32();
         if (name_rva == 0) break;
+        if (!(attributes & 1)) continue;
         std::string dll(name_at(f, rva_to_offset(secs, name_rva), "delay-load DLL name"));
-        if (int_rva) read_import_names(f, secs, int_rva, pe64_delay, out.dll_delay_imports[dll]);
+        charge_memory(dll.size() + sizeof(std::string), "PE imported DLL names");
+        if (int_rva && delay_tables.insert(int_rva).second)
+          read_import_names(f, secs, int_rva, pe64_delay, out.dll_delay_imports[dll]);
       }
-    } catch (const ParseError& e) {
-      out.dll_delay_imports.clear();
-      out.warnings.push_back(std::string("delay-load import directory not read: ") + e.what());
     }
+  } catch (const BudgetExceeded&) {
+    throw;
+  } catch (const ParseError& e) {
+    out.dll_delay_imports.clear();
+    out.warnings.push_back(std::string("delay-load import directory not read: ") + e.what());
+  }
   uint32_t rva = import_rva(f, h);
   out.undefined_symbols_read = true;  // nothing imported from a Python DLL unless the directory says so
   if (!rva) return fatbin;

@@ -129,7 +129,8 @@ struct WheelFacts {
   // Rebuilds the name index after `entries` changed (the analyzer calls it; so do tests that
   // assemble facts by hand).
   void reindex();
-  // Whether the wheel installs a file at `path` (relative to site-packages; see install_path()).
+  // Whether the wheel installs a file at `path`: relative to site-packages (install_path()), or
+  // "<data>/x" for what the data scheme installs into the environment's prefix.
   // Built on first use (only the library-resolution rules ask), once, thread-safely.
   bool installs(const std::string& path) const;
 

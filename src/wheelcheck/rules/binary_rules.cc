@@ -180,9 +180,12 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     // A wheel of the set that really installs it (nvidia-cublas for libcublas.so.13, not the
     // cuda-toolkit meta-package that pulls it in): then it must resolve for real.
     const CudaPolicy& cuda = pol.cuda;
-    bool dependency_present = by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* w) {
-                                return w != &cx.f && shipped_library(*w, need);
-                              });
+    bool dependency_present =
+        by && std::any_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* w) {
+          if (w == &cx.f || !w->filename.valid || !shipped_library(*w, need)) return false;
+          auto row = cuda.providers.find(w->filename.canonical_name);
+          return w->filename.canonical_name == by->name || (row != cuda.providers.end() && glob_any(row->second, need));
+        });
     // The declared dependency's own wheel in the set without the library: one the providers table
     // says installs it itself (nvidia-cublas) should ship it; one whose import loads its libraries
     // (torch) brings what those libraries need (libcudart.so.13 from its CUDA 13 wheels) and nothing
@@ -688,7 +691,13 @@ bool foreign_mode_helper(const WheelFacts& f, const BinaryFacts& b, const Platfo
   bool narrower = (tag.arch == "x86_64" && b.arch == "i686") ||
                   (tag.arch == "aarch64" && (b.arch == "armv7l" || b.arch == "armel"));
   if (!narrower || is_extension_module(b)) return false;
-  return !b.interpreter.empty() || !graph.loaded(f, b);
+  if (!b.interpreter.empty() || !graph.loaded(f, b)) return true;
+  // Loaded, but only by binaries of its own 32-bit mode (the helper's libraries): still a helper.
+  const std::string soname = b.soname.empty() ? std::string(last_component(b.path)) : b.soname;
+  return std::none_of(f.binaries.begin(), f.binaries.end(), [&](const BinaryFacts& o) {
+    return o.format == "elf" && o.arch == tag.arch &&
+           std::find(o.needed.begin(), o.needed.end(), soname) != o.needed.end();
+  });
 }
 
 bool platform_any(const WheelFilename& w) {

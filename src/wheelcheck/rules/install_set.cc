@@ -101,10 +101,11 @@ namespace {
 // The projects `w` declares: every Requires-Dist whose markers can hold for `env`, by default or
 // under one of w's extras, each with the version specifiers of its requirements ("" when
 // unpinned): a wheel of that project none of them admits is never installed beside w.
-std::map<std::string, std::vector<std::string>> declared_projects(const WheelFacts& w, const MarkerEnvironment& env) {
+std::map<std::string, std::vector<std::string>> declared_projects(const WheelFacts& w, const MarkerEnvironment& env,
+                                                                  bool with_extras = true) {
   std::map<std::string, std::vector<std::string>> out;
   if (!w.metadata) return out;
-  auto extras = w.metadata->get_all("Provides-Extra");
+  auto extras = with_extras ? w.metadata->get_all("Provides-Extra") : std::vector<std::string>{};
   for (const auto& line : w.metadata->get_all("Requires-Dist")) {
     auto r = parse_requirement(line);
     if (!r) continue;
@@ -220,6 +221,9 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
       const WheelFacts* w = queue.front();
       queue.pop_front();
       const auto wanted = declared_projects(*w, env);
+      // What the wheel requires whatever extras are chosen: only such a requirement makes an install
+      // of the run's wheel impossible (an extra's pin excludes it only when that extra is asked for).
+      const auto required = declared_projects(*w, env, false);
       const auto dirs = searched_dirs(*w);
       std::set<std::string> needs;  // sonames w's binaries need: an imported project may hold them
       if (!import_loaded.empty())
@@ -240,7 +244,7 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
         if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;
         if (!version_allowed(root_pins, u) || !version_allowed(wanted, u)) {
           const std::string& name = u.filename.canonical_name;
-          if (wanted.count(name)) {
+          if (required.count(name) && !version_allowed(required, u)) {
             auto& slot = excluded[name];
             if (!slot.first) slot.first = w;
             slot.second.push_back(i);

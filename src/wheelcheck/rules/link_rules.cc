@@ -168,7 +168,9 @@ constexpr size_t kShownSymbols = 3;
 
 // Whether a library of the scope whose symbols the run knows defines names in the namespace `ns`
 // (c10 for libc10.so): then a name of that namespace binds there or nowhere, and a library of
-// unknown symbols (libcuda.so.1, a system library) is not trusted to define it.
+// unknown symbols (libcuda.so.1, a system library) is not trusted to define it. The outermost
+// namespaces the scope's definitions name (_ZN[rVKRO]*<len><id>...) are gathered once, on the first
+// question.
 class Namespaces {
  public:
   explicit Namespaces(const Scope& scope) : scope_(scope) {}
@@ -176,11 +178,13 @@ class Namespaces {
     if (!mangled.starts_with("_Z")) return false;
     MangledAbi m = classify_mangled(mangled);
     if (m.namespaces.empty()) return false;
-    std::string ns(m.namespaces.front());
-    if (ns == "std" || ns == "__gnu_cxx" || ns == "__cxxabiv1") return false;
-    auto [it, fresh] = cache_.try_emplace(ns, false);
-    if (!fresh) return it->second;
-    const std::string nested = std::to_string(ns.size()) + ns;
+    if (!gathered_) gather();
+    return defined_.count(m.namespaces.front()) > 0;
+  }
+
+ private:
+  void gather() {
+    gathered_ = true;
     for (const auto& l : scope_.libs()) {
       if (!l.symbols()) continue;
       const DynamicSymbols& d = *l.binary->symbols;
@@ -188,16 +192,16 @@ class Namespaces {
         std::string_view n = d.name(def);
         if (!n.starts_with("_ZN")) continue;
         n.remove_prefix(3);
-        if (n.starts_with("K")) n.remove_prefix(1);
-        if (n.starts_with(nested)) return it->second = true;
+        while (!n.empty() && std::string_view("rVKRO").find(n[0]) != std::string_view::npos) n.remove_prefix(1);
+        uint64_t len = 0;
+        if (!consume_number(n, n.size(), len) || len == 0 || len > n.size()) continue;
+        if (std::string_view ns = n.substr(0, len); !defined_.count(ns)) defined_.emplace(ns);
       }
     }
-    return false;
   }
-
- private:
   const Scope& scope_;
-  std::map<std::string, bool> cache_;
+  bool gathered_ = false;
+  std::set<std::string, std::less<>> defined_;
 };
 
 Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy& lx, Tally* tally = nullptr) {

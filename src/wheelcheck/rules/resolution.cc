@@ -99,12 +99,13 @@ std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string
   for (const auto* w : wheels)
     for (const auto& other : w->binaries)
       if (other.soname == soname && (is_extension_module(other) || python_loaded(*w, other)))
-        return Resolution{w, install_path(other.path)};
+        return Resolution{w, environment_path(other.path)};
   for (const auto* w : wheels)
-    for (const auto& entry : w->python_loaded)
-      if (last_component(entry) == soname)
-        if (const BinaryFacts* lib = binary_at(*w, install_path(entry)); lib && lib->format == "elf")
-          return Resolution{w, install_path(entry)};
+    for (const auto& entry : w->python_loaded) {
+      const std::string where = environment_path(entry);
+      if (last_component(entry) != soname || where.empty()) continue;
+      if (const BinaryFacts* lib = binary_at(*w, where); lib && lib->format == "elf") return Resolution{w, where};
+    }
   return std::nullopt;
 }
 
@@ -195,8 +196,9 @@ std::string environment_of(std::string_view soname) {
                                               "libnvshmem",  "libcufile",     "libnvtx3interop"};
   for (auto s : cuda)
     if (stem.starts_with(s)) return "CUDA";
-  static constexpr std::string_view rocm[] = {"libamdhip64", "libhip",  "librocblas",       "librocm",     "libroc",
-                                              "libMIOpen",   "librccl", "libhsa-runtime64", "libamd_comgr"};
+  static constexpr std::string_view rocm[] = {
+      "libamdhip64",  "libhip",     "librocblas",   "librocm",   "librocrand", "librocfft",        "librocsolver",
+      "librocsparse", "libroctx64", "libroctracer", "libMIOpen", "librccl",    "libhsa-runtime64", "libamd_comgr"};
   for (auto s : rocm)
     if (stem.starts_with(s)) return "ROCm";
   static constexpr std::string_view mpi[] = {"libmpi", "libopen-rte", "libopen-pal", "libmpich", "libucp", "libucs"};
@@ -207,9 +209,8 @@ std::string environment_of(std::string_view soname) {
                                                 "libsvml", "libirng",      "libimf",       "libintlc"};
   for (auto s : oneapi)
     if (stem.starts_with(s)) return "oneAPI/SYCL";
-  static constexpr std::string_view openmp[] = {"libgomp", "libiomp5", "libomp"};
-  for (auto s : openmp)
-    if (stem == s) return "an OpenMP runtime";
+  // No OpenMP runtime here: a libgomp.so.1 a wheel forgot to vendor is auditwheel's error, not a
+  // variant for another machine.
   return "";
 }
 

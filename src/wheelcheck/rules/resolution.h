@@ -59,7 +59,7 @@ const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname)
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
 
 // The environment a library belongs to that a machine or a run may lack: "CUDA 11" for
-// libcudart.so.11.0, "CUDA" (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL", "an OpenMP runtime"; ""
+// libcudart.so.11.0, "CUDA" (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL"; ""
 // for any other.
 std::string environment_of(std::string_view soname);
 
