@@ -478,3 +478,37 @@ TEST_F(Loader, TorchAbiOnWindowsReadsDecoratedImports) {
 
 }  // namespace
 }  // namespace wc
+
+namespace wc {
+namespace {
+
+// What `import torch` loads reaches further than torch's own needs: its libcusparse-like library
+// loads an nvjitlink-like one from another wheel, and a library needing that soname later binds
+// the copy in the process (bitsandbytes' _cuda130.so and libnvJitLink.so.13 beside torch 2.15.0).
+TEST_F(Loader, WhatTheImportLoadsTransitivelyIsInTheProcess) {
+  std::string jit = so("libjit.so", "int jit(void){return 1;}", "-Wl,-soname,libnvJitLink.so.13");
+  std::string sparse = so("libsparse.so", "int jit(void); int sp(void){return jit();}",
+                          "-Wl,-soname,libcusparse.so.12 " + with("libjit.so") + " -Wl,-rpath,'$ORIGIN/../../jit/lib'");
+  std::string torch_cuda =
+      so("libtorch_cuda.so", "int sp(void); int tc(void){return sp();}",
+         "-Wl,-soname,libtorch_cuda.so " + with("libsparse.so") + " -Wl,-rpath,'$ORIGIN/../../nvidia/sparse/lib'");
+  WheelBuilder t("torch", "2.15.0", kTag);
+  t.purelib(false).add("torch/__init__.py", "").add("torch/lib/libtorch_cuda.so", torch_cuda);
+  t.requires_dist("nvidia-sparse==1.0").requires_dist("nvidia-jit==1.0");
+  WheelBuilder sp("nvidia-sparse", "1.0", "py3-none-manylinux_2_28_x86_64");
+  sp.purelib(false).add("nvidia/sparse/lib/libcusparse.so.12", sparse);
+  WheelBuilder jw("nvidia-jit", "1.0", "py3-none-manylinux_2_28_x86_64");
+  jw.purelib(false).add("nvidia/jit/lib/libnvJitLink.so.13", jit);
+  WheelBuilder b("bnb", "1.0", "py3-none-manylinux_2_24_x86_64");
+  b.purelib(false)
+      .add("bnb/libbnb_cuda130.so", so("libbnb.so", "int jit(void); int k(void){return jit();}", with("libjit.so")))
+      .requires_dist("torch");
+  auto f = judge({&b, &t, &sp, &jw});
+  EXPECT_FALSE(testing::has_rule(f, "WC503")) << dump_of(f);
+  auto alone = judge({&b, &t});  // without the wheels torch's import loads: a candidate of CUDA 13
+  EXPECT_TRUE(says(alone, "needs libnvJitLink.so.13, of CUDA 13")) << dump_of(alone);
+  EXPECT_FALSE(has_errors(alone)) << dump_of(alone);
+}
+
+}  // namespace
+}  // namespace wc

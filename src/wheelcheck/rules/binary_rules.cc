@@ -166,13 +166,13 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
     // wheel is in the set, where the library must then resolve for real.
     const Provider* by = nullptr;
     for (const auto& [prov, globs] : cx.providers)
-      if (glob_any(globs, need)) by = &prov;
+      if (glob_any(globs, need) && provider_admits(prov.name, prov.specifier, need)) by = &prov;
     // Else a dependency of a wheel installed with it, whose own wheel is not in the set
     // (cuquantum-python-cu12 -> cuquantum-cu12 -> cutensornet-cu12).
     if (!by)
       for (const auto& [w, provs] : cx.transitive_providers())
         for (const auto& [prov, globs] : provs)
-          if (!by && glob_any(globs, need) &&
+          if (!by && glob_any(globs, need) && provider_admits(prov.name, prov.specifier, need) &&
               std::none_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* u) {
                 return u->filename.valid && u->filename.canonical_name == prov.name;
               }))

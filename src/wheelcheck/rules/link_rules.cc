@@ -360,8 +360,12 @@ void unresolved_symbols(const WheelFacts& f, const InstallSet& set, const LoadGr
       return;
     }
     Load l{&root, {&root}};
-    for (const auto& lib : scope.libs())
-      if (lib.wheel == &f && lib.binary && judgeable(*lib.binary)) l.objects.push_back(lib.binary);
+    // A load in which a library misses a need fails as a whole: the other objects of the wheel it
+    // brings in are not credited with it, and are judged in their own loads (torchcodec's
+    // custom_ops library fails where its sibling core library misses FFmpeg's libavutil).
+    if (scope.missing().empty())
+      for (const auto& lib : scope.libs())
+        if (lib.wheel == &f && lib.binary && judgeable(*lib.binary)) l.objects.push_back(lib.binary);
     for (const auto* o : l.objects) {
       if (o != &root && verdicts.count(o) && verdicts.at(o).ok) continue;  // bound in an earlier load
       note(o,

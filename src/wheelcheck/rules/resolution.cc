@@ -8,6 +8,7 @@
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
+#include "wheel/version.h"
 
 namespace wc {
 namespace {
@@ -163,6 +164,26 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
       for (const auto* u : set.wheels)
         if (const BinaryFacts* lib = shipped_library(*u, need)) return LibraryFile{u, lib, environment_path(lib->path)};
     }
+    // Further down what the import loads: libtorch_cuda.so loads libcusparse.so.12, which loads
+    // libnvJitLink.so.13 from its own wheel; after `import torch` that is in the process too
+    // (bitsandbytes' _cuda130.so binds it there). Breadth first over the set's files, each once.
+    std::deque<std::pair<const WheelFacts*, const BinaryFacts*>> queue;
+    std::set<const BinaryFacts*> seen;
+    for (const auto* w : set.wheels)
+      if (import_loaded(*w, cuda))
+        for (const auto& o : w->binaries)
+          if (o.format == "elf" && seen.insert(&o).second) queue.emplace_back(w, &o);
+    while (!queue.empty()) {
+      auto [w, lib] = queue.front();
+      queue.pop_front();
+      for (const auto& n : lib->needed) {
+        auto r = resolve_needed(*lib, n, set.wheels);
+        if (!r) continue;
+        const BinaryFacts* found = binary_at(*r->wheel, r->path);
+        if (n == need) return LibraryFile{r->wheel, found, r->path};
+        if (found && found->format == "elf" && seen.insert(found).second) queue.emplace_back(r->wheel, found);
+      }
+    }
     return std::nullopt;
   };
   // ld.so binds a need to an object already loaded under that name before it searches any
@@ -209,9 +230,43 @@ std::string environment_of(std::string_view soname) {
                                                 "libsvml", "libirng",      "libimf",       "libintlc"};
   for (auto s : oneapi)
     if (stem.starts_with(s)) return "oneAPI/SYCL";
+  // FFmpeg's libraries, by major (torchcodec ships libtorchcodec_core4.so ... _core8.so, one per
+  // FFmpeg it may find on the machine).
+  static constexpr std::string_view ffmpeg[] = {"libavcodec",  "libavformat",   "libavutil",  "libavdevice",
+                                                "libavfilter", "libswresample", "libswscale", "libpostproc"};
+  for (auto s : ffmpeg)
+    if (stem == s) return "FFmpeg";
   // No OpenMP runtime here: a libgomp.so.1 a wheel forgot to vendor is auditwheel's error, not a
   // variant for another machine.
   return "";
+}
+
+bool provider_admits(std::string_view provider, const std::string& specifier, std::string_view soname) {
+  if (!provider.starts_with("cuda-toolkit") || specifier.empty()) return true;
+  const std::string env = environment_of(soname);
+  if (!env.starts_with("CUDA ")) return true;
+  auto spec = SpecifierSet::parse(specifier);
+  if (!spec) return true;
+  const std::string major = env.substr(5);
+  // Some release of that major admitted: the versions the specifier names, then a sweep.
+  std::vector<std::string> tries;
+  for (size_t at = 0; at < specifier.size();) {
+    if (!is_digit(specifier[at])) {
+      ++at;
+      continue;
+    }
+    size_t end = at;
+    while (end < specifier.size() && (is_digit(specifier[end]) || specifier[end] == '.')) ++end;
+    tries.push_back(specifier.substr(at, end - at));
+    at = end;
+  }
+  for (int minor = 0; minor <= 30; ++minor)
+    for (const char* patch : {".0", ".99"}) tries.push_back(major + "." + std::to_string(minor) + patch);
+  return std::any_of(tries.begin(), tries.end(), [&](const std::string& t) {
+    if (t.substr(0, t.find('.')) != major) return false;
+    auto v = parse_version(t);
+    return v && spec->contains(*v);
+  });
 }
 
 bool system_library(const Policy& p, const std::string& soname) {
@@ -230,7 +285,7 @@ std::string absent_dependency_for(const WheelFacts& f, const InstallSet& set, co
     if (w != &f) declaring.push_back(w);
   for (const auto* by : declaring)
     for (const auto& d : declared_providers(*by, p)) {
-      if (!glob_any(p.cuda.provided_by(d.name), soname)) continue;
+      if (!glob_any(p.cuda.provided_by(d.name), soname) || !provider_admits(d.name, d.specifier, soname)) continue;
       bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
         return w->filename.valid && w->filename.canonical_name == d.name;
       });

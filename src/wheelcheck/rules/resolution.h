@@ -59,9 +59,14 @@ const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname)
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
 
 // The environment a library belongs to that a machine or a run may lack: "CUDA 11" for
-// libcudart.so.11.0, "CUDA" (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL"; ""
+// libcudart.so.11.0, "CUDA" (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL", "FFmpeg"; ""
 // for any other.
 std::string environment_of(std::string_view soname);
+
+// Whether a declared provider's requirement can install `soname`: the cuda-toolkit meta-package's
+// table lists every CUDA major's libraries, but cuda-toolkit[cudart]==13.2.2 installs CUDA 13's
+// only (torch 2.15.0's requirement does not bring libcudart.so.12). Other providers: true.
+bool provider_admits(std::string_view provider, const std::string& specifier, std::string_view soname);
 
 // A need the platform's system provides (any level's library list of either family, the policy's
 // allowed and driver libraries): the loader finds it outside the run.
