@@ -253,12 +253,6 @@ TEST_F(Loader, ARuntimeTheDeclaredTorchDoesNotBring) {
   EXPECT_TRUE(says(g, "whose own dependencies install them")) << dump_of(g);
 }
 
-}  // namespace
-}  // namespace wc
-
-namespace wc {
-namespace {
-
 // 5. What `.data/data/` installs lands in the environment's prefix: an extension in site-packages
 // reaches <prefix>/lib through $ORIGIN/../../../../lib, an executable of .data/data/bin its
 // libraries through $ORIGIN/../lib; climbing above the prefix leaves the environment (WC504).
@@ -301,12 +295,6 @@ TEST_F(Loader, CodeForAnotherProcessorIsNotJudgedAsHost) {
   auto e = testing::findings_of(m.build(), m.filename());
   EXPECT_TRUE(says(e, "WC501 [error]")) << dump_of(e);
 }
-
-}  // namespace
-}  // namespace wc
-
-namespace wc {
-namespace {
 
 // A thin arm64 Mach-O dylib: its install name (LC_ID_DYLIB, none when empty), the dylibs it loads
 // (a leading '?' marks a weak one), its LC_RPATHs.
@@ -402,12 +390,6 @@ TEST_F(Loader, MacOsInstallNamesResolveAsDyldDoes) {
   EXPECT_FALSE(has_errors(plugin)) << dump_of(plugin);
 }
 
-}  // namespace
-}  // namespace wc
-
-namespace wc {
-namespace {
-
 // WC515 names the torch the binary was built against where the run shows it: the torch wheel of
 // the run that defines every unstable name it imports.
 TEST_F(Loader, TorchAbiNamesTheTorchThatDefinesItsSymbols) {
@@ -475,12 +457,6 @@ TEST_F(Loader, TorchAbiOnWindowsReadsDecoratedImports) {
   auto g = judge({&stable, &t});
   EXPECT_FALSE(testing::has_rule(g, "WC515")) << dump_of(g);
 }
-
-}  // namespace
-}  // namespace wc
-
-namespace wc {
-namespace {
 
 // What `import torch` loads reaches further than torch's own needs: its libcusparse-like library
 // loads an nvjitlink-like one from another wheel, and a library needing that soname later binds

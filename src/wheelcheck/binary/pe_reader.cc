@@ -122,6 +122,20 @@ std::pair<uint32_t, uint32_t> data_directory(const SparseFile& f, const PeHeader
   return rva && size ? std::make_pair(rva, size) : std::make_pair(0u, 0u);
 }
 
+// Runs `read`, a table the loader may do without: "" when it was read, else why not (a ParseError
+// of the table). The memory budget is no table's: it ends the file.
+template <typename F>
+std::string unless_unreadable(F&& read) {
+  try {
+    read();
+    return "";
+  } catch (const BudgetExceeded&) {
+    throw;
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+}
+
 constexpr uint64_t kMaxForwarder = 512;  // "DLL.name": far past any real one
 
 // The names a DLL exports (the export name pointer table), each once, and "#N" for each ordinal
@@ -137,18 +151,13 @@ void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint3
   if (functions > kMaxExports) throw ParseError("implausible export address count " + std::to_string(functions), 0);
   // The address table gives the ordinals and the forwarders; one that cannot be read costs those.
   std::vector<uint32_t> address;
-  try {
-    if (functions) {
-      Cursor a = f.view(rva_to_offset(secs, functions_rva), checked_mul(functions, 4));
-      charge_memory(uint64_t(functions) * 4, "PE export addresses");
-      address.resize(functions);
-      for (auto& x : address) x = a.u32();
-    }
-  } catch (const BudgetExceeded&) {
-    throw;
-  } catch (const ParseError&) {
-    address.clear();
-  }
+  auto read_addresses = [&] {
+    Cursor a = f.view(rva_to_offset(secs, functions_rva), checked_mul(functions, 4));
+    charge_memory(uint64_t(functions) * 4, "PE export addresses");
+    address.resize(functions);
+    for (auto& x : address) x = a.u32();
+  };
+  if (functions && !unless_unreadable(read_addresses).empty()) address.clear();
   // A forwarder is "DLL.name" (a few hundred bytes at most): each distinct address is read once,
   // bounded, and charged; a string without a dot, or a longer one, is no forwarder.
   std::map<uint32_t, std::optional<std::string>> forwarders;
@@ -181,15 +190,12 @@ void read_exports(const SparseFile& f, const std::vector<PeSection>& secs, uint3
   // The name ordinal table only tells which names forward; one that cannot be read costs that, not
   // the names.
   std::vector<uint16_t> index_of;
-  try {
+  auto read_index = [&] {
     Cursor ordinals = f.view(rva_to_offset(secs, ordinals_rva), checked_mul(count, 2));
     index_of.resize(count);
     for (auto& x : index_of) x = ordinals.u16();
-  } catch (const BudgetExceeded&) {
-    throw;
-  } catch (const ParseError&) {
-    index_of.clear();
-  }
+  };
+  if (!unless_unreadable(read_index).empty()) index_of.clear();
   std::set<uint32_t> seen;  // entries naming one string are read once
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t name_rva = table.u32();
@@ -269,7 +275,7 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
   // A broken one is a warning (the loader reads it only at the first call), never the file's error;
   // the memory budget still ends the file. Descriptors with attribute bit 0 clear (before Visual C++
   // 7) hold addresses, not RVAs, and are not read. Each name table is read once, as for imports.
-  try {
+  std::string delay_failure = unless_unreadable([&] {
     if (auto [delay, size] = data_directory(f, h, 13); delay) {
       bool pe64_delay = f.view(h.opt_off, 2).u16() == 0x20b;
       uint64_t at = rva_to_offset(secs, delay);
@@ -287,11 +293,10 @@ std::optional<ByteRange> read_pe(const SparseFile& f, BinaryFacts& out) {
           read_import_names(f, secs, int_rva, pe64_delay, out.dll_delay_imports[dll]);
       }
     }
-  } catch (const BudgetExceeded&) {
-    throw;
-  } catch (const ParseError& e) {
+  });
+  if (!delay_failure.empty()) {
     out.dll_delay_imports.clear();
-    out.warnings.push_back(std::string("delay-load import directory not read: ") + e.what());
+    out.warnings.push_back("delay-load import directory not read: " + delay_failure);
   }
   uint32_t rva = import_rva(f, h);
   out.undefined_symbols_read = true;  // nothing imported from a Python DLL unless the directory says so

@@ -250,15 +250,15 @@ bool provider_admits(std::string_view provider, const std::string& specifier, st
   const std::string major = env.substr(5);
   // Some release of that major admitted: the versions the specifier names, then a sweep.
   std::vector<std::string> tries;
-  for (size_t at = 0; at < specifier.size();) {
-    if (!is_digit(specifier[at])) {
-      ++at;
+  for (std::string_view rest = specifier; !rest.empty();) {
+    uint64_t n = 0;
+    if (!consume_number(rest, 1u << 30, n)) {  // not a number here, or one too large: skip it whole
+      rest.remove_prefix(std::max<size_t>(1, digit_prefix(rest)));
       continue;
     }
-    size_t end = at;
-    while (end < specifier.size() && (is_digit(specifier[end]) || specifier[end] == '.')) ++end;
-    tries.push_back(specifier.substr(at, end - at));
-    at = end;
+    std::string version = std::to_string(n);
+    while (consume(rest, ".") && consume_number(rest, 1u << 30, n)) version += "." + std::to_string(n);
+    tries.push_back(std::move(version));
   }
   for (int minor = 0; minor <= 30; ++minor)
     for (const char* patch : {".0", ".99"}) tries.push_back(major + "." + std::to_string(minor) + patch);
