@@ -5,7 +5,7 @@ set -euo pipefail
 
 # --fuzz: the libFuzzer toolchain (clang with its runtime) for `make fuzz`.
 # --runtime: only the libraries a built wheelcheck links (the composite action's cached build).
-pkgs=(build-essential cmake ninja-build pkg-config
+pkgs=(build-essential cmake ninja-build pkg-config clang lld
       libarchive-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libssl-dev libre2-dev libisal-dev libutf8proc-dev zlib1g-dev libzstd-dev libtomlplusplus-dev
       libgtest-dev libgmock-dev
       binutils python3 python3-packaging python3-venv python3-jsonschema python3-rfc3987 libxml2-utils zip unzip nginx-light clang-format-14)

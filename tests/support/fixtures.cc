@@ -96,6 +96,65 @@ std::vector<uint8_t> macho_thin_with_symbols(uint32_t cputype, const std::vector
   return out;
 }
 
+std::vector<uint8_t> macho_chained(const std::string& install_name, const std::vector<std::string>& dylibs,
+                                   const std::string& rpath, const std::vector<ChainedImport>& imports,
+                                   const std::vector<std::string>& exports) {
+  Bytes cmds;
+  uint32_t ncmds = 0;
+  auto dylib_cmd = [&](uint32_t cmd, const std::string& name) {
+    uint32_t size = static_cast<uint32_t>((24 + name.size() + 1 + 7) & ~size_t(7));
+    cmds.u32(cmd).u32(size).u32(24).u32(0).u32(0x10000).u32(0x10000).str(name, size - 24);
+    ++ncmds;
+  };
+  cmds.u32(0x32).u32(24).u32(1).u32(0x000B0000).u32(0x000E0000).u32(0), ++ncmds;  // LC_BUILD_VERSION
+  if (!install_name.empty()) dylib_cmd(0xd, install_name);
+  for (const auto& d : dylibs) dylib_cmd(0xc, d);
+  uint32_t rsize = static_cast<uint32_t>((12 + rpath.size() + 1 + 7) & ~size_t(7));
+  cmds.u32(0x8000001c).u32(rsize).u32(12).str(rpath, rsize - 12), ++ncmds;
+  // dyld_chained_fixups_header, the imports (DYLD_CHAINED_IMPORT), then the symbol strings.
+  Bytes names;
+  names.zeros(1);
+  Bytes table;
+  for (const auto& i : imports) {
+    uint32_t ord = static_cast<uint8_t>(static_cast<int8_t>(i.ordinal));
+    table.u32(ord | (i.weak ? 0x100u : 0u) | static_cast<uint32_t>(names.v.size()) << 9);
+    names.str(i.name, i.name.size() + 1);
+  }
+  Bytes fixups;
+  const uint32_t imports_offset = 32, symbols_offset = imports_offset + static_cast<uint32_t>(table.v.size());
+  fixups.u32(0).u32(28).u32(imports_offset).u32(symbols_offset).u32(static_cast<uint32_t>(imports.size()));
+  fixups.u32(1).u32(0).u32(0);  // format 1, uncompressed symbols; an empty starts_in_image at 28
+  fixups.v.insert(fixups.v.end(), table.v.begin(), table.v.end());
+  fixups.v.insert(fixups.v.end(), names.v.begin(), names.v.end());
+  fixups.v.resize((fixups.v.size() + 7) & ~size_t(7), 0);
+  // The export trie: a root whose edges are whole names, each to a leaf {size 2: flags 0, address 0}.
+  Bytes trie;
+  size_t root = 1 + 1;
+  for (const auto& e : exports) root += e.size() + 1 + 2;  // edge, its child offset (2-byte ULEB at most)
+  trie.v.push_back(0);
+  trie.v.push_back(static_cast<uint8_t>(exports.size()));
+  size_t leaf = root;
+  for (const auto& e : exports) {
+    trie.str(e, e.size() + 1);
+    trie.v.push_back(static_cast<uint8_t>(0x80 | (leaf & 0x7f)));
+    trie.v.push_back(static_cast<uint8_t>(leaf >> 7));
+    leaf += 4;
+  }
+  for (size_t i = 0; i < exports.size(); ++i) trie.v.insert(trie.v.end(), {2, 0, 0, 0});
+  trie.v.resize((trie.v.size() + 7) & ~size_t(7), 0);
+  const uint32_t sizeofcmds = static_cast<uint32_t>(cmds.v.size()) + 16 + 16;
+  const uint32_t fix_off = (32 + sizeofcmds + 7) & ~7u, trie_off = fix_off + static_cast<uint32_t>(fixups.v.size());
+  cmds.u32(0x80000034).u32(16).u32(fix_off).u32(static_cast<uint32_t>(fixups.v.size())), ++ncmds;
+  cmds.u32(0x80000033).u32(16).u32(trie_off).u32(static_cast<uint32_t>(trie.v.size())), ++ncmds;
+  Bytes h;
+  h.u32(0xfeedfacf).u32(0x0100000c).u32(0).u32(install_name.empty() ? 8 : 6).u32(ncmds).u32(sizeofcmds).u32(0).u32(0);
+  h.v.insert(h.v.end(), cmds.v.begin(), cmds.v.end());
+  h.v.resize(fix_off, 0);
+  h.v.insert(h.v.end(), fixups.v.begin(), fixups.v.end());
+  h.v.insert(h.v.end(), trie.v.begin(), trie.v.end());
+  return h.v;
+}
+
 // Fat (universal) header: big-endian fat_header + fat_arch {cputype, subtype, offset, size, align}.
 std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices) {
   Bytes f;

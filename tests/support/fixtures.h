@@ -17,6 +17,17 @@ std::vector<uint8_t> macho_thin(uint32_t cputype, uint32_t minos, const std::vec
 // imported, plus one weak reference (`weakly_bound`) that is optional.
 std::vector<uint8_t> macho_thin_with_symbols(uint32_t cputype, const std::vector<std::string>& undefined,
                                              const std::string& defined);
+// A thin arm64 dylib (or bundle, with no install name) as a recent ld64 lays out what dyld binds:
+// LC_DYLD_CHAINED_FIXUPS' import table (format 1: {ordinal, weak, name}) and LC_DYLD_EXPORTS_TRIE.
+// `dylibs` become LC_LOAD_DYLIB in order (ordinal 1 is the first), `rpath` one LC_RPATH.
+struct ChainedImport {
+  std::string name;  // "_foo"
+  int ordinal;       // 1.., 0 self, -1 main executable, -2 flat lookup
+  bool weak = false;
+};
+std::vector<uint8_t> macho_chained(const std::string& install_name, const std::vector<std::string>& dylibs,
+                                   const std::string& rpath, const std::vector<ChainedImport>& imports,
+                                   const std::vector<std::string>& exports);
 // Fat (universal) file from (cputype, thin image) pairs.
 std::vector<uint8_t> macho_fat(const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& slices);
 // PE32+ with one .idata section importing `dlls`.

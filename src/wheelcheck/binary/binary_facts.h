@@ -45,6 +45,15 @@ struct FatbinFacts {
   bool empty() const { return entries.empty(); }
 };
 
+// One symbol dyld binds for a Mach-O slice: its library ordinal names the load command (two-level
+// namespace: 1 = the first dylib), or a special lookup.
+struct MachOImport {
+  enum : int { self = 0, main_executable = -1, flat_lookup = -2, weak_lookup = -3 };
+  std::string name;   // as in the tables: "_foo" for C's foo
+  int ordinal = 0;    // 1..dylibs.size(), or one of the special values
+  bool weak = false;  // a weak import: dyld binds it to null when no image defines it
+};
+
 struct MachOSlice {
   std::string arch;  // x86_64, arm64, i386, ...
   uint32_t cputype = 0;
@@ -54,8 +63,15 @@ struct MachOSlice {
   // library has two.
   std::vector<uint32_t> build_platforms;
   std::vector<std::string> dylibs, rpaths;
-  std::vector<std::string> weak_dylibs;  // LC_LOAD_WEAK_DYLIB names (also in dylibs): dyld goes on without them
-  std::string install_name;              // LC_ID_DYLIB ("@rpath/libc10.dylib"); empty for a bundle
+  std::vector<std::string> weak_dylibs;        // LC_LOAD_WEAK_DYLIB names (also in dylibs): dyld goes on without them
+  std::string install_name;                    // LC_ID_DYLIB ("@rpath/libc10.dylib"); empty for a bundle
+  std::vector<std::string> reexported_dylibs;  // LC_REEXPORT_DYLIB names: their exports are this image's too
+  // What dyld binds (chained fixups' import table, else the bind and lazy-bind opcodes; each name
+  // and ordinal once) and the names the image exports (its export trie; sorted). Read only when
+  // the tables are within bounds and readable.
+  std::vector<MachOImport> imports;
+  std::vector<std::string> exports;
+  bool imports_read = false, exports_read = false;
 };
 
 struct BinaryFacts {

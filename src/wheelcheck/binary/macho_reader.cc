@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "binary/macho_dyld_info.h"
 #include "util/budget.h"
 
 namespace wc {
@@ -12,10 +13,13 @@ constexpr uint32_t MH_MAGIC = 0xfeedface, MH_MAGIC_64 = 0xfeedfacf, FAT_MAGIC = 
 constexpr uint32_t LC_LOAD_DYLIB = 0xc, LC_LOAD_WEAK_DYLIB = 0x80000018, LC_REEXPORT_DYLIB = 0x8000001f,
                    LC_LAZY_LOAD_DYLIB = 0x20, LC_LOAD_UPWARD_DYLIB = 0x80000023, LC_RPATH = 0x8000001c,
                    LC_ID_DYLIB = 0xd, LC_VERSION_MIN_MACOSX = 0x24, LC_BUILD_VERSION = 0x32, LC_SYMTAB = 0x2,
-                   LC_DYSYMTAB = 0xb;
+                   LC_DYSYMTAB = 0xb, LC_DYLD_INFO = 0x22, LC_DYLD_INFO_ONLY = 0x80000022,
+                   LC_DYLD_EXPORTS_TRIE = 0x80000033, LC_DYLD_CHAINED_FIXUPS = 0x80000034;
 // Symbol tables larger than this are not read (a bound on what one binary may make the reader keep).
 constexpr uint64_t kMaxSymbolBytes = 8u << 20, kMaxStringBytes = 32u << 20;
 constexpr uint32_t kMaxSlices = 32, kMaxCommands = 1u << 16;
+// dyld's tables larger than this are not read: binds and exports stay unknown (not judged).
+constexpr uint64_t kMaxDyldTableBytes = 64u << 20;
 
 std::string xyz_version(uint32_t v, int* major = nullptr, int* minor = nullptr) {
   if (major) *major = static_cast<int>(v >> 16);
@@ -82,6 +86,51 @@ bool read_undefined(const SparseFile& f, uint64_t base, uint64_t size, bool is64
   return true;
 }
 
+// __LINKEDIT tables dyld reads, as (offset, size) in the slice.
+struct DyldTables {
+  ByteRange bind, lazy_bind, exports, chained;
+};
+
+// Reads what dyld binds and what the image exports into `s`; with `plan`, only adds the ranges.
+void read_dyld_tables(const SparseFile& f, uint64_t base, uint64_t size, Endian e, const DyldTables& t, MachOSlice& s,
+                      std::vector<ByteRange>* plan) {
+  auto range = [&](const ByteRange& r, const char* what) -> std::optional<ByteRange> {
+    if (r.len == 0) return ByteRange{checked_add(base, r.off), 0};
+    if (r.off > size || r.len > size - r.off)
+      throw ParseError(std::string(what) + " runs past the slice", base + r.off);
+    if (r.len > kMaxDyldTableBytes) return std::nullopt;
+    return ByteRange{checked_add(base, r.off), r.len};
+  };
+  auto bind = range(t.bind, "the bind opcodes"), lazy = range(t.lazy_bind, "the lazy-bind opcodes");
+  auto chained = range(t.chained, "the chained fixups"), exports = range(t.exports, "the export trie");
+  if (plan) {
+    for (const auto& r : {bind, lazy, chained, exports})
+      if (r && r->len) plan->push_back(*r);
+    return;
+  }
+  auto view = [&](const ByteRange& r) {
+    f.require({r});
+    return f.view(r.off, r.len, e);
+  };
+  if (t.chained.len) {
+    if (chained) s.imports_read = read_chained_imports(view(*chained), s.dylibs.size(), s.imports);
+  } else if (t.bind.len || t.lazy_bind.len) {
+    if (bind && lazy) {
+      if (bind->len) read_bind_opcodes(view(*bind), false, s.dylibs.size(), s.imports);
+      if (lazy->len) read_bind_opcodes(view(*lazy), true, s.dylibs.size(), s.imports);
+      s.imports_read = true;
+    }
+  } else {
+    s.imports_read = true;  // dyld binds nothing
+  }
+  if (exports) {
+    if (exports->len) read_export_trie(view(*exports), s.exports);
+    std::sort(s.exports.begin(), s.exports.end());
+    s.exports.erase(std::unique(s.exports.begin(), s.exports.end()), s.exports.end());
+    s.exports_read = true;
+  }
+}
+
 MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFacts& out,
                      std::vector<ByteRange>* plan = nullptr) {
   Cursor m = f.view(base, std::min<uint64_t>(size, 32));
@@ -103,6 +152,8 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFa
   if (sizeofcmds > size - std::min(size, hdr)) throw ParseError("load commands run past the slice", base + 20);
   Cursor cmds = f.view(checked_add(base, hdr), sizeofcmds, e);
   std::optional<SymbolTables> tables;
+  DyldTables dyld;
+  bool linkedit_known = false;  // a dyld info, chained fixups or export trie command
   for (uint32_t i = 0; i < ncmds; ++i) {
     uint64_t at = cmds.pos();
     uint32_t cmd = cmds.u32(), cmdsize = cmds.u32();
@@ -117,8 +168,11 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFa
         s.dylibs.push_back(lc_string(c, c.u32()));
         s.weak_dylibs.push_back(s.dylibs.back());
         break;
-      case LC_LOAD_DYLIB:
       case LC_REEXPORT_DYLIB:
+        s.dylibs.push_back(lc_string(c, c.u32()));
+        s.reexported_dylibs.push_back(s.dylibs.back());
+        break;
+      case LC_LOAD_DYLIB:
       case LC_LAZY_LOAD_DYLIB:
       case LC_LOAD_UPWARD_DYLIB: s.dylibs.push_back(lc_string(c, c.u32())); break;
       case LC_RPATH: s.rpaths.push_back(lc_string(c, c.u32())); break;
@@ -136,6 +190,17 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFa
         if (!tables) tables.emplace();
         tables->symoff = c.u32(), tables->nsyms = c.u32(), tables->stroff = c.u32(), tables->strsize = c.u32();
         break;
+      case LC_DYLD_INFO:
+      case LC_DYLD_INFO_ONLY:
+        linkedit_known = true;
+        c.skip(8);  // rebase
+        dyld.bind = {c.u32(), c.u32()};
+        c.skip(8);  // weak binds: coalesced definitions, not imports
+        dyld.lazy_bind = {c.u32(), c.u32()};
+        if (!dyld.exports.len) dyld.exports = {c.u32(), c.u32()};
+        break;
+      case LC_DYLD_CHAINED_FIXUPS: linkedit_known = true, dyld.chained = {c.u32(), c.u32()}; break;
+      case LC_DYLD_EXPORTS_TRIE: linkedit_known = true, dyld.exports = {c.u32(), c.u32()}; break;
       case LC_DYSYMTAB:
         if (!tables) tables.emplace();
         c.skip(16);  // local and external defined ranges
@@ -149,6 +214,7 @@ MachOSlice read_thin(const SparseFile& f, uint64_t base, uint64_t size, BinaryFa
     // A fat binary's symbols are known only when every slice's are.
     out.undefined_symbols_read = read && (out.slices.empty() ? true : out.undefined_symbols_read);
   }
+  if (linkedit_known) read_dyld_tables(f, base, size, e, dyld, s, plan);
   return s;
 }
 
@@ -197,7 +263,16 @@ CapturePlan macho_capture_plan(const SparseFile& f) {
     uint64_t off = is64 ? arches.u64() : arches.u32();
     uint64_t size = is64 ? arches.u64() : arches.u32();
     arches.skip(is64 ? 8 : 4);
-    if (off < f.size()) p.ranges.push_back({off, std::min({size, uint64_t(1) << 20, f.size() - off})});
+    if (off >= f.size()) continue;
+    p.ranges.push_back({off, std::min({size, uint64_t(1) << 20, f.size() - off})});
+    // A slice whose header is already here: its symbol and dyld tables too. One further on keeps
+    // its first MiB only (its tables are read when they lie there).
+    BinaryFacts probe;
+    try {
+      read_thin(f, off, std::min(size, f.size() - off), probe, &p.ranges);
+    } catch (const ParseError&) {
+    } catch (const NeedRanges&) {
+    }
   }
   return p;
 }

@@ -304,8 +304,11 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "dependency whose wheel is not in the run, the interpreter's Py*/_Py* C API, and the C library names a Python "
        "process holds (linux.interpreter_symbols, read from glibc: sqrt or dlopen called without linking libm or "
        "libdl bind there). A binary with a missing "
-       "library (WC503) is not judged again. Not resolved at --depth metadata (symbols are not read), nor for "
-       "Mach-O or PE binaries in this version.",
+       "library (WC503) is not judged again. Not resolved at --depth metadata (symbols are not read). Mach-O: each "
+       "import dyld binds (chained fixups, else bind and lazy-bind opcodes) against the image its library ordinal "
+       "resolves to, its export trie and re-exported dylibs; flat lookups against the images of the process; weak "
+       "imports may miss. PE: each import by name or ordinal against the export directory of the run's DLL of that "
+       "name, forwarders followed; a delay-loaded one is a warning.",
        "The import fails: 'undefined symbol: _ZN3c10...' when an extension built against one torch is installed "
        "beside another, or 'version `libnvJitLink.so.12' not found'.",
        "Pin the dependency the binary was built against (torch==2.15.*), or rebuild against the one the "

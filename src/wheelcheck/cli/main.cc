@@ -333,6 +333,8 @@ void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const Justif
       for (const auto& s : b.slices)
         out << "      slice " << s.arch << " minos " << (s.minos.empty() ? "?" : s.minos) << ", " << s.dylibs.size()
             << " dylibs\n";
+      for (const auto& sb : bindings)
+        if (sb.binary == b.path) out << "      binding " << binding_line(sb) << "\n";
     } else {
       out << "\n      imports " << join(b.dlls, " ") << "\n";
     }

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "binary/binary_facts.h"
+#include "rules/dylib_resolution.h"
 #include "rules/platform_tag.h"
 #include "rules/resolution.h"
 #include "rules/rules.h"
@@ -356,15 +357,8 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
   }
 }
 
-// macOS install names, resolved as dyld resolves them: system libraries by prefix;
-// @loader_path/X next to the binary; @rpath/X first as an image already loaded under that install
-// name (every torch extension's only LC_RPATH is a CI build folder: after `import torch` its
-// @rpath/libc10.dylib is torch's image of that name), then through the slice's LC_RPATHs, then the
-// LC_RPATHs of a binary of the wheel that loads this one (dyld searches the whole loading chain's),
-// then dyld's fallback (/usr/lib, for a system library's leaf name). A weak dylib dyld goes on
-// without. Anything else (/opt/homebrew/..., /usr/local/...) exists only on the build machine.
-// In an iOS wheel, what the host app provides (the Python framework, reached through the app's own
-// LC_RPATH, as CPython on iOS specifies) is met.
+// macOS install names, resolved as dyld resolves them (find_dylib). A weak dylib dyld goes on
+// without.
 // A dylib the install set lacks but a declared dependency provides (the providers table: mlx's
 // module loads @rpath/libmlx.dylib from its `mlx-metal; platform_system == "Darwin"`) is a warning
 // naming that dependency, as on Linux; with the dependency's wheel in the run it resolves for real.
@@ -378,67 +372,7 @@ struct MachOMissing {
 
 MachOMissing macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set,
                           bool ios, FindingSink& s) {
-  const CudaPolicy& cuda = s.policy().cuda;
-  auto dir_of_path = [](const std::string& p) {
-    return p.substr(0, p.rfind('/') == std::string::npos ? 0 : p.rfind('/'));
-  };
-  const std::string dir = dir_of_path(install_path(b.path));
-  auto in_set = [&](const std::string& p) {
-    return std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) { return w->installs(p); });
-  };
-  auto relative_to = [](const std::string& from, const std::string& rest) -> std::optional<std::string> {
-    std::vector<std::string> out;
-    const std::string path = from + "/" + rest;  // split() returns views into it: keep it alive
-    for (auto part : split(path, '/')) {
-      if (part.empty() || part == ".") continue;
-      if (part == "..") {
-        if (out.empty()) return std::nullopt;
-        out.pop_back();
-      } else {
-        out.emplace_back(part);
-      }
-    }
-    return join(out, "/");
-  };
-  // Through the LC_RPATHs of a binary installed in `from` (@loader_path and @executable_path alike:
-  // an extension's loader is the interpreter, so only @loader_path ones can reach the wheel).
-  auto through_rpaths = [&](const std::vector<std::string>& rpaths, const std::string& from, const std::string& leaf) {
-    for (const auto& r : rpaths) {
-      std::string_view rest = r;
-      if (!consume(rest, "@loader_path")) continue;
-      auto base = relative_to(from, std::string(rest));
-      if (base && in_set(*base + (base->empty() ? "" : "/") + leaf)) return true;
-    }
-    return false;
-  };
-  auto loaded_image = [&](const std::string& name) {
-    for (const auto* w : set.wheels) {
-      if (!import_loaded(*w, cuda)) continue;
-      for (const auto& other : w->binaries)
-        for (const auto& os : other.slices)
-          if (os.arch == sl.arch && os.install_name == name) return true;
-    }
-    return false;
-  };
-  // Binaries of the wheel whose dylibs name this one (by its file name): the loading chain.
   const std::string own_leaf(last_component(b.path));
-  auto through_loaders = [&](const std::string& leaf) {
-    for (const auto& other : f.binaries) {
-      if (&other == &b || other.format != "macho") continue;
-      for (const auto& os : other.slices) {
-        if (os.arch != sl.arch) continue;
-        bool loads_b = std::any_of(os.dylibs.begin(), os.dylibs.end(),
-                                   [&](const std::string& d) { return last_component(d) == own_leaf; });
-        if (loads_b && through_rpaths(os.rpaths, dir_of_path(install_path(other.path)), leaf)) return true;
-      }
-    }
-    return false;
-  };
-  static const std::set<std::string, std::less<>> kUsrLib = {
-      "libz.1.dylib",       "libc++.1.dylib",   "libc++abi.dylib",      "libSystem.B.dylib", "libobjc.A.dylib",
-      "libiconv.2.dylib",   "libbz2.1.0.dylib", "libexpat.1.dylib",     "libsqlite3.dylib",  "libxml2.2.dylib",
-      "libcurl.4.dylib",    "libffi.dylib",     "libncurses.5.4.dylib", "libedit.3.dylib",   "libresolv.9.dylib",
-      "libcharset.1.dylib", "liblzma.5.dylib"};
   // A plugin its host application loads: a wheel without extension modules, and nothing of it
   // loads this binary.
   const bool host_plugin =
@@ -449,25 +383,11 @@ MachOMissing macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachO
                              [&](const std::string& d) { return last_component(d) == own_leaf; });
         });
       });
-  const auto& prefixes = s.policy().macos.system_prefixes;
-  const auto& host = s.policy().macos.ios_host_provided;
   std::vector<std::string> missing;
   bool missing_error = false;
   for (const auto& d : sl.dylibs) {
-    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return d.rfind(p, 0) == 0; }))
-      continue;
-    if (ios && std::find(host.begin(), host.end(), d) != host.end()) continue;
-    bool found = false;
     std::string leaf(last_component(d));
-    if (d.rfind("@loader_path/", 0) == 0) {
-      auto p = relative_to(dir, d.substr(13));
-      found = p && in_set(*p);
-    } else if (d.rfind("@rpath/", 0) == 0) {
-      const std::string rest = d.substr(7);
-      found = loaded_image(d) || through_rpaths(sl.rpaths, dir, rest) || through_loaders(rest) ||
-              (rest.find('/') == std::string::npos && kUsrLib.count(rest));
-    }
-    if (found) continue;
+    if (find_dylib(f, b, sl, d, set, s.policy(), ios).where != DylibFound::Where::nowhere) continue;
     if (std::find(sl.weak_dylibs.begin(), sl.weak_dylibs.end(), d) != sl.weak_dylibs.end()) continue;
     missing.push_back(d);
     // Only an @rpath name can be met by another wheel's copy (dyld searches the LC_RPATHs); an

@@ -227,7 +227,13 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
       const auto dirs = searched_dirs(*w);
       std::set<std::string> needs;  // sonames w's binaries need: an imported project may hold them
       if (!import_loaded.empty())
-        for (const auto& b : w->binaries) needs.insert(b.needed.begin(), b.needed.end());
+        for (const auto& b : w->binaries) {
+          needs.insert(b.needed.begin(), b.needed.end());
+          needs.insert(b.dlls.begin(), b.dlls.end());  // Windows binds a loaded DLL by its file name
+          for (const auto& sl : b.slices)              // dyld reuses an image loaded under an @rpath install name
+            for (const auto& d : sl.dylibs)
+              if (d.starts_with("@rpath/")) needs.emplace(last_component(d));
+        }
       auto imported_provider = [&](const WheelFacts& u) {
         return !needs.empty() &&
                std::find(import_loaded.begin(), import_loaded.end(), u.filename.canonical_name) !=
@@ -238,7 +244,8 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
       };
       // u joins when w declares its project, w's binaries search a folder u installs into, or u is a
       // project whose import loads its libraries and ships one w's binaries need by soname (torchao
-      // needs libc10.so without declaring torch: with torch imported, the loader binds it).
+      // needs libc10.so without declaring torch: with torch imported, the loader binds it; so does
+      // torchaudio 2.11's @rpath/libc10.dylib on macOS, and c10.dll on Windows).
       auto consider = [&](size_t i) {
         const WheelFacts& u = all[i];
         if (in.count(&u) || !u.filename.valid || !installable_together(f, u)) return;

@@ -13,14 +13,18 @@
 //    is not in the run may define anything, and the interpreter's process holds the Py*/_Py* C API
 //    and the C library's names (linux.interpreter_symbols: sqrt or dlopen called without linking
 //    libm or libdl bind there, unversioned).
+//  - Mach-O binds (macho_binding.h) and PE imports (pe_imports) are judged the same way, each as its
+//    loader binds.
 //  - WC516: two files of one runtime (libgomp, libgfortran, ...) that load into one process,
 //    known by the version nodes they define (GOMP_*) or their soname stem (libgomp-<hash>.so.1).
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
+#include "rules/macho_binding.h"
 #include "rules/resolution.h"
 #include "rules/rules.h"
 #include "rules/symbol_binding.h"
@@ -570,6 +574,8 @@ std::vector<SymbolBinding> symbol_bindings(const WheelFacts& f, const InstallSet
       std::stable_sort(v->begin(), v->end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     out.push_back(std::move(sb));
   }
+  auto macho = macho_symbol_bindings(f, set, p);
+  out.insert(out.end(), std::make_move_iterator(macho.begin()), std::make_move_iterator(macho.end()));
   return out;
 }
 
@@ -579,6 +585,7 @@ void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
                                       [](const std::string& t) { return t == "any"; }))
     return;  // content_rules judges native files of pure wheels
   pe_imports(f, set, s);
+  macho_binds(f, set, s);
   if (std::none_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) { return b.format == "elf"; }))
     return;
   LoadGraph graph(set);
