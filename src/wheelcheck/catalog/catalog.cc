@@ -157,6 +157,22 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "release set"},
       {"WC708", S::error,
        "nightly (.devYYYYMMDD) older than the policy's release.max_nightly_age_days (off unless set)", "release set"},
+      {"WC710", S::error,
+       "against the baseline: GPU code dropped, a device that could run a binary's kernels no longer can",
+       "release set"},
+      {"WC711", S::error,
+       "against the baseline: exported names removed from a library other wheels link against (a warning for other "
+       "libraries)",
+       "release set"},
+      {"WC712", S::error,
+       "against the baseline: platform floor raised (platform tag, GLIBC, macOS minos, Requires-Python; a warning "
+       "where the tag allows it, and for GLIBCXX/CXXABI)",
+       "release set"},
+      {"WC713", S::error,
+       "against the baseline: the release matrix shrank (a python/platform/variant has no wheel now)", "release set"},
+      {"WC714", S::warning, "against the baseline: Requires-Dist added, removed or changed", "release set"},
+      {"WC715", S::error, "against the baseline: an entry point or top-level import name removed", "release set"},
+      {"WC716", S::error, "against the baseline: a bundled library downgraded", "release set"},
       {"WC801", S::error,
        "variant label and variant.json disagree (a label without variant.json or the reverse, 'variants' not exactly "
        "the label, properties on 'null' or none on another label)",

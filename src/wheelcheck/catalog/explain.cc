@@ -411,6 +411,41 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "nightlies older than 3 days.",
        "Fix the nightly build or the upload job; raise the policy's limit for a channel that is slower on purpose.",
        "error   WC708  torch-2.16.0.dev20261120+cu130-...whl: nightly dev20261120 is 12 days old, over the policy's 3"},
+      {"WC710",
+       "Against the baseline, each binary's GPU code still runs on every device it ran on: plain sm_XY SASS runs on "
+       "its major with minor >= Y, sm_XYa on XY only, sm_XYf on its family, PTX on XY and every later device. Labels "
+       "that change without losing a device (sm_120a -> sm_120) are not regressions.",
+       "A nightly that drops a card's code still checks clean; users of that card JIT from PTX or fail.",
+       "Restore the architecture in TORCH_CUDA_ARCH_LIST / CMAKE_CUDA_ARCHITECTURES, or allow it in the policy's "
+       "baseline.allow with a reason.",
+       "error   WC710  torch/lib/libtorch_cuda.so: GPU code dropped: sm_75 removed, so sm_75 can no longer run its "
+       "kernels"},
+      {"WC711",
+       "Against the baseline, a library keeps every name it exported. An error for libraries other wheels link "
+       "against (baseline.public_libraries, libtorch*/libc10* by default, and any library a wheel of the run or the "
+       "baseline needs); a warning for the others.",
+       "Extensions built yesterday against the library fail tomorrow with 'undefined symbol'.",
+       "Keep the symbol (or a compatibility alias), or bump the version contract and rebuild the dependents.",
+       "error   WC711  torch/lib/libc10.so: 1 exported name removed: c10::gone()"},
+      {"WC712",
+       "Against the baseline, the platform floor does not rise: the manylinux/musllinux/macOS tag, each binary's "
+       "GLIBC and macOS minos (a warning where the new tag allows it), GLIBCXX/CXXABI (a warning), Requires-Python.",
+       "Users on the older systems or Pythons silently lose the wheel (pip picks an older release or an sdist).",
+       "Keep the build image or deployment target, or announce the change and allow it.",
+       "error   WC712  x-2.0-cp312-cp312-manylinux_2_28_x86_64.whl: platform floor raised: manylinux2014_x86_64 -> "
+       "manylinux_2_28_x86_64"},
+      {"WC713", "Every (project, python, platform, variant) the baseline shipped has a wheel now.",
+       "A job that failed quietly shrinks the matrix; its users get nothing.", "Fix the build job.",
+       "error   WC713  the release matrix shrank: x cp39-cp39-manylinux_2_28_x86_64 shipped in the baseline"},
+      {"WC714", "Requires-Dist changes against the baseline are shown (added, removed, changed).",
+       "A new dependency or a narrowed pin changes what users install.", "Review it; waive when intended.",
+       "warning WC714  Requires-Dist added requests; changed torch: ==2.14.0 -> ==2.15.0"},
+      {"WC715", "Console scripts, entry points and top-level import names of the baseline are still there.",
+       "Removing one breaks users' commands and imports.", "Restore it or deprecate it first.",
+       "error   WC715  entry points removed: console_scripts:x-cli"},
+      {"WC716", "Bundled libraries (grafted .libs/, .dylibs/) do not go down in version.",
+       "A downgrade reintroduces fixed bugs and vulnerabilities (a bundled OpenSSL).", "Bundle the newer build.",
+       "error   WC716  bundled libssl.so downgraded: 3.0.13 -> 3.0.2"},
       {"WC801", "A variant label comes with dist-info/variant.json naming exactly that label, and the reverse.",
        "Variant-aware installers pick by the label and check the declaration; a mismatch breaks selection.",
        "Let the variant-enabled build backend write both.", "error   WC801  variant label 'cu128' but no variant.json"},

@@ -19,6 +19,7 @@
 #include "facts/cuda_facts.h"
 #include "io/targets.h"
 #include "pipeline/check.h"
+#include "pipeline/diff.h"
 #include "policy/policy.h"
 #include "policy/project_config.h"
 #include "report/report.h"
@@ -761,6 +762,22 @@ Exit codes: 0 facts printed, 2 usage error or a wheel that cannot be opened.)");
 Environment: NO_COLOR, FORCE_COLOR, GITHUB_STEP_SUMMARY (see check --help).
 Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do not belong together.)");
 
+  std::string diff_old, diff_new, diff_format = "text", diff_output, diff_policy = "default", diff_match;
+  auto* d = app.add_subcommand("diff", "What changed between two builds, and which changes are regressions");
+  d->add_option("old", diff_old, "The baseline: wheels (file, folder, URL) or a JSON report")->required();
+  d->add_option("new", diff_new, "Today's wheels (file, folder, URL) or a JSON report")->required();
+  d->add_option("-f,--format", diff_format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  d->add_option("-o,--output", diff_output, "Write here instead of stdout");
+  d->add_option("-p,--policy", diff_policy, "Policy (its baseline section: public libraries, allowed regressions)");
+  d->add_option("--match", diff_match, "With an index URL: only wheels whose file name matches this glob");
+  d->footer(R"(Examples:
+  wheelcheck diff last-night.json dist/                 # against yesterday's report
+  wheelcheck diff old/ new/ --format markdown >> "$GITHUB_STEP_SUMMARY"
+
+Exit codes: 0 no regression, 1 a regression (WC702, WC710-WC716 errors), 2 bad input.)");
+
   std::string rules_format = "text";
   auto* r = app.add_subcommand("rules", "List the rule catalogue, or explain rules: rules WC502");
   r->add_option("-f,--format", rules_format, "text or json")->check(CLI::IsMember({"text", "json"}));
@@ -786,6 +803,22 @@ Exit codes: 0 everything passes, 1 findings, 2 usage error or reports that do no
     }
     if (*i) return run_inspect(inspect_targets, inspect_format, inspect_output, inspect_policy, inspect_depth);
     if (*r) return run_rules(rules_format, rule_ids);
+    if (*d) {
+      Policy policy = load_policy(diff_policy);
+      const DiffSide before = load_diff_side(diff_old, diff_match, policy, default_jobs());
+      const DiffSide now = load_diff_side(diff_new, diff_match, policy, default_jobs());
+      DiffResult res = diff_sides(before, now, policy);  // points into both sides
+      std::string text = diff_format == "json"       ? diff_to_json(res).dump(2) + "\n"
+                         : diff_format == "markdown" ? diff_to_markdown(res)
+                                                     : diff_to_text(res);
+      if (diff_output.empty()) {
+        std::cout << text;
+      } else {
+        std::ofstream file(diff_output, std::ios::binary);
+        if (!(file << text)) throw std::runtime_error(diff_output + ": cannot write");
+      }
+      return res.regression() ? kExitFail : kExitPass;
+    }
     if (*m) return run_merge(merge);
     if (*pv) return run_policy_validate(validate_files);
     if (*ps) {

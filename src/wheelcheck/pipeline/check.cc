@@ -122,9 +122,13 @@ std::vector<SetMember> read_baseline(const std::string& path) {
   if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1" || !j.contains("wheels"))
     throw std::runtime_error(path + ": not a wheelcheck JSON report (schema wheelcheck-report/1 with wheels)");
   std::vector<SetMember> out;
-  for (const auto& w : j["wheels"])
-    if (w.is_object() && w.contains("release"))
-      if (auto m = member_from_json(w["release"])) out.push_back(std::move(*m));
+  try {
+    for (const auto& w : j["wheels"])
+      if (w.is_object() && w.contains("release"))
+        if (auto m = member_from_json(w["release"])) out.push_back(std::move(*m));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
   return out;
 }
 

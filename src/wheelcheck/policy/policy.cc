@@ -612,6 +612,20 @@ void parse_typed(const json& merged, Policy& p) {
   }
   if (merged.contains("cuda")) parse_cuda(merged["cuda"], p.cuda);
   if (merged.contains("release")) parse_release(merged["release"], p.release);
+  if (merged.contains("baseline")) {
+    const json& b = merged["baseline"];
+    take(b, "max_growth_ratio", p.release.max_growth_ratio);  // release.max_growth_ratio is its alias
+    if (b.contains("public_libraries")) p.baseline.public_libraries = strings(b, "public_libraries");
+    if (b.contains("allow"))
+      for (const auto& a : b["allow"]) {
+        BaselinePolicy::Allow x;
+        take(a, "rule", x.rule);
+        take(a, "binary", x.binary);
+        take(a, "arch", x.arch);
+        take(a, "reason", x.reason);
+        p.baseline.allow.push_back(std::move(x));
+      }
+  }
 }
 
 }  // namespace

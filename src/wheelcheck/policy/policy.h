@@ -185,6 +185,16 @@ struct ReleasePolicy {
   int max_nightly_age_days = 0;
 };
 
+// Against a baseline (check --baseline, diff): WC702's ratio, the libraries whose removed exports
+// break other wheels (WC711 errors), and regressions allowed with a reason.
+struct BaselinePolicy {
+  std::vector<std::string> public_libraries = {"libtorch*", "libc10*", "torch_*.dll", "c10*.dll"};
+  struct Allow {
+    std::string rule, binary, arch, reason;  // binary: a glob on the archive path; arch: a device (sm_50)
+  };
+  std::vector<Allow> allow;
+};
+
 struct PolicyIssue {
   std::string pointer;  // JSON pointer into the policy document
   int line = 0;         // 1-based, 0 when unknown
@@ -285,6 +295,7 @@ struct Policy {
   ProvenancePolicy provenance;
   CudaPolicy cuda;
   ReleasePolicy release;
+  BaselinePolicy baseline;
 
   Severity severity_of(const std::string& rule, Severity fallback) const;
   // The resolved document, for `wheelcheck policy show`; rules read the typed sections above.

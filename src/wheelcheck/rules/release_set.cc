@@ -1,5 +1,7 @@
 #include "rules/release_set.h"
 
+#include "rules/regressions.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -375,6 +377,10 @@ SetMember summarize(const WheelFacts& f, const Policy& p) {
   }
   m.cuda_pins = cuda_pins_of(f, p.cuda);
   m.gpu_known = !f.metadata_depth;
+  m.binaries_known = !f.metadata_depth && !f.from_index_metadata;
+  if (m.binaries_known) m.binaries = summarize_binaries(f);
+  m.entry_points = entry_point_names(f);
+  m.top_level = top_level_names(f);
   if (f.filename.variant_label) m.variant_label = *f.filename.variant_label;
   if (const auto& doc = f.variant; doc && f.filename.variant_label && doc->variants.count(m.variant_label)) {
     m.variant_declared = true;
@@ -444,6 +450,13 @@ json member_to_json(const SetMember& m) {
       j["variant_declaration"] = {{"properties", m.variant_properties}, {"namespace_priority", m.variant_priorities}};
   }
   if (!m.provenance.empty()) j["provenance"] = m.provenance;
+  if (m.binaries_known) {
+    json bins = json::array();
+    for (const auto& b : m.binaries) bins.push_back(binary_summary_to_json(b));
+    j["binaries"] = std::move(bins);
+  }
+  if (!m.entry_points.empty()) j["entry_points"] = m.entry_points;
+  if (!m.top_level.empty()) j["top_level"] = m.top_level;
   if (!m.sbom_libraries.empty()) {
     json libs = json::object();
     for (const auto& [hash, l] : m.sbom_libraries) libs[hash] = {{"library", l.library}, {"identity", l.identity}};
@@ -484,6 +497,12 @@ std::optional<SetMember> member_from_json(const json& j) {
       m.import_names = md.value("import_names", std::vector<std::string>{});
     }
     if (j.contains("provenance") && j["provenance"].is_string()) m.provenance = j["provenance"];
+    if (j.contains("binaries") && j["binaries"].is_array()) {
+      m.binaries_known = true;
+      for (const auto& b : j["binaries"]) m.binaries.push_back(binary_summary_from_json(b));
+    }
+    m.entry_points = j.value("entry_points", std::vector<std::string>{});
+    m.top_level = j.value("top_level", std::vector<std::string>{});
     if (j.contains("sbom_libraries") && j["sbom_libraries"].is_object())
       for (const auto& [hash, l] : j["sbom_libraries"].items())
         m.sbom_libraries[hash] = {l.value("library", ""), l.value("identity", "")};
@@ -816,7 +835,19 @@ SetVerdict check_release_set(const std::vector<SetMember>& wheels, const Policy&
         v.members += group.size();
       }
   }
-  if (baseline) v.baseline_matched = sizes(ms, *baseline, r, s);
+  if (baseline) {
+    v.baseline_matched = sizes(ms, *baseline, r, s);
+    // WC710-WC716: each wheel against its counterpart (pairing_key: a raised floor still pairs).
+    std::map<std::string, const SetMember*> before;
+    for (const auto& b : *baseline) before.emplace(pairing_key(b), &b);
+    std::set<std::string> needed;
+    collect_needed(*baseline, needed);
+    collect_needed(wheels, needed);
+    for (const auto* m : ms)
+      if (auto it = before.find(pairing_key(*m)); it != before.end())
+        pair_regressions(compare_members(*it->second, *m), p, needed, s);
+    matrix_regressions(ms, *baseline, s);
+  }
   v.findings = s.take();
   v.waived = s.take_waived();
   std::stable_sort(v.findings.begin(), v.findings.end(),

@@ -17,6 +17,7 @@
 #include "catalog/finding.h"
 #include "facts/wheel_facts.h"
 #include "policy/policy.h"
+#include "rules/release_facts.h"
 #include "rules/rules.h"
 
 namespace wc {
@@ -60,6 +61,12 @@ struct SetMember {
   // published it as the certificate says ("GitHub pytorch/vision release.yml"; the ref left out,
   // it changes with every release).
   std::string provenance;
+  // What the regression rules (WC710-WC716) compare with the baseline: per native binary its needs,
+  // floors, GPU code and exports (binaries_known false when the binaries were not read), the
+  // entry points ("console_scripts:name") and the top-level import names.
+  std::vector<BinarySummary> binaries;
+  bool binaries_known = false;
+  std::vector<std::string> entry_points, top_level;
   bool provenance_published() const {
     return !provenance.empty() && provenance != "none" && provenance != "unverified";
   }
@@ -73,7 +80,8 @@ struct VariantIndexFile {
 
 SetMember summarize(const WheelFacts& f, const Policy& p);
 nlohmann::json member_to_json(const SetMember& m);
-// nullopt when `j` is not a member record (a report from before the release section existed).
+// nullopt when `j` is not a member record (a report from before the release section existed);
+// throws std::runtime_error when a binary's packed export names do not decode.
 std::optional<SetMember> member_from_json(const nlohmann::json& j);
 
 struct SetVerdict {
