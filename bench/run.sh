@@ -214,6 +214,14 @@ prov_table="$cache/provenance_cost.md"
 python3 "$here/provenance_cost.py" "$cache" "$wc" --runs "$runs" --out "$prov_table" >&2 ||
   echo "bench: the provenance rows failed (or PyPI is unreachable)" >&2
 
+# --- diff and --baseline (issue 47): against plain checks of the same torch wheel -------------------
+diff_table="$cache/diff_cost.md"
+: > "$diff_table"
+if [ -n "${file[torch]:-}" ]; then
+  python3 "$here/diff_cost.py" "$wc" "${file[torch]}" --runs "$runs" --out "$diff_table" >&2 ||
+    echo "bench: the diff rows failed" >&2
+fi
+
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
@@ -294,6 +302,9 @@ if [ -s "$set_table" ]; then
 fi
 if [ -s "$sbom_table" ]; then
   { printf '\n## SBOMs (PEP 770): pillow with and without its SBOMs, before and after (bench/sbom_cost.py)\n\n'; cat "$sbom_table"; } >> "$here/RESULTS.md"
+fi
+if [ -s "$diff_table" ]; then
+  { printf '\n## Regressions against a baseline: diff and check --baseline (bench/diff_cost.py)\n\n'; cat "$diff_table"; } >> "$here/RESULTS.md"
 fi
 if [ -s "$prov_table" ]; then
   { printf '\n## Provenance (PEP 740): a 100-file release with and without verification (bench/provenance_cost.py)\n\n'; cat "$prov_table"; } >> "$here/RESULTS.md"

@@ -254,6 +254,23 @@ TEST(DeepInputs, APolicyNestedAMillionDeepIsAnError) {
   EXPECT_NE(r.err.find("nested more than"), std::string::npos) << r.err;
 }
 
+// A diamond of extends 32 levels deep (each level's two policies both extend the next level's two):
+// 2^32 paths, 64 files; each file is loaded once.
+TEST(DeepInputs, APolicyExtendsDiamondLoadsEachFileOnce) {
+  testing::TempDir dir, wheels;
+  for (int k = 0; k < 32; ++k)
+    for (const char* side : {"a", "b"}) {
+      std::string next =
+          k == 31 ? "" : R"("a)" + std::to_string(k + 1) + R"(.json", "b)" + std::to_string(k + 1) + R"(.json")";
+      std::string text = R"({"name": ")" + std::string(side) + std::to_string(k) + R"(")" +
+                         (next.empty() ? "" : R"(, "extends": [)" + next + "]") + "}";
+      testing::write_file(dir.file(side + std::to_string(k) + ".json"), std::vector<uint8_t>(text.begin(), text.end()));
+    }
+  std::string wheel = testing::WheelBuilder("ok", "1.0").add("ok/__init__.py", "").write(wheels.path());
+  auto r = testing::run_wheelcheck({"check", "-q", "--policy", dir.file("a0.json"), wheel});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(DeepInputs, AVariantJsonNestedAMillionDeepIsAnError) {
   std::string deep = "{\"$schema\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}";
   testing::WheelBuilder b("ok", "1.0");

@@ -290,6 +290,16 @@ TEST(Cli, MergeShards) {
   auto bad = run_wheelcheck({"merge", out.file("junk.json")});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("junk.json: not a wheelcheck JSON report"), std::string::npos) << bad.err;
+  // A shard count of 2^64-1 (or 2^32-1, which an unchecked read truncates it to) is refused before
+  // anything is sized by it.
+  for (const char* count : {"18446744073709551615", "4294967295", "0"}) {
+    std::string text = R"({"schema": "wheelcheck-report/1", "shard": {"index": 1, "count": )" + std::string(count) +
+                       R"(, "targets": 1, "digest": "x"}, "wheels": []})";
+    testing::write_file(out.file("huge.json"), std::vector<uint8_t>(text.begin(), text.end()));
+    auto huge = run_wheelcheck({"merge", out.file("huge.json")});
+    EXPECT_EQ(huge.exit_code, 2) << count;
+    EXPECT_NE(huge.err.find("huge.json: shard"), std::string::npos) << huge.err;
+  }
 }
 
 // One fault repeated over files reads as one finding: text names the first three and a count,

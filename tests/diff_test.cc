@@ -3,10 +3,14 @@
 // report written by one night and read as the next night's baseline, and hostile baselines.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "policy/policy.h"
 #include "rules/regressions.h"
 #include "rules/release_facts.h"
 #include "support/test_support.h"
@@ -44,6 +48,42 @@ TEST(Regressions, PackedNamesRoundTripAndRefuseGarbage) {
   EXPECT_FALSE(unpack_names("AAAA"));  // base64, not zstd
   nlohmann::json j = {{"path", "x/libx.so"}, {"exports", {{"count", 3}, {"names_zstd", packed}}}};
   EXPECT_THROW(binary_summary_from_json(j), std::runtime_error);  // the count disagrees
+}
+
+// torch's libraries: removed exports split into stable C shims and unstable C++; any library a
+// wheel of the run needs is public (an error), another one a warning.
+TEST(Regressions, TorchExportsSplitAndPublicLibraries) {
+  auto member = [](std::vector<std::string> c10, std::vector<std::string> priv) {
+    SetMember m;
+    m.filename = "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl";
+    m.project = "torch";
+    m.python_tags = {"cp312"}, m.abi_tags = {"cp312"}, m.platform_tags = {"manylinux_2_28_x86_64"};
+    m.binaries_known = true;
+    BinarySummary a, b;
+    a.path = "torch/lib/libc10.so", a.format = "elf", a.exports = std::move(c10), a.exports_known = true;
+    b.path = "torch/lib/libhelper.so", b.format = "elf", b.exports = std::move(priv), b.exports_known = true;
+    m.binaries = {a, b};
+    return m;
+  };
+  SetMember was = member({"_ZN3c104goneEv", "_ZN3c104keptEv", "aoti_torch_gone"}, {"helper_gone", "helper_kept"});
+  SetMember now = member({"_ZN3c104keptEv"}, {"helper_kept"});
+  PairChanges c = compare_members(was, now);
+  ASSERT_EQ(c.changed_binaries.size(), 2u);
+  EXPECT_EQ(c.changed_binaries[0].removed_stable, 1u);
+  EXPECT_EQ(c.changed_binaries[0].removed_unstable, 1u);
+  static const Policy p = load_policy("default");
+  FindingSink s(p);
+  pair_regressions(c, p, {}, s);
+  auto fs = s.take();
+  EXPECT_TRUE(testing::says(fs,
+                            "WC711 [error] torch/lib/libc10.so: 2 exported names removed: c10::gone(), "
+                            "aoti_torch_gone; 1 of them stable C shims"))
+      << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "WC711 [warning] torch/lib/libhelper.so: 1 exported name removed: helper_gone"))
+      << testing::dump(fs);
+  FindingSink needed(p);
+  pair_regressions(c, p, {"libhelper.so"}, needed);  // a wheel of the run needs it: public
+  EXPECT_TRUE(testing::says(needed.take(), "WC711 [error] torch/lib/libhelper.so")) << "needed";
 }
 
 class Nightly : public ::testing::Test {
@@ -134,6 +174,63 @@ TEST_F(Nightly, BadBaselinesAreClearErrors) {
   auto b = run_command(wc + " check -q " + shell_quote(new_dir) + " --baseline " + shell_quote(dir.file("bad.json")));
   EXPECT_EQ(b.exit_code, 2);
   EXPECT_NE(b.err.find("bad.json: the exported names of x/lib/libcore.so do not decode"), std::string::npos) << b.err;
+}
+
+// Real pairs, pinned by sha256 and fetched into the test cache (skipped offline).
+std::vector<std::string> fetch(const std::vector<std::array<std::string, 3>>& files) {
+  const char* home = std::getenv("HOME");
+  std::string args;
+  for (const auto& [project, file, sha] : files) args += " " + project + " " + file + " " + sha;
+  auto r = run_command("timeout 1800 python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/fetch_wheels.py") +
+                       " " + shell_quote(std::string(home ? home : "/root") + "/.cache/wheelcheck-tests/real") + args);
+  if (r.exit_code == 3 || r.exit_code == 124) return {};
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> paths;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) paths.push_back(line);
+  return paths;
+}
+
+// numpy 1.26.4 -> 2.3.5: the manylinux floor (2.17 -> 2.27) and Requires-Python rose; numpy/core
+// became numpy/_core (binaries pair by base name across the move).
+TEST(RealPairs, NumpyAcrossAManylinuxFloor) {
+  auto paths = fetch({{"numpy", "numpy-1.26.4-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                       "675d61ffbfa78604709862923189bad94014bef562cc35cf61d3a07bba02a7ed"},
+                      {"numpy", "numpy-2.3.5-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+                       "0d8163f43acde9a73c2a33605353a4f1bc4798745a8b1d73183b28e5b435ae28"}});
+  if (paths.size() != 2) GTEST_SKIP() << "PyPI not reachable";
+  auto d = run_command(shell_quote(WC_BINARY) + " diff " + shell_quote(paths[0]) + " " + shell_quote(paths[1]) +
+                       " --format json");
+  EXPECT_EQ(d.exit_code, 1) << d.err;
+  auto j = nlohmann::json::parse(d.out);
+  ASSERT_EQ(j["pairs"].size(), 1u) << d.out.substr(0, 2000);
+  std::string findings = j["pairs"][0]["findings"].dump();
+  EXPECT_NE(findings.find("platform floor raised: manylinux_2_17_x86_64.manylinux2014_x86_64 -> "
+                          "manylinux_2_27_x86_64.manylinux_2_28_x86_64"),
+            std::string::npos)
+      << findings;
+  EXPECT_NE(findings.find("Requires-Python raised: '>=3.9' -> '>=3.11'"), std::string::npos) << findings;
+  bool moved = false;
+  for (const auto& b : j["pairs"][0]["changes"]["binaries"])
+    moved |= b.value("old_path", "").starts_with("numpy/core/_multiarray_umath") &&
+             b["path"].get<std::string>().starts_with("numpy/_core/_multiarray_umath");
+  EXPECT_TRUE(moved) << j["pairs"][0]["changes"]["binaries"].dump().substr(0, 3000);
+}
+
+// torch 2.10.0 -> 2.11.0 on macOS arm64 (80 MB each): libtorch_cpu.dylib and libc10.dylib lost
+// exports that extensions built against 2.10 bind (WC711); ctest -L large.
+TEST(RealWheelsLarge, TorchMacReleasesLoseExports) {
+  if (!std::getenv("WHEELCHECK_LARGE_WHEELS")) GTEST_SKIP() << "large wheels: ctest -L large";
+  auto paths = fetch({{"torch", "torch-2.10.0-2-cp312-none-macosx_11_0_arm64.whl",
+                       "13ec4add8c3faaed8d13e0574f5cd4a323c11655546f91fbe6afa77b57423574"},
+                      {"torch", "torch-2.11.0-cp312-cp312-macosx_11_0_arm64.whl",
+                       "4b5866312ee6e52ea625cd211dcb97d6a2cdc1131a5f15cc0d87eec948f6dd34"}});
+  if (paths.size() != 2) GTEST_SKIP() << "PyPI not reachable";
+  auto d = run_command(shell_quote(WC_BINARY) + " diff " + shell_quote(paths[0]) + " " + shell_quote(paths[1]));
+  EXPECT_EQ(d.exit_code, 1) << d.err;
+  EXPECT_NE(d.out.find("error WC711  torch/lib/libtorch_cpu.dylib: 20 exported names removed"), std::string::npos)
+      << d.out.substr(0, 4000);
+  EXPECT_NE(d.out.find("error WC711  torch/lib/libc10.dylib: 4 exported names removed"), std::string::npos);
 }
 
 }  // namespace

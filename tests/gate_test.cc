@@ -78,6 +78,11 @@ std::string nfc_nfd_pair() {
   return plain("n", {raw_file("n/caf\xc3\xa9.py", "a = 1\n"), raw_file("n/cafe\xcc\x81.py", "a = 2\n")});
 }
 
+std::string unicode_case_pair() {
+  // "Ärger.py" and "ärger.py", both NFC: one file on APFS and NTFS (Unicode case folding).
+  return plain("n", {raw_file("n/\xc3\x84rger.py", "a = 1\n"), raw_file("n/\xc3\xa4rger.py", "a = 2\n")});
+}
+
 std::string wheel_version_twice() {
   auto entries = raw_wheel_entries("w", {raw_file("w/__init__.py", "")});
   for (auto& e : entries)
@@ -142,6 +147,8 @@ std::vector<GateCase> cases() {
       {"data descriptor that lies", [] { return descriptor_wheel(true); }, "WC404", "the data descriptor (CRC-32"},
       {"unicode path extra field", unicode_path_elsewhere, "WC401", "names '../../../tmp/evil.py'"},
       {"NFC/NFD pair", nfc_nfd_pair, "WC307", "only in Unicode normalisation", Severity::warning},
+      {"case pair outside ASCII", unicode_case_pair, "WC307", "differs only in case from 'n/\xc3\x84rger.py'",
+       Severity::warning},
       {"Wheel-Version twice", wheel_version_twice, "WC104", "Wheel-Version is given 2 times with different values"},
       {"directory does not end at the end record", directory_not_at_end_record, "WC404",
        "does not end where the end record starts"},

@@ -231,6 +231,32 @@ TEST_F(MachOBind, ChainedFixupsAndFlatLookups) {
   EXPECT_FALSE(says(fails, "_some_c_name")) << testing::dump(fails);
 }
 
+// torchaudio on macOS: _torchaudio.so needs @rpath/libtorchaudio.so, which no LC_RPATH reaches; the
+// package's Python loads lib/libtorchaudio.so by path first, so dyld reuses that image. Without
+// that load, the need is met nowhere.
+TEST(MachOLoad, ALibraryThePackageLoadsItselfIsAnImageOfTheProcess) {
+  auto lib =
+      testing::macho_chained("@rpath/libaud.so", {"/usr/lib/libSystem.B.dylib"}, "@loader_path", {}, {"_aud_fn"});
+  auto ext = testing::macho_chained("", {"/usr/lib/libSystem.B.dylib", "@rpath/libaud.so"}, "/Users/runner/build/lib",
+                                    {{"_aud_fn", 2}}, {"_PyInit__aud"});
+  auto judge = [&](const std::string& init) {
+    WheelBuilder w("aud", "1.0", kMac);
+    w.purelib(false)
+        .add("aud/__init__.py", init)
+        .add("aud/lib/libaud.so", std::string(lib.begin(), lib.end()))
+        .add("aud/lib/_aud.so", std::string(ext.begin(), ext.end()));
+    static const Policy p = load_policy("default");
+    std::vector<WheelFacts> run;
+    run.push_back(testing::facts_of(w.build(), w.filename()));
+    return judge_wheel(run[0], run, p).findings;
+  };
+  auto loads = judge("import torch\ntorch.ops.load_library(_path('lib/libaud.so'))\n");
+  EXPECT_FALSE(testing::has_rule(loads, "WC503")) << testing::dump(loads);
+  EXPECT_FALSE(testing::has_rule(loads, "WC514")) << testing::dump(loads);
+  auto alone = judge("");
+  EXPECT_TRUE(says(alone, "WC503 [error] aud/lib/_aud.so: arm64 slice loads @rpath/libaud.so")) << testing::dump(alone);
+}
+
 // Hostile tables: an ordinal past the dylibs, a trie that loops, a ULEB that never ends, compressed
 // chained-import names: an error or "not read", never a crash or a hang.
 TEST(MachOTables, MalformedTablesAreErrors) {

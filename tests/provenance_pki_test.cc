@@ -133,6 +133,7 @@ struct Defects {
   bool sct_wrong_issuer_hash = false;
   int64_t leaf_start_offset = 0;  // the leaf's notBefore relative to the integrated time
   int64_t leaf_lifetime = 600;
+  bool leaf_month_13 = false;  // notBefore "251301000000Z": a time no calendar has, signed all the same
   uint64_t tree_size = 7, index = 3;
   std::string curve = "P-256";  // the leaf's key
   std::string repository = "acme/widget", workflow = "release.yml", ref = "refs/tags/v1.0";
@@ -178,6 +179,7 @@ struct Pki {
   Cert leaf(EVP_PKEY* key, int64_t t, const Defects& d, X509* ca = nullptr, EVP_PKEY* ca_key = nullptr) const {
     if (!ca) ca = inter.get(), ca_key = inter_key.get();
     Cert c = new_cert("", key, t + d.leaf_start_offset, t + d.leaf_start_offset + d.leaf_lifetime, 42);
+    if (d.leaf_month_13) ASN1_STRING_set(X509_getm_notBefore(c.get()), "251301000000Z", 13);
     X509_set_issuer_name(c.get(), X509_get_subject_name(ca));
     if (!d.no_key_usage) add_ext(c.get(), ca, NID_key_usage, "critical,digitalSignature");
     if (!d.no_ext_key_usage) add_ext(c.get(), ca, NID_ext_key_usage, "codeSigning");
@@ -371,6 +373,22 @@ TEST(ProvenancePki, CertificateDefects) {
   r["certificateAuthorities"][0]["validFor"]["start"] = "2026-01-01T00:00:00Z";
   expect_fails(attest(pki()), "certificate", "no certificate authority of the trust root is valid",
                TrustedRoot::parse(r.dump()));
+  // A notBefore in month 13, validly signed: no validity at all (OpenSSL's comparison says -2, not
+  // "earlier").
+  d = {};
+  d.leaf_month_13 = true;
+  expect_fails(attest(pki(), d, kFile, kSha, t), "certificate", "outside the certificate's validity");
+  // A trust root dated 31 February is refused, not read as 3 March.
+  r = pki().trusted_root();
+  r["certificateAuthorities"][0]["validFor"]["start"] = "2025-02-31T00:00:00Z";
+  try {
+    TrustedRoot::parse(r.dump());
+    ADD_FAILURE() << "31 February was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("names a day its month does not have"), std::string::npos) << e.what();
+  }
+  r["certificateAuthorities"][0]["validFor"]["start"] = "2024-02-29T00:00:00Z";  // a leap day is a day
+  EXPECT_NO_THROW(TrustedRoot::parse(r.dump()));
 }
 
 TEST(ProvenancePki, LogDefects) {

@@ -105,12 +105,24 @@ TEST_F(Symbols, Abi3SymbolWaiversCarryTheirReason) {
   EXPECT_NE(v.waived[0].finding.message.find("_PyObject_MakeTpCall"), std::string::npos);
 }
 
-// PEP 803: abi3t needs 3.15 and the PEP 793 export hook.
+// PEP 803: abi3t needs 3.15; PyInit_ still finds the module (a cffi module that builds it without
+// PyModuleDef is fine), but a PyModuleDef-based definition is unusable there, and a module with
+// neither hook is found by no interpreter.
 TEST_F(Symbols, Abi3tModulesExportTheirHook) {
+  WheelBuilder cffi("ext", "1.0", "cp315-abi3.abi3t-manylinux_2_28_x86_64");
+  cffi.purelib(false).add("ext/_ext.abi3t.so", extension("_ext", {"PyLong_FromLong", "PyModule_New"}));
+  EXPECT_FALSE(has_rule(check(cffi), "WC511")) << testing::dump(check(cffi));
   WheelBuilder old("ext", "1.0", "cp315-abi3t-manylinux_2_28_x86_64");
-  old.purelib(false).add("ext/_ext.abi3t.so", extension("_ext", {"PyLong_FromLong"}));
+  old.purelib(false).add("ext/_ext.abi3t.so", extension("_ext", {"PyLong_FromLong", "PyModuleDef_Init"}));
   auto fs = check(old);
-  EXPECT_TRUE(says(fs, "does not export PyModExport__ext")) << testing::dump(fs);
+  EXPECT_TRUE(says(fs,
+                   "defines its module through PyModuleDef (imports PyModuleDef_Init), which the free-threaded "
+                   "stable ABI makes opaque (PEP 803): export PyModExport__ext"))
+      << testing::dump(fs);
+  WheelBuilder none("ext", "1.0", "cp315-abi3t-manylinux_2_28_x86_64");
+  none.purelib(false).add("ext/_ext.abi3t.so", extension("_ext", {"PyLong_FromLong"}, "", "Other_"));
+  EXPECT_TRUE(says(check(none), "exports neither PyModExport__ext (PEP 793) nor PyInit__ext"))
+      << testing::dump(check(none));
   WheelBuilder hooked("ext", "1.0", "cp315-abi3t-manylinux_2_28_x86_64");
   hooked.purelib(false).add("ext/_ext.abi3t.so", extension("_ext", {"PyLong_FromLong"}, "", "PyModExport_"));
   EXPECT_FALSE(has_rule(check(hooked), "WC511")) << testing::dump(check(hooked));

@@ -95,6 +95,10 @@ struct BinaryFacts {
   // ELF: the whole .dynsym with its versions, exports indexed (WC514 binds imports to them);
   // shared between copies of these facts. Null when the file has no dynamic symbol table.
   std::shared_ptr<const DynamicSymbols> symbols;
+  // Defined names ld.so cannot reach through the object's GNU hash table (a chain hash that lies, a
+  // bloom bit missing): left out of `symbols`' exports; the count and the first few.
+  size_t unreachable_exports = 0;
+  std::vector<std::string> unreachable_shown;
   // Defined global symbols of .dynsym that make an importable module: PyInit_* (and PEP 793's
   // PyModExport_*); read with the undefined ones.
   std::vector<std::string> module_inits;

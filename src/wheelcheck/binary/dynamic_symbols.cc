@@ -1,5 +1,7 @@
 #include "binary/dynamic_symbols.h"
 
+#include <unordered_map>
+
 #include "util/budget.h"
 
 namespace wc {
@@ -36,16 +38,32 @@ uint64_t DynamicSymbols::hash(std::string_view name) {
   return h ^ (h >> 29);
 }
 
+void DynamicSymbols::keep_defined(const std::vector<bool>& keep) {
+  size_t w = 0;
+  for (size_t k = 0; k < defined_.size(); ++k)
+    if (k < keep.size() && keep[k]) defined_[w++] = defined_[k];
+  defined_.resize(w);
+}
+
 void DynamicSymbols::index() {
   size_t cap = 16;
   while (cap < defined_.size() * 2) cap <<= 1;
   table_.assign(cap, 0);
   next_.assign(defined_.size(), 0);
   size_t mask = cap - 1;
+  // Definitions naming one string-table offset are one name: hashed and compared once (a table
+  // whose every entry names one 8 MiB string costs one hash, not one per entry).
+  std::unordered_map<uint32_t, size_t> slot_of;
   for (size_t k = 0; k < defined_.size(); ++k) {
-    std::string_view n = name(defined_[k]);
-    size_t i = hash(n) & mask;
-    while (table_[i] && name(defined_[table_[i] - 1]) != n) i = (i + 1) & mask;
+    size_t i;
+    if (auto it = slot_of.find(defined_[k].name); it != slot_of.end()) {
+      i = it->second;
+    } else {
+      std::string_view n = name(defined_[k]);
+      i = hash(n) & mask;
+      while (table_[i] && name(defined_[table_[i] - 1]) != n) i = (i + 1) & mask;
+      slot_of.emplace(defined_[k].name, i);
+    }
     next_[k] = table_[i];  // 0, or the name's chain so far
     table_[i] = static_cast<uint32_t>(k + 1);
   }

@@ -36,6 +36,8 @@ class DynamicSymbols {
   void add_defined(Symbol s) { defined_.push_back(s); }
   void add_undefined(Symbol s) { undefined_.push_back(s); }
   void set_version(uint16_t index, Version v);
+  // Keeps the definitions whose flag is set (in add_defined order): the rest are unreachable.
+  void keep_defined(const std::vector<bool>& keep);
   // Builds the lookup table; call once, after the last add_defined().
   void index();
 

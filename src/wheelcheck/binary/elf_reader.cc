@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace wc {
@@ -16,7 +17,7 @@ constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_G
 constexpr uint32_t SHT_NOTE = 7;
 constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_SONAME = 14, DT_RPATH = 15,
                   DT_RUNPATH = 29, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
-                  DT_VERNEEDNUM = 0x6fffffff, DT_HASH = 4, DT_SYMTAB = 6;
+                  DT_VERNEEDNUM = 0x6fffffff, DT_HASH = 4, DT_SYMTAB = 6, DT_GNU_HASH = 0x6ffffef5;
 // Tags whose value is the address of a table (where .dynsym's neighbours start).
 constexpr int64_t kTableTags[] = {DT_HASH,
                                   DT_STRTAB,
@@ -466,7 +467,19 @@ class ElfReader {
     }
     if (verneed) read_verneed(*verneed, tags.count(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM].front() : 0, str, strtab, syms);
     if (verdef) read_verdef(*verdef, tags.count(DT_VERDEFNUM) ? tags[DT_VERDEFNUM].front() : 0, str, strtab, syms);
-    if (dynsym) read_symbols(*dynsym, versym, strtab, syms);
+    if (tags.count(DT_VERSYM) && !tags[DT_VERSYM].empty() && dynsym && !versym)
+      out_.errors.push_back("DT_VERSYM points outside the file (the loader reads each symbol's version there)");
+    HashTables hashes;
+    for (auto [tag, slot] : {std::pair{DT_GNU_HASH, &hashes.gnu}, std::pair{DT_HASH, &hashes.sysv}})
+      if (tags.count(tag) && !tags[tag].empty()) {
+        try {
+          *slot = vaddr_to_offset(tags[tag].front());
+        } catch (const ParseError&) {
+          out_.errors.push_back(std::string(tag == DT_HASH ? "DT_HASH" : "DT_GNU_HASH") +
+                                " points outside every loaded segment (the loader looks symbols up through it)");
+        }
+      }
+    if (dynsym) read_symbols(*dynsym, versym, strtab, syms, hashes);
     cxx_abi(strtab);
   }
 
@@ -521,7 +534,112 @@ class ElfReader {
   // checks for them, as auditwheel treats them too); defined global, weak and GNU-unique ones of
   // default or protected visibility are what it offers others. Each carries its .gnu.version
   // index. Symbol 0 is the reserved null entry.
-  void read_symbols(ByteRange r, std::optional<ByteRange> versym_at, const Cursor& strtab, DynamicSymbols& syms) {
+  struct HashTables {
+    std::optional<uint64_t> gnu, sysv;  // file offsets of DT_GNU_HASH and DT_HASH
+  };
+
+  // The hash table ld.so looks this object's symbols up through (DT_GNU_HASH, else DT_HASH), checked
+  // as the loader will use it. A table ld.so cannot use (no buckets: it divides by zero; a bloom
+  // filter whose size is not a power of two: it asserts; chains that loop or run past .dynsym) is
+  // WC508's error. Defined names a lookup through a valid table cannot reach (a chain hash that
+  // lies, a bloom bit missing, a bucket that does not lead to them) are returned: ld.so binds no
+  // reference to them. nullopt when the table is not at hand (streamed past) or there is none.
+  std::optional<std::vector<bool>> reachable_by_hash(const HashTables& h, const Cursor& strtab, uint64_t count,
+                                                     const std::vector<std::pair<uint32_t, uint32_t>>& defined) {
+    std::vector<bool> reach(defined.size(), false);
+    try {
+      if (h.gnu) {
+        Cursor hdr = view(*h.gnu, 16);
+        const uint32_t nbuckets = hdr.u32(), symoffset = hdr.u32(), bloom_size = hdr.u32(), shift = hdr.u32();
+        auto broken = [&](const std::string& why) {
+          out_.errors.push_back("GNU hash table " + why);
+          return std::nullopt;
+        };
+        if (nbuckets == 0) {  // ld.so loads it and finds nothing in it (dlsym: "undefined symbol")
+          out_.errors.push_back("GNU hash table has no buckets: ld.so finds none of the object's symbols");
+          return reach;
+        }
+        if (bloom_size == 0 || (bloom_size & (bloom_size - 1)))
+          return broken("bloom filter has " + std::to_string(bloom_size) +
+                        " words, not a power of two (ld.so asserts)");
+        if (symoffset > count) return broken("starts past .dynsym (symoffset " + std::to_string(symoffset) + ")");
+        const uint64_t word = h_.is64 ? 8 : 4, bits = word * 8;
+        const uint64_t bloom_at = *h.gnu + 16, buckets_at = bloom_at + uint64_t(bloom_size) * word,
+                       chain_at = buckets_at + uint64_t(nbuckets) * 4, chains = count - symoffset;
+        if (chain_at + chains * 4 > f_.size()) return broken("runs past the end of the file");
+        Cursor bloom = view(bloom_at, uint64_t(bloom_size) * word), buckets = view(buckets_at, uint64_t(nbuckets) * 4),
+               chain = view(chain_at, chains * 4);
+        auto gnu_hash = [](std::string_view n) {
+          uint32_t x = 5381;
+          for (unsigned char c : n) x = x * 33 + c;
+          return x;
+        };
+        std::unordered_map<uint32_t, size_t> slot;  // symbol index -> position in `defined`
+        for (size_t k = 0; k < defined.size(); ++k) slot.emplace(defined[k].first, k);
+        // Walk every bucket's chain once, within a budget a sound table never needs (overlapping
+        // chains, harmless to ld.so's one walk per lookup, are not checked past it).
+        uint64_t steps = 0, budget = 2 * chains + nbuckets;
+        bool runs_past = false;
+        std::vector<uint32_t> hash_of(defined.size());
+        for (size_t k = 0; k < defined.size(); ++k)
+          hash_of[k] =
+              gnu_hash(std::string_view(reinterpret_cast<const char*>(strtab.data().data()) + defined[k].second,
+                                        strtab.cstr_at(defined[k].second).size()));
+        for (uint32_t b = 0; b < nbuckets; ++b) {
+          buckets.seek(uint64_t(b) * 4);
+          uint32_t i = buckets.u32();
+          if (i == 0) continue;
+          if (i < symoffset || i >= count)
+            return broken("bucket " + std::to_string(b) + " points outside .dynsym's hashed symbols");
+          for (;; ++i) {
+            if (++steps > budget) {
+              out_.warnings.push_back("GNU hash chains overlap: not checked past " + std::to_string(budget) + " steps");
+              return std::nullopt;
+            }
+            if (i >= count) {  // ld.so reads on into what follows the table; the bytes there end it
+              runs_past = true;
+              break;
+            }
+            chain.seek(uint64_t(i - symoffset) * 4);
+            const uint32_t cv = chain.u32();
+            if (auto it = slot.find(i); it != slot.end()) {
+              const uint32_t hv = hash_of[it->second];
+              if (hv % nbuckets == b && (cv | 1) == (hv | 1)) reach[it->second] = true;
+            }
+            if (cv & 1) break;
+          }
+        }
+        if (runs_past)
+          out_.warnings.push_back(
+              "GNU hash table: a chain has no end bit before the end of .dynsym; ld.so reads on past the table "
+              "for names the object does not define");
+        for (size_t k = 0; k < defined.size(); ++k) {  // the bloom filter lets each through?
+          if (!reach[k]) continue;
+          const uint32_t hv = hash_of[k];
+          bloom.seek(((hv / bits) & (bloom_size - 1)) * word);
+          const uint64_t w = h_.is64 ? bloom.u64() : bloom.u32();
+          if (!((w >> (hv % bits)) & 1) || !((w >> ((hv >> shift) % bits)) & 1)) reach[k] = false;
+        }
+        return reach;
+      }
+      if (h.sysv) {
+        Cursor hdr = view(*h.sysv, 8);
+        const uint32_t nbucket = hdr.u32();
+        if (nbucket == 0) {
+          out_.errors.push_back("DT_HASH table has no buckets: ld.so finds none of the object's symbols");
+          return reach;
+        }
+      }
+    } catch (const NeedRanges&) {
+      return std::nullopt;  // streamed past: not judged
+    } catch (const ParseError& e) {
+      out_.errors.push_back(std::string("symbol hash table: ") + e.what());
+    }
+    return std::nullopt;
+  }
+
+  void read_symbols(ByteRange r, std::optional<ByteRange> versym_at, const Cursor& strtab, DynamicSymbols& syms,
+                    const HashTables& hashes = {}) {
     uint64_t entsize = h_.is64 ? 24 : 16, count = r.len / entsize;
     Cursor c = view(r.off, r.len);
     std::optional<Cursor> versym;
@@ -533,7 +651,16 @@ class ElfReader {
     }
     syms.set_versioned(versym.has_value());
     charge_memory(count * sizeof(DynamicSymbols::Symbol) * 3, ".dynsym entries and their index");
-    std::unordered_set<uint32_t> named;  // name offsets already copied into undefined_symbols
+    std::unordered_set<uint32_t> named;                     // name offsets already copied into undefined_symbols
+    std::vector<std::pair<uint32_t, uint32_t>> defined_at;  // (.dynsym index, name offset) of each definition
+    // Each string-table offset is measured once: 43,689 symbols naming one 8 MiB string cost one
+    // scan, not 43,689 (the cost grows with the table, never with references x name length).
+    std::unordered_map<uint32_t, uint32_t> length_at;
+    auto name_at = [&](uint32_t off) {
+      auto [it, fresh] = length_at.try_emplace(off, 0);
+      if (fresh) it->second = static_cast<uint32_t>(strtab.cstr_at(off).size());
+      return std::string_view(reinterpret_cast<const char*>(strtab.data().data()) + off, it->second);
+    };
     for (uint64_t i = 1; i < count; ++i) {
       Cursor e = c.sub(i * entsize, entsize);
       uint32_t name = e.u32();
@@ -551,13 +678,14 @@ class ElfReader {
       }
       uint8_t bind = info >> 4, visibility = other & 3;
       if (name == 0 || name >= strtab.size()) continue;
-      std::string_view sym = strtab.cstr_at(name);
+      std::string_view sym = name_at(name);
       uint16_t ver = versym ? versym->sub(i * 2, 2).u16() : 1;
       DynamicSymbols::Symbol s{name, static_cast<uint32_t>(sym.size()), static_cast<uint16_t>(ver & 0x7fff),
                                (ver & 0x8000) != 0};
       if (shndx != 0) {
         // STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE; STV_DEFAULT or STV_PROTECTED
         if ((bind == 1 || bind == 2 || bind == 10) && (visibility == 0 || visibility == 3)) {
+          defined_at.emplace_back(static_cast<uint32_t>(i), name);
           syms.add_defined(s);
           if ((sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) && named.insert(name).second) {
             charge_memory(sym.size() + sizeof(std::string), ".dynsym module init names");
@@ -572,6 +700,17 @@ class ElfReader {
       charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
       out_.undefined_symbols.emplace_back(sym);
     }
+    if (auto reach = reachable_by_hash(hashes, strtab, count, defined_at)) {
+      std::vector<std::string> lost;
+      size_t n = 0;
+      for (size_t k = 0; k < reach->size(); ++k)
+        if (!(*reach)[k] && ++n <= 3) lost.emplace_back(strtab.cstr_at(defined_at[k].second).substr(0, 160));
+      if (n) {
+        out_.unreachable_exports = n;
+        out_.unreachable_shown = std::move(lost);
+        syms.keep_defined(*reach);
+      }
+    }
     syms.index();
     out_.undefined_symbols_read = true;
     out_.symbols = std::make_shared<const DynamicSymbols>(std::move(syms));
@@ -585,6 +724,9 @@ class ElfReader {
   void read_verneed(uint64_t off, uint64_t count, Str& str, const Cursor& strtab, DynamicSymbols& syms) {
     if (count > kMaxEntries) throw ParseError("implausible DT_VERNEEDNUM", off);
     std::unordered_set<uint64_t> seen_need, seen_aux;
+    // ld.so follows vn_next to its end whatever DT_VERNEEDNUM says; so does this reader (bounded).
+    const uint64_t said = count;
+    count = kMaxEntries;
     for (uint64_t i = 0; i < count && seen_need.insert(off).second; ++i) {
       Cursor c = view(off, 16);
       c.u16();
@@ -608,6 +750,9 @@ class ElfReader {
       }
       if (next == 0) break;
       off = checked_add(off, next);
+      if (i + 1 == said)
+        out_.warnings.push_back("the version-need chain goes on past DT_VERNEEDNUM (" + std::to_string(said) +
+                                " entries); ld.so follows vn_next, and so are the needs read here");
     }
   }
 

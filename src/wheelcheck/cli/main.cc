@@ -453,8 +453,21 @@ int run_merge(const MergeArgs& a) {
       report.policy_source = "mixed";
     if (j.contains("depth")) report.depth = j.value("depth", "");
     if (j.contains("shard") && j["shard"].is_object()) {
-      ShardInfo s{j["shard"].value("index", 0u), j["shard"].value("count", 0u), j["shard"].value("targets", size_t{0}),
-                  j["shard"].value("digest", "")};
+      // Validated before anything is sized by them: check writes 1 <= index <= count <= 10,000.
+      const auto& sh = j["shard"];
+      auto number = [&](const char* key, uint64_t max) -> uint64_t {
+        const auto& v = sh.contains(key) ? sh[key] : nlohmann::json();
+        if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
+          throw std::runtime_error(file + ": shard " + key + " is not a whole number of at most " +
+                                   std::to_string(max) + " (check --shard takes at most 10000 shards)");
+        return v.get<uint64_t>();
+      };
+      const uint64_t count = number("count", 10000), index = number("index", 10000);
+      if (count < 1 || index < 1 || index > count)
+        throw std::runtime_error(file + ": shard " + std::to_string(index) + "/" + std::to_string(count) +
+                                 " is no shard (1 <= I <= N)");
+      ShardInfo s{static_cast<unsigned>(index), static_cast<unsigned>(count),
+                  static_cast<size_t>(number("targets", uint64_t(1) << 40)), sh.value("digest", "")};
       if (!first) first = s;
       if (s.count != first->count || s.digest != first->digest)
         throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +

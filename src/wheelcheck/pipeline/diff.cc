@@ -113,7 +113,11 @@ std::vector<std::string> change_lines(const DiffPair& p) {
     if (!b.ptx.added.empty()) parts.push_back("PTX +" + list(b.ptx.added));
     if (!b.ptx.removed.empty()) parts.push_back("PTX -" + list(b.ptx.removed));
     if (b.exports_added || !b.removed_names.empty())
-      parts.push_back("exports +" + std::to_string(b.exports_added) + " -" + std::to_string(b.removed_names.size()));
+      parts.push_back("exports +" + std::to_string(b.exports_added) + " -" + std::to_string(b.removed_names.size()) +
+                      (b.removed_stable || b.removed_unstable
+                           ? " (" + std::to_string(b.removed_stable) + " stable shims, " +
+                                 std::to_string(b.removed_unstable) + " unstable C++)"
+                           : ""));
     out.push_back(b.path + ": " + join(parts, "; "));
   }
   for (const auto& [lib, v] : c.bundled) out.push_back("bundled " + lib + " " + v.first + " -> " + v.second);
@@ -226,8 +230,11 @@ nlohmann::json diff_to_json(const DiffResult& r) {
       for (const auto& [k, v] : b.floors) floors[k] = {{"old", v.first}, {"new", v.second}};
       x["floors"] = floors;
       if (b.exports_compared)
-        x["exports"] = {
-            {"added", b.exports_added}, {"removed", b.removed_names.size()}, {"removed_names", b.removed_names}};
+        x["exports"] = {{"added", b.exports_added},
+                        {"removed", b.removed_names.size()},
+                        {"removed_names", b.removed_names},
+                        {"removed_stable_shims", b.removed_stable},
+                        {"removed_unstable_cxx", b.removed_unstable}};
       bins.push_back(std::move(x));
     }
     ch["binaries"] = bins;

@@ -256,6 +256,10 @@ void load_into(const std::string& spec, const fs::path& rel_dir, json& merged, s
   if (std::find(chain.begin(), chain.end(), r->label) != chain.end())
     throw PolicyError(r->label,
                       {{"/extends", 0, "extends cycle: " + r->label + " extends itself through " + chain.back()}});
+  // Each file is merged once, where it is first reached: a diamond of extends (32 levels of two
+  // bases each naming the same two) costs one load per file, not one per path.
+  // The policy asked for itself (an empty chain) is always merged last, over what came before.
+  if (!chain.empty() && std::find(sources.begin(), sources.end(), r->label) != sources.end()) return;
   std::vector<PolicyIssue> issues;
   auto doc = parse_checked(r->text, issues);
   if (!doc) throw PolicyError(r->label, issues);

@@ -98,6 +98,11 @@ int64_t parse_time(const std::string& s) {
   if (!y || !mo || !d || !h || !mi || !sec || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
       s[13] != ':' || s[16] != ':')
     throw std::runtime_error("'" + clip_for_display(s, 40) + "' is not an RFC 3339 time");
+  // timegm() would normalise 31 February to 3 March: a date the calendar lacks is refused.
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (*y % 4 == 0 && *y % 100 != 0) || *y % 400 == 0;
+  if (*d > kDays[*mo - 1] + (*mo == 2 && leap ? 1 : 0))
+    throw std::runtime_error("'" + clip_for_display(s, 40) + "' names a day its month does not have");
   std::tm tm{};
   tm.tm_year = *y - 1900, tm.tm_mon = *mo - 1, tm.tm_mday = *d, tm.tm_hour = *h, tm.tm_min = *mi, tm.tm_sec = *sec;
   return static_cast<int64_t>(timegm(&tm));
@@ -528,9 +533,13 @@ AttestationResult verify_attestation(const json& att, const TrustedRoot& root, s
     // RFC 5280 4.1.2.5: both ends of the validity are in it (X509_cmp_time counts notAfter itself
     // as expired, so the chain's times are judged here, not by X509_verify_cert).
     const time_t tt = static_cast<time_t>(t);
+    // ASN1_TIME_cmp_time_t returns -2 for a time it cannot read (month 13): that is no validity at
+    // all, never "earlier". ASN1_TIME_check refuses such times first.
     auto valid_at = [&](X509* c) {
-      return ASN1_TIME_cmp_time_t(X509_get0_notBefore(c), tt) <= 0 &&
-             ASN1_TIME_cmp_time_t(X509_get0_notAfter(c), tt) >= 0;
+      const ASN1_TIME *from = X509_get0_notBefore(c), *to = X509_get0_notAfter(c);
+      if (!from || !to || ASN1_TIME_check(from) != 1 || ASN1_TIME_check(to) != 1) return false;
+      const int a = ASN1_TIME_cmp_time_t(from, tt), b = ASN1_TIME_cmp_time_t(to, tt);
+      return a != -2 && b != -2 && a <= 0 && b >= 0;
     };
     if (!valid_at(leaf.get()))
       fail("certificate", "the integrated time " + std::to_string(t) + " is outside the certificate's validity");

@@ -61,12 +61,17 @@ class Finder {
     }
     return {};
   }
+  // An image already in the process under that install name: one an imported project's import
+  // loaded (torch's libraries), or one a package's own Python loads by path before what needs it
+  // (torchaudio's lib/libtorchaudio.so, @rpath/libtorchaudio.so to its _torchaudio.so).
   DylibFound loaded_image(const std::string& name) const {
     for (const auto* w : set_.wheels) {
-      if (!import_loaded(*w, p_.cuda)) continue;
-      for (const auto& other : w->binaries)
+      const bool imported = import_loaded(*w, p_.cuda);
+      for (const auto& other : w->binaries) {
+        if (!imported && !python_loaded(*w, other)) continue;
         for (const auto& os : other.slices)
           if (os.arch == sl_.arch && os.install_name == name) return {DylibFound::Where::run, w, &other};
+      }
     }
     return {};
   }

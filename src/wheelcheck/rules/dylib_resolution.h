@@ -21,7 +21,8 @@ struct DylibFound {
 // libraries by the policy's prefixes (and, in an iOS wheel, what the host app provides);
 // @loader_path/X next to the binary; @rpath/X first as an image already loaded under that install
 // name (every torch extension's only LC_RPATH is a CI build folder: after `import torch` its
-// @rpath/libc10.dylib is torch's image of that name), then through the slice's LC_RPATHs, then the
+// @rpath/libc10.dylib is torch's image of that name; a library the package's Python loads by path
+// is one too), then through the slice's LC_RPATHs, then the
 // LC_RPATHs of a binary of the wheel that loads this one (dyld searches the whole loading chain's),
 // then dyld's fallback (/usr/lib, for a system library's leaf name). Anything else
 // (/opt/homebrew/..., /usr/local/...) exists only on the build machine.

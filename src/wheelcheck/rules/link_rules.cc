@@ -21,6 +21,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
@@ -239,8 +240,12 @@ Unbound bind_all(const BinaryFacts& root, const Scope& scope, const LinuxPolicy&
   auto trust = [&](std::string reason) {
     if (tally) ++tally->trusted[std::move(reason)];
   };
+  // Each string-table offset once, then each distinct name once: references naming one long string
+  // cost one comparison, not one per reference.
+  std::unordered_set<uint32_t> offsets;
   std::set<std::string_view> counted;
   for (const auto& u : syms.undefined()) {
+    if (!offsets.insert(u.name).second) continue;
     std::string_view name = syms.name(u);
     if (!counted.insert(name).second) continue;
     if (tally) ++tally->undefined;
@@ -494,6 +499,26 @@ void pe_imports(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
   }
 }
 
+// Names a binary defines that ld.so cannot find through its GNU hash table: no reference binds
+// them (an extension whose PyInit_ is among them does not import: "dynamic module does not define
+// module export function").
+void unreachable_exports(const WheelFacts& f, FindingSink& s) {
+  for (const auto& b : f.binaries) {
+    if (b.format != "elf" || !b.unreachable_exports) continue;
+    std::vector<std::string> shown;
+    for (const auto& n : b.unreachable_shown) shown.push_back(shown_symbol(n));
+    s.add("WC514",
+          std::to_string(b.unreachable_exports) + " defined name" + (b.unreachable_exports == 1 ? "" : "s") +
+              " cannot be found through the GNU hash table (its chain hash or bloom filter does not lead to " +
+              (b.unreachable_exports == 1 ? "it" : "them") + "): " + join(shown, ", ") +
+              (b.unreachable_exports > shown.size()
+                   ? " and " + std::to_string(b.unreachable_exports - shown.size()) + " more"
+                   : "") +
+              "; ld.so binds no reference to them, and dlsym (Python's PyInit_ lookup) does not find them",
+          b.path);
+  }
+}
+
 void duplicate_runtimes(const WheelFacts& f, const InstallSet& set, const LoadGraph& graph, FindingSink& s) {
   const auto& runtimes = s.policy().linux.runtimes;
   if (runtimes.empty()) return;
@@ -588,6 +613,7 @@ void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s) {
   macho_binds(f, set, s);
   if (std::none_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) { return b.format == "elf"; }))
     return;
+  unreachable_exports(f, s);
   LoadGraph graph(set);
   unresolved_symbols(f, set, graph, s);
   duplicate_runtimes(f, set, graph, s);

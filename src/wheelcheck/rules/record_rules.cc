@@ -75,8 +75,8 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   // (a 90,000-entry wheel: a few MB, where hash maps of nodes took several times that); findings
   // still come in entry order.
   const size_t n = f.entries.size();
-  // The name as case-insensitive and normalising file systems see it: NFC (where it is not ASCII),
-  // lower-cased (where it has upper case).
+  // The name as case-insensitive and normalising file systems see it: NFC and Unicode case folding
+  // (where it is not ASCII: Ä and ä are one letter there), lower-cased (ASCII with upper case).
   std::vector<std::string_view> key(n);
   std::deque<std::string> lowered;
   for (size_t i = 0; i < n; ++i) {
@@ -84,7 +84,7 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
     const bool ascii =
         std::all_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
     key[i] = !ascii || std::any_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })
-                 ? std::string_view(lowered.emplace_back(to_lower(ascii ? name : nfc(name))))
+                 ? std::string_view(lowered.emplace_back(ascii ? to_lower(name) : casefold_nfc(name)))
                  : std::string_view(name);
   }
   std::vector<size_t> order(n);
@@ -110,7 +110,7 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
     if (second[i]) s.add("WC307", "the archive holds this name more than once", name);
     if (folds_onto[i] == SIZE_MAX) continue;
     const std::string& other = f.entries[folds_onto[i]].name;
-    if (to_lower(name) == to_lower(other))
+    if (nfc(name) != nfc(other))
       s.add(
           "WC307",
           "differs only in case from '" + clip_for_display(other) + "' (they collide on case-insensitive file systems)",

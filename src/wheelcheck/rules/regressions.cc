@@ -4,6 +4,7 @@
 
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
+#include "rules/torch_abi.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/filename.h"
@@ -264,6 +265,17 @@ PairChanges compare_members(const SetMember& before, const SetMember& now) {
       std::set_difference(b->exports.begin(), b->exports.end(), o->exports.begin(), o->exports.end(),
                           std::back_inserter(gained));
       x.exports_added = gained.size();
+      const std::string name = leaf(b->path);
+      if (name.starts_with("libtorch") || name.starts_with("libc10") || name.starts_with("torch_") ||
+          name.starts_with("c10"))
+        for (const auto& n : x.removed_names) {
+          std::string_view raw = n;
+          if (raw.starts_with("__Z")) raw.remove_prefix(1);  // Mach-O's extra underscore
+          if (raw.starts_with("aoti_torch_") || raw.starts_with("_aoti_torch_") || raw.starts_with("torch_"))
+            ++x.removed_stable;
+          else if (unstable_torch_symbol(raw))
+            ++x.removed_unstable;
+        }
     }
     if (bundled(b->path)) {
       std::string ov = file_version(leaf(o->path)), nv = file_version(leaf(b->path));
@@ -339,6 +351,9 @@ void pair_regressions(const PairChanges& c, const Policy& p, const std::set<std:
       emit(s, p, "WC711",
            std::to_string(b.removed_names.size()) + " exported name" + (b.removed_names.size() == 1 ? "" : "s") +
                " removed: " + shown_names(b.removed_names, 5) +
+               (b.removed_stable ? "; " + std::to_string(b.removed_stable) +
+                                       " of them stable C shims (stable-ABI extensions break too)"
+                                 : "") +
                (is_public ? "; other wheels link against this library, and their import fails with \"undefined "
                             "symbol\""
                           : "") +

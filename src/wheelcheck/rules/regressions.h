@@ -27,6 +27,9 @@ struct BinaryChange {
   bool exports_compared = false;
   size_t exports_added = 0;
   std::vector<std::string> removed_names;  // every removed export
+  // libtorch*/libc10*: of the removed names, the stable C shims (aoti_torch_*, torch_*: stable-ABI
+  // extensions break) and the unstable C++ ones (c10::, at::, torch::: extensions of one release).
+  size_t removed_stable = 0, removed_unstable = 0;
   bool empty() const {
     return needed.empty() && sass.empty() && ptx.empty() && floors.empty() && !exports_added && removed_names.empty() &&
            old_path == path;

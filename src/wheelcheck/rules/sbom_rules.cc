@@ -206,8 +206,9 @@ std::string file_name_version(std::string_view original) {
 
 // Whether `file` ("1.1", "3.0.7", "1.1.1k") is a prefix, by dotted parts, of the component's upstream version.
 bool version_agrees(const std::string& file, const std::string& component) {
+  const std::string upstream = upstream_version(component);  // owns what `b` views (a temporary did not)
   auto a = split(file, '.');
-  auto b = split(upstream_version(component), '.');
+  auto b = split(upstream, '.');
   if (a.size() > b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i] != b[i]) return false;

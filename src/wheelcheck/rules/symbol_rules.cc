@@ -2,7 +2,8 @@
 // single read pass already holds (no second extraction, no nm or c++filt process).
 //  - WC511 (abi3audit's job and more): an abi3 (or abi3t) wheel's binaries import only the stable
 //    ABI, each symbol stable no later than the wheel's cpXY; Windows binaries link python3.dll;
-//    abi3t modules export PyModExport_<name> (PEP 793, PEP 803).
+//    abi3t modules export PyInit_<name> or PyModExport_<name> and do not define themselves
+//    through the (there opaque) PyModuleDef (PEP 793, PEP 803).
 //  - WC512 (PyTorch's check_binary_symbols.py): no pre-C++11 std::basic_string/std::list in the
 //    policy's namespaces, and enough C++11-ABI symbols in the policy's libraries.
 //  - WC513: every library the symbol-version needs name is a DT_NEEDED entry.
@@ -119,16 +120,35 @@ void abi3_binary(const BinaryFacts& b, const PyVersion& floor, const std::string
     s.add_waived("WC511", "imports " + listed(syms) + " outside the stable ABI of " + tag, b.path, w->reason);
 }
 
-// PEP 803: an abi3t module is loaded through PEP 793's export hook.
+// PEP 803: abi3t makes PyObject, and so PyModuleDef, opaque. A module is still found through its
+// PyInit_<name> or PEP 793's PyModExport_<name>; what abi3t cannot use is a PyModuleDef-based
+// definition (PyModuleDef_Init for multi-phase init, PyModule_Create2 / PyModule_FromDefAndSpec2
+// for single-phase). A cffi module that builds its module without PyModuleDef and exports PyInit_
+// is fine (abi3audit agrees).
 void abi3t_binary(const BinaryFacts& b, FindingSink& s) {
   if (b.format != "elf" || !b.undefined_symbols_read || !is_extension_module(b)) return;
   std::string_view file = last_component(b.path);
   std::string stem(file.substr(0, file.find('.')));
-  bool exports = std::find(b.module_inits.begin(), b.module_inits.end(), "PyModExport_" + stem) != b.module_inits.end();
-  if (!exports)
+  auto exports = [&](const std::string& name) {
+    return std::find(b.module_inits.begin(), b.module_inits.end(), name) != b.module_inits.end();
+  };
+  if (exports("PyModExport_" + stem)) return;
+  if (!exports("PyInit_" + stem)) {
     s.add("WC511",
-          "abi3t extension does not export PyModExport_" + stem +
-              " (PEP 793): the free-threaded stable ABI loads modules only through that hook",
+          "abi3t extension exports neither PyModExport_" + stem + " (PEP 793) nor PyInit_" + stem +
+              ": the interpreter finds no module in it",
+          b.path);
+    return;
+  }
+  std::vector<std::string> def_api;
+  for (const char* f : {"PyModuleDef_Init", "PyModule_Create2", "PyModule_FromDefAndSpec2", "PyModule_ExecDef"})
+    if (std::find(b.undefined_symbols.begin(), b.undefined_symbols.end(), f) != b.undefined_symbols.end())
+      def_api.push_back(f);
+  if (!def_api.empty())
+    s.add("WC511",
+          "abi3t extension defines its module through PyModuleDef (imports " + join(def_api, ", ") +
+              "), which the free-threaded stable ABI makes opaque (PEP 803): export PyModExport_" + stem +
+              " (PEP 793) instead",
           b.path);
 }
 

@@ -292,6 +292,18 @@ std::string nfc(std::string_view s) {
   std::free(out);
   return r;
 }
+
+std::string casefold_nfc(std::string_view s) {
+  if (is_ascii(s)) return to_lower(std::string(s));
+  if (!is_valid_utf8(s)) return std::string(s);
+  utf8proc_uint8_t* out = nullptr;
+  auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+                        &out, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD));
+  if (n < 0 || !out) return std::string(s);
+  std::string r(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+  std::free(out);
+  return r;
+}
 }  // namespace wc
 
 namespace wc {

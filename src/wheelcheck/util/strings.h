@@ -28,6 +28,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 std::vector<std::string> nearest_first(const std::string& word, std::vector<std::string> candidates);
 // Unicode Normalization Form C of valid UTF-8 (the text itself when it is ASCII or not valid UTF-8).
 std::string nfc(std::string_view s);
+// NFC with Unicode case folding (utf8proc's CASEFOLD): what a case-insensitive, normalising file
+// system (APFS, NTFS) compares ("Ärger.py" and "ärger.py" are one name there).
+std::string casefold_nfc(std::string_view s);
 // Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
 // `[...]` a class.
 bool glob_match(std::string_view pattern, std::string_view path);

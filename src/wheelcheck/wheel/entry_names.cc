@@ -97,6 +97,7 @@ std::optional<ExtensionSuffix> extension_suffix(std::string_view name) {
   if (dot == std::string_view::npos || dot == 0) return ExtensionSuffix{"", true};  // foo.so / foo.pyd
   std::string_view seg = stem.substr(dot + 1);
   if (so && seg == "abi3") return ExtensionSuffix{"abi3", true};
+  if (so && seg == "abi3t") return ExtensionSuffix{"abi3t", true};  // PEP 803: importlib's suffix on 3.15t
   if (auto abi = cpython_tag(seg, pyd)) return ExtensionSuffix{*abi, true};
   return ExtensionSuffix{"", true};
 }
