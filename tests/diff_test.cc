@@ -39,7 +39,8 @@ TEST(Regressions, DevicesNotLabels) {
 }
 
 TEST(Regressions, PackedNamesRoundTripAndRefuseGarbage) {
-  std::vector<std::string> names{"_ZN3c104gone", "_ZN3c104kept", "_ZN3c104keptEv", "foo"};
+  // A shared prefix of exactly 10 bytes: its length byte is a newline.
+  std::vector<std::string> names{"_ZN3c104gone", "_ZN3c104kept", "_ZN3c104keptEv", "abcdefghij1", "abcdefghij2", "foo"};
   auto packed = pack_names(names);
   auto back = unpack_names(packed);
   ASSERT_TRUE(back);

@@ -160,9 +160,10 @@ std::optional<std::vector<std::string>> unpack_names(const std::string& packed) 
   if (ZSTD_isError(n) || n != size) return std::nullopt;
   std::string prev;
   for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos || end == at) return std::nullopt;
+    // The shared-prefix byte first (it may itself be 10, a newline), then the rest to its newline.
     size_t k = static_cast<unsigned char>(text[at]);
+    size_t end = text.find('\n', at + 1);
+    if (end == std::string::npos) return std::nullopt;
     if (k > prev.size()) return std::nullopt;
     std::string name = prev.substr(0, k) + text.substr(at + 1, end - at - 1);
     if (!out.empty() && name <= out.back()) return std::nullopt;  // not sorted: not our blob
