@@ -143,14 +143,21 @@ def objdump(*args):
     return r.returncode, r.stdout, r.stderr
 
 
-class MachO:
-    _cache = {}
+class Cached:
+    """One reading per file: MachO.get(path), PE.get(path)."""
 
     @classmethod
     def get(cls, path):
-        if path not in cls._cache:
-            cls._cache[path] = cls(path)
-        return cls._cache[path]
+        cache = cls.__dict__.get("_cache")
+        if cache is None:
+            cache = {}
+            setattr(cls, "_cache", cache)
+        if path not in cache:
+            cache[path] = cls(path)
+        return cache[path]
+
+
+class MachO(Cached):
 
     def __init__(self, path):
         self.path = path
@@ -396,14 +403,7 @@ class Run:
 
 # ---------------------------------------------------------------- PE (pefile)
 
-class PE:
-    _cache = {}
-
-    @classmethod
-    def get(cls, path):
-        if path not in cls._cache:
-            cls._cache[path] = cls(path)
-        return cls._cache[path]
+class PE(Cached):
 
     def __init__(self, path):
         import pefile
