@@ -66,10 +66,7 @@ nlohmann::json finding_json(const Finding& f) {
   return {{"rule", f.rule}, {"severity", severity_name(f.severity)}, {"entry", f.entry}, {"message", f.message}};
 }
 
-std::string list(const std::vector<std::string>& v, size_t n = 8) {
-  std::vector<std::string> shown(v.begin(), v.begin() + static_cast<long>(std::min(n, v.size())));
-  return join(shown, ", ") + (v.size() > n ? " and " + std::to_string(v.size() - n) + " more" : "");
-}
+std::string list(const std::vector<std::string>& v, size_t n = 8) { return join_shown(v, n); }
 
 // One line per change, worst (the findings) first.
 std::vector<std::string> change_lines(const DiffPair& p) {

@@ -4,7 +4,9 @@
 
 #include "binary/binary_facts.h"
 #include "binary/mangled.h"
+#include "rules/sbom_rules.h"
 #include "rules/torch_abi.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/filename.h"
@@ -28,36 +30,17 @@ Added added_removed(const std::vector<std::string>& before, const std::vector<st
 std::string leaf(const std::string& p) { return std::string(last_component(p)); }
 std::string folder(const std::string& p) { return p.substr(0, p.size() - leaf(p).size()); }
 
-// A library's name without what changes between builds: auditwheel/delvewheel's -<8 hex> hash, the
+// A library's name without what changes between builds: the graft hash (without_graft_hash), the
 // .so.N / .N.dylib version, the CPython or abi3 suffix (_x.cpython-312-x86_64-linux-gnu.so -> _x.so).
-std::string stem(std::string name) {
-  for (const char* ext : {".so", ".dylib", ".pyd", ".dll"}) {
+std::string stem(const std::string& file) {
+  const std::string name = without_graft_hash(file).first;
+  for (std::string_view ext : {".so", ".dylib", ".pyd", ".dll"}) {
     auto at = name.find(ext);
     if (at == std::string::npos) continue;
-    std::string base = name.substr(0, at);
-    if (std::string(ext) == ".dylib")  // libjpeg.8.2.2.dylib
-      while (!base.empty() && base.find('.') != std::string::npos &&
-             std::all_of(base.begin() + static_cast<long>(base.rfind('.')) + 1, base.end(), ::isdigit))
-        base.erase(base.rfind('.'));
-    if (auto dot = base.find('.'); dot != std::string::npos) base.erase(dot);  // .cpython-312-..., .abi3
-    if (auto dash = base.rfind('-'); dash != std::string::npos && base.size() - dash == 9 &&
-                                     std::all_of(base.begin() + static_cast<long>(dash) + 1, base.end(), ::isxdigit))
-      base.erase(dash);
-    return base + ext;
+    std::string_view base = std::string_view(name).substr(0, at);
+    return std::string(base.substr(0, base.find('.'))) + std::string(ext);  // libjpeg.8.2.2, _x.cpython-312
   }
   return name;
-}
-
-// The version a bundled library's file name carries: libssl.so.3 -> 3, libjpeg.8.2.2.dylib -> 8.2.2.
-std::string file_version(const std::string& name) {
-  if (auto at = name.find(".so."); at != std::string::npos) return name.substr(at + 4);
-  if (name.ends_with(".dylib")) {
-    std::string base = name.substr(0, name.size() - 6);
-    size_t i = base.size();
-    while (i > 0 && (std::isdigit(static_cast<unsigned char>(base[i - 1])) || base[i - 1] == '.')) --i;
-    if (i < base.size() && base[i] == '.') return base.substr(i + 1);
-  }
-  return "";
 }
 
 bool bundled(const std::string& path) {
@@ -136,19 +119,13 @@ void emit(FindingSink& s, const Policy& p, const std::string& rule, const std::s
 
 std::set<int> runnable_devices(const std::vector<std::string>& labels) {
   std::set<int> out;
-  for (const auto& l : labels) {
-    bool ptx = l.starts_with("compute_");
-    std::string_view rest = std::string_view(l).substr(ptx ? 8 : 3);
-    char suffix = !rest.empty() && std::isalpha(static_cast<unsigned char>(rest.back())) ? rest.back() : 0;
+  for (const auto& l : labels) {  // labels come from a baseline report too: untrusted text
+    std::string_view rest = l;
+    const bool ptx = consume(rest, "compute_");
+    if (!ptx && !consume(rest, "sm_")) continue;
+    const char suffix = !rest.empty() && is_alpha(rest.back()) ? rest.back() : 0;
     if (suffix) rest.remove_suffix(1);
-    int sm = 0;
-    for (char c : rest) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) {
-        sm = -1;
-        break;
-      }
-      sm = sm * 10 + (c - '0');
-    }
+    const int sm = parse_small(rest, 10000).value_or(0);
     if (sm <= 0) continue;
     for (int d : kDevices) {
       bool same_major = d / 10 == sm / 10, ok;
@@ -278,7 +255,8 @@ PairChanges compare_members(const SetMember& before, const SetMember& now) {
         }
     }
     if (bundled(b->path)) {
-      std::string ov = file_version(leaf(o->path)), nv = file_version(leaf(b->path));
+      std::string ov = file_name_version(without_graft_hash(leaf(o->path)).first),
+                  nv = file_name_version(without_graft_hash(leaf(b->path)).first);
       if (!ov.empty() && !nv.empty() && ov != nv) c.bundled.push_back({stem(leaf(b->path)), {ov, nv}});
     }
     if (!x.empty()) c.changed_binaries.push_back(std::move(x));

@@ -117,6 +117,8 @@ bool is_hex8(std::string_view s) {
 
 // "libcrypto-3b5ab3b1.so.1.1.1k" -> ("libcrypto.so.1.1.1k", "3b5ab3b1"): auditwheel inserts the hash
 // before the name's first dot; delvewheel ("libfoo-<hash>.dll") does the same.
+}  // namespace
+
 std::pair<std::string, std::string> without_graft_hash(std::string_view name) {
   auto dot = name.find('.');
   std::string_view base = name.substr(0, dot);
@@ -125,6 +127,8 @@ std::pair<std::string, std::string> without_graft_hash(std::string_view name) {
   std::string rest = dot == std::string_view::npos ? "" : std::string(name.substr(dot));
   return {std::string(base.substr(0, dash)) + rest, std::string(base.substr(dash + 1))};
 }
+
+namespace {
 
 bool is_extension_module(const WheelFacts& f, const std::string& entry) {
   if (auto s = extension_suffix(last_component(entry)); s && s->python_extension && !s->abi.empty()) return true;
@@ -194,6 +198,8 @@ std::string upstream_version(std::string_view v) {
 
 // The version a library's file name carries: "libcrypto.so.1.1.1k" -> "1.1.1k", "libz.1.3.1.dylib"
 // -> "1.3.1", "" when none.
+}  // namespace
+
 std::string file_name_version(std::string_view original) {
   if (auto so = original.find(".so."); so != std::string_view::npos) return std::string(original.substr(so + 4));
   if (original.ends_with(".dylib")) {
@@ -203,6 +209,8 @@ std::string file_name_version(std::string_view original) {
   }
   return "";
 }
+
+namespace {
 
 // Whether `file` ("1.1", "3.0.7", "1.1.1k") is a prefix, by dotted parts, of the component's upstream version.
 bool version_agrees(const std::string& file, const std::string& component) {
@@ -263,12 +271,7 @@ bool wheel_relative(std::string_view p) {
          !(p.size() > 2 && p[1] == ':');
 }
 
-std::string listed(const std::vector<std::string>& xs, size_t shown = 3) {
-  std::string out;
-  for (size_t i = 0; i < xs.size() && i < shown; ++i) out += (i ? ", " : "") + xs[i];
-  if (xs.size() > shown) out += " and " + std::to_string(xs.size() - shown) + " more";
-  return out;
-}
+std::string listed(const std::vector<std::string>& xs, size_t shown = 3) { return join_shown(xs, shown); }
 
 // The names of Python distributions the archive may hold, canonical: each path component, and its
 // start up to the first '.' and the first '-' (an import package or module, a vendored copy, an

@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +45,12 @@ struct SbomCoverage {
 };
 
 std::vector<BundledLibrary> bundled_libraries(const WheelFacts& f);
+// "libcrypto-3b5ab3b1.so.1.1.1k" -> ("libcrypto.so.1.1.1k", "3b5ab3b1"): auditwheel's and delvewheel's
+// graft hash taken out of a file name ("" when there is none).
+std::pair<std::string, std::string> without_graft_hash(std::string_view name);
+// The version a library's file name carries: "libcrypto.so.1.1.1k" -> "1.1.1k", "libz.1.3.1.dylib" ->
+// "1.3.1"; "" when none.
+std::string file_name_version(std::string_view original);
 SbomCoverage sbom_coverage(const WheelFacts& f);
 // The report's per-wheel summary: {documents, components, bundled, declared, undeclared[]}.
 nlohmann::json sbom_summary(const SbomCoverage& c);

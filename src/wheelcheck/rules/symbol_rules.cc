@@ -55,12 +55,7 @@ bool version_neutral_dll(std::string_view dll) {
   return l == "python3.dll" || l == "python3t.dll";
 }
 
-std::string listed(const std::vector<std::string>& items, size_t shown = 8) {
-  std::vector<std::string> head(items.begin(), items.begin() + std::min(shown, items.size()));
-  std::string s = join(head, ", ");
-  if (items.size() > shown) s += " and " + std::to_string(items.size() - shown) + " more";
-  return s;
-}
+std::string listed(const std::vector<std::string>& items, size_t shown = 8) { return join_shown(items, shown); }
 
 const AbiPolicy::SymbolWaiver* waiver_for(const AbiPolicy& abi, const std::string& symbol, const std::string& entry) {
   for (const auto& w : abi.waive_symbols)

@@ -54,10 +54,7 @@ std::vector<GpuBinary> gpu_binaries(const WheelFacts& f) {
   return out;
 }
 
-std::string names(const std::vector<std::string>& v, size_t shown = 4) {
-  std::vector<std::string> head(v.begin(), v.begin() + std::min(shown, v.size()));
-  return join(head, ", ") + (v.size() > shown ? " and " + std::to_string(v.size() - shown) + " more" : "");
-}
+std::string names(const std::vector<std::string>& v, size_t shown = 4) { return join_shown(v, shown); }
 
 // WC801: the label and variant.json agree.
 void label_rules(const WheelFacts& f, const std::optional<VariantDocument>& doc, const std::string& entry,

@@ -280,6 +280,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string join_shown(const std::vector<std::string>& parts, size_t shown) {
+  std::string out;
+  for (size_t i = 0; i < parts.size() && i < shown; ++i) out += (i ? ", " : "") + parts[i];
+  if (parts.size() > shown) out += " and " + std::to_string(parts.size() - shown) + " more";
+  return out;
+}
+
 }  // namespace wc
 
 namespace wc {

@@ -38,5 +38,7 @@ bool glob_match(std::string_view pattern, std::string_view path);
 bool glob_any(const std::vector<std::string>& globs, std::string_view name);
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// The first `shown` of `parts` joined by ", ", then " and N more" for the rest: "a, b and 3 more".
+std::string join_shown(const std::vector<std::string>& parts, size_t shown);
 
 }  // namespace wc

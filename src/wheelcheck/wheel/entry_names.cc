@@ -44,6 +44,11 @@ std::string_view last_component(std::string_view name) {
   return slash == std::string_view::npos ? name : name.substr(slash + 1);
 }
 
+std::string_view parent_dir(std::string_view name) {
+  auto slash = name.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+}
+
 std::string install_path(std::string_view entry) {
   auto slash = entry.find('/');
   if (slash == std::string_view::npos || !entry.substr(0, slash).ends_with(".data")) return std::string(entry);

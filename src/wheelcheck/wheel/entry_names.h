@@ -31,6 +31,8 @@ bool is_import_name(std::string_view name);
 
 // The file name of an entry path: what follows the last '/'.
 std::string_view last_component(std::string_view name);
+// What precedes the last '/' ("" for a name with none).
+std::string_view parent_dir(std::string_view name);
 
 // `.so`, `.so.N[.M...]`, `.pyd`, `.dylib`, `.dll` (any case).
 bool is_native_library_name(std::string_view name);
