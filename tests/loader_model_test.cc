@@ -486,5 +486,78 @@ TEST_F(Loader, WhatTheImportLoadsTransitivelyIsInTheProcess) {
   EXPECT_FALSE(has_errors(alone)) << dump_of(alone);
 }
 
+// CUDA 13's math libraries keep sonames of their own majors (libcufft.so.12, libcusolver.so.12,
+// libcusparse.so.12: torch 2.15.0's libtorch_cuda.so needs them), so cuda-toolkit==13.2.2 provides
+// them; a CUDA 12 pin provides libcusparse.so.12 (CUDA 12 ships it too), never libcufft.so.12.
+TEST_F(Loader, CudaMathLibrariesKeepTheirOwnSonameMajors) {
+  so("libfft.so", "int fft(void){return 1;}", "-Wl,-soname,libcufft.so.12");
+  so("libsolver.so", "int sol(void){return 1;}", "-Wl,-soname,libcusolver.so.12");
+  so("libsparse.so", "int sp(void){return 1;}", "-Wl,-soname,libcusparse.so.12");
+  std::string cuda =
+      so("libtorch_cuda.so", "int fft(void); int sol(void); int sp(void); int tc(void){return fft()+sol()+sp();}",
+         "-Wl,-soname,libtorch_cuda.so " + with("libfft.so") + " " + with("libsolver.so") + " " + with("libsparse.so"));
+  std::string ext = so("_C.so", "int tc(void); int PyInit__C(void){return tc();}",
+                       with("libtorch_cuda.so") + " -Wl,-rpath,'$ORIGIN/lib'");
+  auto torch = [&](const std::string& pin) {
+    WheelBuilder t("torch", "2.15.0", kTag);
+    t.purelib(false)
+        .add("torch/__init__.py", "")
+        .add("torch/lib/libtorch_cuda.so", cuda)
+        .add("torch/_C.cpython-312-x86_64-linux-gnu.so", ext)
+        .requires_dist("cuda-toolkit[cufft,cusolver,cusparse]" + pin);
+    return t;
+  };
+  WheelBuilder t13 = torch("==13.2.2"), t12 = torch("==12.9.1");
+  auto f13 = judge({&t13});
+  EXPECT_FALSE(has_errors(f13)) << dump_of(f13);
+  EXPECT_TRUE(says(f13,
+                   "libcufft.so.12, libcusolver.so.12, libcusparse.so.12 (needed by 1 binary) come from the "
+                   "dependency cuda-toolkit"))
+      << dump_of(f13);
+  auto f12 = judge({&t12});
+  EXPECT_TRUE(says(f12, "libcusparse.so.12 (needed by 1 binary) come from the dependency cuda-toolkit"))
+      << dump_of(f12);
+  EXPECT_TRUE(says(f12,
+                   "WC503 [error] torch/lib/libtorch_cuda.so: needs libcufft.so.12, libcusolver.so.12, which are "
+                   "not found"))
+      << dump_of(f12);
+}
+
+// RPATH entries that climb out of site-packages but stay in the environment's prefix (torch/_C.so's
+// $ORIGIN/../../nvidia/cudnn/lib is lib/python3.12/nvidia/cudnn/lib) searched before the wheel's own
+// copy: a warning; the same library searched first in a folder outside the environment: an error.
+TEST_F(Loader, SearchPathsInsideTheEnvironmentPrefixAreWarnings) {
+  std::string py = so("libpy.so", "int py(void){return 1;}", "-Wl,-soname,libtorch_python.so");
+  auto ext = [&](const std::string& rpath) {
+    WheelBuilder w("torch", "2.15.0", kTag);
+    w.purelib(false)
+        .add("torch/lib/libtorch_python.so", py)
+        .add("torch/_C.cpython-312-x86_64-linux-gnu.so",
+             so("_C" + std::to_string(rpath.size()) + ".so", "int py(void); int PyInit__C(void){return py();}",
+                with("libpy.so") + " -Wl,--disable-new-dtags -Wl,-rpath,'" + rpath + "'"));
+    return w;
+  };
+  WheelBuilder inside = ext("$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/lib"),
+               outside = ext("$ORIGIN/../../../../../../opt/lib:$ORIGIN/lib"),
+               dead = ext("$ORIGIN/lib:/opt/cuda/lib64");
+  auto in = judge({&inside});
+  EXPECT_TRUE(says(in,
+                   "WC504 [warning] torch/_C.cpython-312-x86_64-linux-gnu.so: RPATH/RUNPATH entries outside "
+                   "site-packages: $ORIGIN/../../nvidia/cudnn/lib (outside site-packages); the loader searches "
+                   "them for libtorch_python.so (before $ORIGIN/lib, where the run's copy is) first"))
+      << dump_of(in);
+  auto out = judge({&outside});
+  EXPECT_TRUE(says(out,
+                   "WC504 [error] torch/_C.cpython-312-x86_64-linux-gnu.so: RPATH/RUNPATH entries outside the "
+                   "install tree: $ORIGIN/../../../../../../opt/lib (outside site-packages); the loader searches "
+                   "them for libtorch_python.so"))
+      << dump_of(out);
+  auto d = judge({&dead});
+  EXPECT_TRUE(says(d,
+                   "WC504 [warning] torch/_C.cpython-312-x86_64-linux-gnu.so: dead RPATH/RUNPATH entries outside "
+                   "the install tree: /opt/cuda/lib64 (absolute)"))
+      << dump_of(d);
+}
+
 }  // namespace
 }  // namespace wc

@@ -3,8 +3,10 @@
 //  - a needed library resolves through RPATH/RUNPATH across the install set (one platform, one
 //    Python); one a declared dependency provides is a warning naming the dependency; an unmet need
 //    of a library nothing loads is a warning that says so;
-//  - RPATH entries that leave the install tree are reported once per binary: an error when the
-//    binary still misses a library, a warning when they are dead;
+//  - WC503 is one finding per binary and cause, naming every library missed for it;
+//  - RPATH entries that leave the install tree are reported once per binary (ELF and Mach-O alike):
+//    an error when the loader searches them for a library the wheel or its set provides or lacks,
+//    a warning when they are dead (searched for system libraries only);
 //  - platform-independent wheels get no architecture or library verdicts (content_rules says what
 //    their native files are).
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/requirement.h"
+#include "wheel/sbom.h"
 
 namespace wc {
 namespace {
@@ -145,17 +148,13 @@ std::string describe_dirs(const std::vector<SearchDir>& dirs) {
   return join(parts, ", ");
 }
 
-struct Missing {
-  bool error = false;                // a library a loaded binary needs is nowhere
-  std::vector<std::string> sonames;  // every need left unresolved (errors and warnings)
-};
-
 // WC503 for one binary's needed libraries.
-Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
+void needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
   const Policy& pol = s.policy();
   auto dirs = search_dirs(b);
-  Missing missing;
-  std::map<std::string, std::pair<std::vector<std::string>, std::string>> candidate_needs;  // env -> needs, where
+  std::map<std::string, std::vector<std::string>> candidate_needs;  // environment -> needs
+  std::vector<std::string> unlinked;                                // needs of a binary nothing links
+  std::map<std::string, std::vector<std::string>> not_found;        // why -> needs nowhere (errors)
   for (const auto& need : b.needed) {
     if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
     if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
@@ -218,64 +217,130 @@ Missing needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContex
       if (dep_wheel) cx.present_dependencies.insert(by->requirement);
       continue;
     }
-    std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
-    std::string system =
-        lx ? "not a system library " + lx->name() + " allows" : "not a system library the policy allows";
-    missing.sonames.push_back(need);
     // A library nothing of the run links, in a wheel whose Python loads none of its libraries by
     // name, needing one of an environment the run lacks (bitsandbytes' _cuda118.so beside a CUDA 13
     // torch, cuDSS's MPI layer): a variant or layer a loader picks at run time where that
     // environment exists. Its symbols still have to bind wherever it loads (WC514).
     if (std::string env = environment_of(need);
         !env.empty() && (cx.graph.candidate(cx.f, b) || !cx.graph.loaded(cx.f, b))) {
-      auto& slot = candidate_needs[env];
-      slot.first.push_back(need);
-      slot.second = where;
+      candidate_needs[env].push_back(need);
       continue;
     }
     if (!cx.graph.loaded(cx.f, b)) {
-      s.add("WC503",
-            "needs " + need + ", which is nowhere in the wheel or its install set (" + where + "; " + system +
-                "); nothing in them links " + install_path(b.path) +
-                " (a plugin or a leftover?), so this fails only where something loads it",
-            b.path, std::nullopt, Severity::warning);
+      unlinked.push_back(need);
       continue;
     }
-    missing.error = true;
+    not_found[dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks"
+                                 : dep_lacks]
+        .push_back(need);
+  }
+  // One finding per binary and cause, naming every library it misses for that cause (a binary
+  // linked against a toolkit the run lacks misses five to twelve at once).
+  const std::string where = dirs.empty() ? "it has no RPATH or RUNPATH" : "searched " + describe_dirs(dirs);
+  auto system = [&](const std::vector<std::string>& v) {
+    return std::string(v.size() == 1 ? "not a system library " : "not system libraries ") +
+           (lx ? lx->name() : std::string("the policy")) + " allows";
+  };
+  auto needs = [](const std::vector<std::string>& v, const char* one, const char* many) {
+    return "needs " + join(v, ", ") + (v.size() == 1 ? one : many);
+  };
+  if (!unlinked.empty())
     s.add("WC503",
-          "needs " + need + ", which is not found: " + where + "; " + system +
-              (dependency_present ? "; the wheel that provides it is in the set, but not where the search path looks"
-                                  : dep_lacks) +
+          needs(unlinked, ", which is", ", which are") + " nowhere in the wheel or its install set (" + where + "; " +
+              system(unlinked) + "); nothing in them links " + install_path(b.path) +
+              " (a plugin or a leftover?), so this fails only where something loads it",
+          b.path, std::nullopt, Severity::warning);
+  for (const auto& [why, sonames] : not_found)
+    s.add("WC503",
+          needs(sonames, ", which is not found: ", ", which are not found: ") + where + "; " + system(sonames) + why +
               justified_note(cx.justified),
           b.path);
-  }
-  for (const auto& [env, slot] : candidate_needs)
+  for (const auto& [env, sonames] : candidate_needs)
     s.add("WC503",
-          "needs " + join(slot.first, ", ") + ", of " + env + ", which nothing in the run provides (" + slot.second +
+          "needs " + join(sonames, ", ") + ", of " + env + ", which nothing in the run provides (" + where +
               "); nothing in the run links " + install_path(b.path) + ", so it is a candidate a loader picks at run " +
               "time where " + env + " is installed, and it fails to load anywhere else",
           b.path, std::nullopt, Severity::warning);
-  return missing;
 }
 
-// WC504, once per binary: entries that leave the install tree or name the build machine. An error
-// when the binary misses a library something loads it for (it may then come from there), a
-// warning otherwise.
-void search_path_safety(const BinaryFacts& b, const Missing& missing, FindingSink& s) {
-  std::vector<SearchDir> bad;
-  for (const auto& d : search_dirs(b))
-    if (!d.resolved) bad.push_back(d);
+// WC504, once per binary: RPATH/RUNPATH entries outside the install tree (absolute, relative to the
+// working directory, or climbing out of site-packages). One rule whatever else the wheel lacks: an
+// error when the loader searches an entry outside the environment for a library the wheel or its
+// install set provides or lacks (before the wheel's copy: a machine with a library of that name
+// there loads it instead; found nowhere else: it comes from there or from nowhere); a warning when
+// such entries are searched for system libraries only (dead), or when the only entries searched
+// stay inside the environment's prefix (torch/_C.so's $ORIGIN/../../nvidia/...: lib/python3.12/
+// nvidia, which only what installs into that environment writes).
+void search_path_safety(const ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
+  const auto dirs = search_dirs(b);
+  std::vector<size_t> bad;
+  std::optional<size_t> first_outside;  // the first entry outside the environment's prefix
+  for (size_t i = 0; i < dirs.size(); ++i)
+    if (!dirs[i].resolved) {
+      bad.push_back(i);
+      if (!dirs[i].in_prefix && !first_outside) first_outside = i;
+    }
   if (bad.empty()) return;
-  std::string list = describe_dirs(bad);
-  if (!missing.sonames.empty())
+  const Policy& pol = s.policy();
+  const std::string here = std::string(parent_dir(environment_path(b.path)));
+  // For each need the loader looks up in the entries: how far it searches (up to the entry that
+  // finds it, or all of them), and why. "libX.so (why)", split by whether an entry outside the
+  // environment is among those searched.
+  std::vector<std::string> searched_outside, searched_prefix;
+  for (const auto& need : b.needed) {
+    if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
+    if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
+    // A declared dependency's library (WC503's warning names it): its import loads it first.
+    if (std::any_of(cx.from_dependencies.begin(), cx.from_dependencies.end(),
+                    [&](const auto& d) { return d.second.first.count(need) > 0; }))
+      continue;
+    std::string why;
+    size_t upto = dirs.size();  // entries before this index are searched
+    if (auto k = resolving_search_dir(b, need, cx.set.wheels)) {
+      if (*k < bad.front()) continue;  // found before any entry outside the tree
+      why = "before " + dirs[*k].written + ", where the run's copy is";
+      upto = *k;
+    } else if (auto file = library_file(b, need, cx.set, pol.cuda)) {
+      // An auditwheel sibling is found by soname only once loaded: the entries are searched first.
+      // Anything else found without the search path (an extension module, a library an import or
+      // the package's Python loads first) is already in the process: nothing is searched.
+      if (parent_dir(file->path) != here) continue;
+      why = "before its sibling " + file->path;
+    } else if (std::any_of(dirs.begin(), dirs.begin() + static_cast<std::ptrdiff_t>(bad.front()),
+                           [](const SearchDir& d) { return d.resolved.has_value(); })) {
+      continue;  // not in the run: an entry inside the tree comes first and may hold it where installed
+    } else {
+      why = "which the run does not provide";
+    }
+    (first_outside && *first_outside < upto ? searched_outside : searched_prefix).push_back(need + " (" + why + ")");
+  }
+  std::vector<SearchDir> outside, prefix, all;
+  bool build_machine = false;
+  for (size_t i : bad) {
+    (dirs[i].in_prefix ? prefix : outside).push_back(dirs[i]);
+    all.push_back(dirs[i]);
+    build_machine |= is_build_machine_path(dirs[i].written);
+  }
+  const std::string whose = build_machine ? " (a folder of the build machine)" : "";
+  if (!searched_outside.empty())
     s.add("WC504",
-          "RPATH/RUNPATH entries outside the install tree: " + list + "; the binary misses " +
-              join(missing.sonames, ", ") + " (WC503), which may then come from there on a machine that has it",
-          b.path, std::nullopt, missing.error ? Severity::error : Severity::warning);
+          "RPATH/RUNPATH entries outside the install tree: " + describe_dirs(outside) + whose +
+              "; the loader searches them for " + join_shown(searched_outside, 4) +
+              ": a machine with a library of that name there loads it instead",
+          b.path);
+  else if (!searched_prefix.empty())
+    s.add("WC504",
+          "RPATH/RUNPATH entries outside site-packages: " + describe_dirs(prefix) +
+              (outside.empty() ? "" : " (and dead ones outside the environment: " + describe_dirs(outside) + ")") +
+              "; the loader searches them for " + join_shown(searched_prefix, 4) +
+              " first; they stay inside the environment's prefix, so only a library installed into it there "
+              "loads instead",
+          b.path, std::nullopt, Severity::warning);
   else
     s.add("WC504",
-          "dead RPATH/RUNPATH entries outside the install tree: " + list +
-              "; every library it needs resolves without them, but a directory there would be searched first",
+          "dead RPATH/RUNPATH entries outside the install tree: " + describe_dirs(all) + whose +
+              "; every library it needs from the wheel or its install set is found before them, so only system "
+              "libraries are looked up there",
           b.path, std::nullopt, Severity::warning);
 }
 
@@ -328,8 +393,8 @@ void elf_rules(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, Fin
               justified_note(cx.justified),
           b.path);
   if (!musl_tag) symbol_ceilings(cx, b, *lx);
-  Missing missing = needed_libraries(cx, b, lx, s);
-  search_path_safety(b, missing, s);
+  needed_libraries(cx, b, lx, s);
+  search_path_safety(cx, b, lx, s);
   if (lx->tag.arch == "x86_64" && b.x86_isa_level && *b.x86_isa_level > pol.linux.x86_64_isa_baseline)
     s.add("WC510",
           "needs x86-64-v" + std::to_string(*b.x86_isa_level) +
@@ -362,16 +427,8 @@ void report_dependencies(const ElfContext& cx, FindingSink& s) {
 // A dylib the install set lacks but a declared dependency provides (the providers table: mlx's
 // module loads @rpath/libmlx.dylib from its `mlx-metal; platform_system == "Darwin"`) is a warning
 // naming that dependency, as on Linux; with the dependency's wheel in the run it resolves for real.
-// Absolute LC_RPATHs outside the install tree (mindspore's /Applications/Xcode.app/...) are WC504,
-// by the rule the ELF binaries follow: an error when the slice misses a dylib that may then come
-// from there, a warning when every dylib resolves without them.
-struct MachOMissing {
-  std::vector<std::string> dylibs;  // not found (errors and warnings)
-  bool error = false;               // one of them is WC503's error
-};
-
-MachOMissing macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachOSlice& sl, const InstallSet& set,
-                          bool ios, FindingSink& s) {
+// One WC503 finding per binary and cause over its slices, naming the dylibs and the slices.
+void macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, bool ios, FindingSink& s) {
   const std::string own_leaf(last_component(b.path));
   // A plugin its host application loads: a wheel without extension modules, and nothing of it
   // loads this binary.
@@ -383,65 +440,113 @@ MachOMissing macho_dylibs(const WheelFacts& f, const BinaryFacts& b, const MachO
                              [&](const std::string& d) { return last_component(d) == own_leaf; });
         });
       });
-  std::vector<std::string> missing;
-  bool missing_error = false;
-  for (const auto& d : sl.dylibs) {
-    std::string leaf(last_component(d));
-    if (find_dylib(f, b, sl, d, set, s.policy(), ios).where != DylibFound::Where::nowhere) continue;
-    if (std::find(sl.weak_dylibs.begin(), sl.weak_dylibs.end(), d) != sl.weak_dylibs.end()) continue;
-    missing.push_back(d);
-    // Only an @rpath name can be met by another wheel's copy (dyld searches the LC_RPATHs); an
-    // absolute build-machine path stays an error whatever is installed.
-    std::string dep = d.rfind("@rpath/", 0) == 0 ? absent_dependency_for(f, set, s.policy(), leaf) : "";
-    if (dep.empty() && d.rfind("@rpath/", 0) == 0 && host_plugin) {
+  // cause ("" for WC503's error, "plugin", or the absent dependency) -> dylibs, and the slices
+  struct Group {
+    std::vector<std::string> dylibs, arches;
+  };
+  std::map<std::string, Group> groups;
+  auto add = [](Group& g, const std::string& d, const std::string& arch) {
+    if (std::find(g.dylibs.begin(), g.dylibs.end(), d) == g.dylibs.end()) g.dylibs.push_back(d);
+    if (std::find(g.arches.begin(), g.arches.end(), arch) == g.arches.end()) g.arches.push_back(arch);
+  };
+  for (const auto& sl : b.slices)
+    for (const auto& d : sl.dylibs) {
+      std::string leaf(last_component(d));
+      if (find_dylib(f, b, sl, d, set, s.policy(), ios).where != DylibFound::Where::nowhere) continue;
+      if (std::find(sl.weak_dylibs.begin(), sl.weak_dylibs.end(), d) != sl.weak_dylibs.end()) continue;
+      // Only an @rpath name can be met by another wheel's copy (dyld searches the LC_RPATHs); an
+      // absolute build-machine path stays an error whatever is installed.
+      std::string dep = d.rfind("@rpath/", 0) == 0 ? absent_dependency_for(f, set, s.policy(), leaf) : "";
+      if (dep.empty() && d.rfind("@rpath/", 0) == 0 && host_plugin)
+        add(groups["plugin"], d, sl.arch);
+      else if (!dep.empty())
+        add(groups["dependency " + dep], d, sl.arch);
+      else
+        add(groups[""], d, sl.arch);
+    }
+  for (const auto& [cause, g] : groups) {
+    const std::string who = join(g.arches, ", ") + (g.arches.size() == 1 ? " slice loads " : " slices load ") +
+                            join(g.dylibs, ", ") + (g.dylibs.size() == 1 ? ", which " : ", which each ");
+    if (cause == "plugin")
       s.add("WC503",
-            sl.arch + " slice loads " + d + ", which nothing of the run provides; " + install_path(b.path) +
+            who + "nothing of the run provides; " + install_path(b.path) +
                 " is a plugin (no extension module in the wheel, nothing of it loads this one), so the host "
                 "application that loads it provides that image (tensorflow-metal's @rpath/"
                 "_pywrap_tensorflow_internal.so is TensorFlow's): it fails only in a host without it",
             b.path, std::nullopt, Severity::warning);
-      continue;
-    }
-    if (!dep.empty()) {
+    else if (!cause.empty())
       s.add("WC503",
-            sl.arch + " slice loads " + d + ", which comes from the dependency " + dep +
-                " (declared in Requires-Dist), whose wheel is not in the checked set",
+            who + "comes from the " + cause + " (declared in Requires-Dist), whose wheel is not in the checked set",
             b.path, std::nullopt, Severity::warning);
-    } else {
-      missing_error = true;
+    else
       s.add("WC503",
-            sl.arch + " slice loads " + d +
-                ", which is neither a system library nor shipped where its install name points" +
-                (d.rfind("@rpath/", 0) == 0 ? " (no image loaded under that install name, no LC_RPATH of it or of "
-                                              "what loads it reaches it)"
-                                            : ""),
+            who + "is neither a system library nor shipped where its install name points" +
+                (std::any_of(g.dylibs.begin(), g.dylibs.end(),
+                             [](const std::string& d) { return d.rfind("@rpath/", 0) == 0; })
+                     ? " (no image loaded under an @rpath name, no LC_RPATH of it or of what loads it reaches it)"
+                     : ""),
             b.path);
-    }
   }
-  return {missing, missing_error};
 }
 
-// WC504 for a Mach-O binary, once over its slices: absolute LC_RPATHs outside the install tree.
-void macho_rpaths(const BinaryFacts& b, const std::vector<std::string>& missing, bool missing_error, FindingSink& s) {
+// WC504 for a Mach-O binary, once over its slices: absolute LC_RPATHs outside the install tree, by
+// the ELF rule: an error when dyld tries one for an @rpath name before the image it loads (or when
+// it finds that name nowhere), a warning when no @rpath name is looked up there (every one is an
+// image already in the process, or found through an earlier LC_RPATH).
+void macho_rpaths(const WheelFacts& f, const BinaryFacts& b, const InstallSet& set, bool ios, FindingSink& s) {
   const auto& prefixes = s.policy().macos.system_prefixes;
-  std::vector<std::string> absolute;
-  for (const auto& sl : b.slices)
-    for (const auto& r : sl.rpaths)
-      if (!r.empty() && r[0] == '/' &&
-          std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return r.rfind(p, 0) == 0; }) &&
-          std::find(absolute.begin(), absolute.end(), r + " (absolute)") == absolute.end())
+  std::vector<std::string> absolute, searched;
+  bool build_machine = false;
+  for (const auto& sl : b.slices) {
+    size_t first_bad = sl.rpaths.size();
+    bool inside_before = false;  // an @loader_path entry precedes the first absolute one
+    for (size_t i = 0; i < sl.rpaths.size(); ++i) {
+      const std::string& r = sl.rpaths[i];
+      if (r.empty() || r[0] != '/' ||
+          std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return r.rfind(p, 0) == 0; })) {
+        if (first_bad == sl.rpaths.size() && r.rfind("@loader_path", 0) == 0) inside_before = true;
+        continue;
+      }
+      first_bad = std::min(first_bad, i);
+      build_machine |= is_build_machine_path(r);
+      if (std::find(absolute.begin(), absolute.end(), r + " (absolute)") == absolute.end())
         absolute.push_back(r + " (absolute)");
+    }
+    if (first_bad == sl.rpaths.size()) continue;
+    for (const auto& d : sl.dylibs) {
+      if (d.rfind("@rpath/", 0) != 0) continue;
+      DylibFound found = find_dylib(f, b, sl, d, set, s.policy(), ios);
+      if (found.already_loaded || found.rpaths_searched <= first_bad) continue;
+      std::string why;
+      if (found.where == DylibFound::Where::run && found.rpaths_searched <= sl.rpaths.size() &&
+          sl.rpaths[found.rpaths_searched - 1].rfind("@loader_path", 0) == 0)
+        why = "before " + sl.rpaths[found.rpaths_searched - 1] + ", where the run's image is";
+      else if (found.where == DylibFound::Where::run)
+        why = "before the LC_RPATHs of what loads it, where the run's image is";
+      else if (found.where == DylibFound::Where::system)
+        continue;  // a system library, as on Linux: what the entries are dead for
+      else if (inside_before || std::find(sl.weak_dylibs.begin(), sl.weak_dylibs.end(), d) != sl.weak_dylibs.end() ||
+               !absent_dependency_for(f, set, s.policy(), d.substr(d.rfind('/') + 1)).empty())
+        continue;  // not in the run: an LC_RPATH inside the tree may hold it where installed, a weak one is
+                   // optional, a declared dependency's is loaded by its import first (WC503 names it)
+      else
+        why = "which the run does not provide";
+      std::string item = d + " (" + why + ")";
+      if (std::find(searched.begin(), searched.end(), item) == searched.end()) searched.push_back(item);
+    }
+  }
   if (absolute.empty()) return;
-  if (!missing.empty())
+  const std::string whose = build_machine ? " (a folder of the build machine)" : "";
+  if (!searched.empty())
     s.add("WC504",
-          "LC_RPATH entries outside the install tree: " + join(absolute, ", ") + "; it misses " + join(missing, ", ") +
-              " (WC503), which may then come from there on a machine that has it",
-          b.path, std::nullopt, missing_error ? Severity::error : Severity::warning);
+          "LC_RPATH entries outside the install tree: " + join(absolute, ", ") + whose + "; dyld searches them for " +
+              join_shown(searched, 4) + ": a machine with an image of that name there loads it instead",
+          b.path);
   else
     s.add("WC504",
-          "dead LC_RPATH entries outside the install tree: " + join(absolute, ", ") +
-              "; every dylib it loads resolves without them, but dyld searches there for each @rpath name (a folder "
-              "of that name on the user's machine would be used)",
+          "dead LC_RPATH entries outside the install tree: " + join(absolute, ", ") + whose +
+              "; every @rpath image it loads from the wheel or its install set is already in the process or found "
+              "before them, so only system and optional (weak) images are looked up there",
           b.path, std::nullopt, Severity::warning);
 }
 
@@ -525,15 +630,8 @@ void macho_rules(const WheelFacts& f, const BinaryFacts& b, const InstallSet& se
   }
   const bool ios =
       std::any_of(tags.begin(), tags.end(), [](const PlatformTag& p) { return p.family == PlatformFamily::ios; });
-  std::vector<std::string> missing;
-  bool missing_error = false;
-  for (const auto& sl : b.slices) {
-    MachOMissing m = macho_dylibs(f, b, sl, set, ios, s);
-    for (auto& d : m.dylibs)
-      if (std::find(missing.begin(), missing.end(), d) == missing.end()) missing.push_back(std::move(d));
-    missing_error |= m.error;
-  }
-  macho_rpaths(b, missing, missing_error, s);
+  macho_dylibs(f, b, set, ios, s);
+  macho_rpaths(f, b, set, ios, s);
   if (tags.empty()) {
     s.add("WC501", "Mach-O binary in a wheel tagged for neither macOS nor iOS", b.path);
     return;

@@ -13,7 +13,7 @@
 namespace wc {
 namespace {
 
-std::string dir_of(const std::string& p) { return p.substr(0, p.rfind('/') == std::string::npos ? 0 : p.rfind('/')); }
+std::string dir_of(const std::string& p) { return std::string(parent_dir(p)); }
 
 // `rest` (an install name's tail) from the folder `from`; nullopt when it climbs out of the tree.
 std::optional<std::string> relative_to(const std::string& from, const std::string& rest) {
@@ -51,13 +51,15 @@ class Finder {
   // an extension's loader is the interpreter, so only @loader_path ones can reach the wheel).
   DylibFound through_rpaths(const std::vector<std::string>& rpaths, const std::string& from,
                             const std::string& leaf) const {
-    for (const auto& r : rpaths) {
-      std::string_view rest = r;
+    for (size_t i = 0; i < rpaths.size(); ++i) {
+      std::string_view rest = rpaths[i];
       if (!consume(rest, "@loader_path")) continue;
       auto base = relative_to(from, std::string(rest));
       if (!base) continue;
-      if (auto found = at(*base + (base->empty() ? "" : "/") + leaf); found.where == DylibFound::Where::run)
+      if (auto found = at(*base + (base->empty() ? "" : "/") + leaf); found.where == DylibFound::Where::run) {
+        found.rpaths_searched = i + 1;
         return found;
+      }
     }
     return {};
   }
@@ -118,11 +120,18 @@ DylibFound find_dylib(const WheelFacts& f, const BinaryFacts& b, const MachOSlic
   }
   if (d.rfind("@rpath/", 0) != 0) return {};
   const std::string rest = d.substr(7);
-  if (auto found = finder.loaded_image(d); found.where == DylibFound::Where::run) return found;
+  if (auto found = finder.loaded_image(d); found.where == DylibFound::Where::run) {
+    found.already_loaded = true;
+    return found;
+  }
   if (auto found = finder.through_rpaths(sl.rpaths, dir, rest); found.where == DylibFound::Where::run) return found;
-  if (auto found = finder.through_loaders(rest); found.where == DylibFound::Where::run) return found;
-  if (rest.find('/') == std::string::npos && kUsrLib.count(rest)) return {DylibFound::Where::system};
-  return {};
+  DylibFound past;  // every LC_RPATH of the slice tried first
+  if (auto found = finder.through_loaders(rest); found.where == DylibFound::Where::run)
+    past = found;
+  else if (rest.find('/') == std::string::npos && kUsrLib.count(rest))
+    past.where = DylibFound::Where::system;
+  past.rpaths_searched = sl.rpaths.size();
+  return past;
 }
 
 }  // namespace wc

@@ -15,6 +15,10 @@ struct DylibFound {
   enum class Where { system, run, nowhere } where = Where::nowhere;
   const WheelFacts* wheel = nullptr;    // Where::run
   const BinaryFacts* binary = nullptr;  // the image, when it is a parsed binary of the run
+  bool already_loaded = false;          // an @rpath name matched an image in the process: no search
+  // How many of the slice's LC_RPATHs dyld tried for an @rpath name: up to the one that found it,
+  // all of them when it was found past them (the loading chain, dyld's fallback) or not at all.
+  size_t rpaths_searched = 0;
 };
 
 // Where dyld finds the load command `name` of slice `sl` of `b` (a binary of `f`): system

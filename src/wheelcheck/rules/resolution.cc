@@ -18,7 +18,9 @@ namespace {
 // out of site-packages to <prefix>/lib or <prefix> reaches what `.data/data/` installs. nullopt
 // when it leaves the environment, or ends beside site-packages in lib/pythonX.Y (nothing installs
 // there).
-std::optional<std::string> normalise(std::string_view path) {
+// The components of an install path with "." and ".." applied, from the environment's prefix
+// ("<data>"); nullopt when it climbs above the prefix.
+std::optional<std::vector<std::string>> components(std::string_view path) {
   std::vector<std::string> out;
   if (consume(path, "<data>/") || path == "<data>")
     out = {"<data>"};
@@ -34,6 +36,13 @@ std::optional<std::string> normalise(std::string_view path) {
       out.emplace_back(part);
     }
   }
+  return out;
+}
+
+std::optional<std::string> normalise(std::string_view path) {
+  auto parts = components(path);
+  if (!parts) return std::nullopt;
+  const auto& out = *parts;
   const bool in_python_lib = out.size() >= 3 && out[1] == "lib" && out[2].starts_with("python");
   if (in_python_lib && out.size() >= 4 && out[3] == "site-packages")
     return join(std::vector<std::string>(out.begin() + 4, out.end()), "/");
@@ -41,20 +50,25 @@ std::optional<std::string> normalise(std::string_view path) {
   return join(out, "/");
 }
 
-std::string dir_of(const std::string& install_path) {
-  auto slash = install_path.rfind('/');
-  return slash == std::string::npos ? "" : install_path.substr(0, slash);
-}
+std::string dir_of(const std::string& install_path) { return std::string(parent_dir(install_path)); }
 
 std::string join_path(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
 bool installed_by_any(const std::vector<const WheelFacts*>& wheels, const std::string& path, const WheelFacts** who) {
   for (const auto* w : wheels)
     if (w->installs(path)) {
-      *who = w;
+      if (who) *who = w;
       return true;
     }
   return false;
+}
+
+// The first of `dirs` where a wheel of `wheels` installs `soname`.
+std::optional<size_t> first_dir_with(const std::vector<SearchDir>& dirs, const std::string& soname,
+                                     const std::vector<const WheelFacts*>& wheels, const WheelFacts** who) {
+  for (size_t i = 0; i < dirs.size(); ++i)
+    if (dirs[i].resolved && installed_by_any(wheels, join_path(*dirs[i].resolved, soname), who)) return i;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -70,25 +84,29 @@ std::vector<SearchDir> search_dirs(const BinaryFacts& b) {
   for (const auto* list : {&b.rpath, &b.runpath})
     for (const auto& r : *list) {
       if (r.empty()) continue;
-      SearchDir d{r, std::nullopt, false};
+      SearchDir d{r, std::nullopt, false, false};
       std::string_view v = r;
-      if (consume(v, "${ORIGIN}") || consume(v, "$ORIGIN"))
+      if (consume(v, "${ORIGIN}") || consume(v, "$ORIGIN")) {
         d.resolved = normalise(here + "/" + std::string(v));
-      else
+        d.in_prefix = !d.resolved && components(here + "/" + std::string(v)).has_value();
+      } else
         d.absolute = true;  // absolute, or relative to the process's working directory: not the wheel's
       out.push_back(std::move(d));
     }
   return out;
 }
 
+std::optional<size_t> resolving_search_dir(const BinaryFacts& b, const std::string& soname,
+                                           const std::vector<const WheelFacts*>& wheels) {
+  return first_dir_with(search_dirs(b), soname, wheels, nullptr);
+}
+
 std::optional<Resolution> resolve_needed(const BinaryFacts& b, const std::string& soname,
                                          const std::vector<const WheelFacts*>& wheels) {
   const WheelFacts* who = nullptr;
-  for (const auto& d : search_dirs(b)) {
-    if (!d.resolved) continue;
-    std::string p = join_path(*d.resolved, soname);
-    if (installed_by_any(wheels, p, &who)) return Resolution{who, p};
-  }
+  const auto dirs = search_dirs(b);
+  if (auto i = first_dir_with(dirs, soname, wheels, &who))
+    return Resolution{who, join_path(*dirs[*i].resolved, soname)};
   std::string here = environment_path(b.path);
   std::string sibling = join_path(dir_of(here), soname);
   if (!here.empty() && installed_by_any(wheels, sibling, &who)) return Resolution{who, sibling};
@@ -210,6 +228,19 @@ std::string environment_of(std::string_view soname) {
                                                         "libcufftw", "libcusolver",  "libcusolverMg", "libcusparse",
                                                         "libnvrtc",  "libnvJitLink", "libcupti",      "libnvblas",
                                                         "libnvjpeg", "libnppc",      "libnppial",     "libnppig"};
+  // The math libraries whose soname major is not the toolkit's (REFERENCE.md: CUDA 13 ships
+  // libcufft.so.12, libcusolver.so.12 and libcusparse.so.12, CUDA 12 libcufft.so.11 and
+  // libcusolver.so.11): soname major -> the CUDA majors that ship it.
+  struct Offset {
+    std::string_view stem, major, cuda;
+  };
+  static constexpr Offset offsets[] = {
+      {"libcufft", "10", "11"},       {"libcufft", "11", "12"},      {"libcufft", "12", "13"},
+      {"libcufftw", "10", "11"},      {"libcufftw", "11", "12"},     {"libcufftw", "12", "13"},
+      {"libcusolver", "11", "11/12"}, {"libcusolver", "12", "13"},   {"libcusolverMg", "11", "11/12"},
+      {"libcusolverMg", "12", "13"},  {"libcusparse", "12", "12/13"}};
+  for (const auto& o : offsets)
+    if (stem == o.stem && major == o.major) return "CUDA " + std::string(o.cuda);
   for (auto s : cuda_versioned)
     if (stem == s) return major.empty() ? "CUDA" : "CUDA " + std::string(major);
   static constexpr std::string_view cuda[] = {"libcudnn",    "libnccl",       "libcurand",
@@ -247,7 +278,9 @@ bool provider_admits(std::string_view provider, const std::string& specifier, st
   if (!env.starts_with("CUDA ")) return true;
   auto spec = SpecifierSet::parse(specifier);
   if (!spec) return true;
-  const std::string major = env.substr(5);
+  // Any of the CUDA majors that ship the soname ("CUDA 12/13" for libcusparse.so.12).
+  const std::string majors_text = env.substr(5);
+  const std::vector<std::string_view> majors = split(majors_text, '/');
   // Some release of that major admitted: the versions the specifier names, then a sweep.
   std::vector<std::string> tries;
   for (std::string_view rest = specifier; !rest.empty();) {
@@ -260,10 +293,11 @@ bool provider_admits(std::string_view provider, const std::string& specifier, st
     while (consume(rest, ".") && consume_number(rest, 1u << 30, n)) version += "." + std::to_string(n);
     tries.push_back(std::move(version));
   }
-  for (int minor = 0; minor <= 30; ++minor)
-    for (const char* patch : {".0", ".99"}) tries.push_back(major + "." + std::to_string(minor) + patch);
+  for (const auto& major : majors)
+    for (int minor = 0; minor <= 30; ++minor)
+      for (const char* patch : {".0", ".99"}) tries.push_back(std::string(major) + "." + std::to_string(minor) + patch);
   return std::any_of(tries.begin(), tries.end(), [&](const std::string& t) {
-    if (t.substr(0, t.find('.')) != major) return false;
+    if (std::find(majors.begin(), majors.end(), t.substr(0, t.find('.'))) == majors.end()) return false;
     auto v = parse_version(t);
     return v && spec->contains(*v);
   });

@@ -24,10 +24,18 @@ struct SearchDir {
   std::string written;                  // as in DT_RPATH / DT_RUNPATH
   std::optional<std::string> resolved;  // the install path it reaches; nullopt when it climbs out of site-packages
   bool absolute = false;                // a path of the build machine (resolved is nullopt)
+  // Out of site-packages into the Python's own lib/pythonX.Y (torch/_C.so's $ORIGIN/../../nvidia):
+  // inside the environment's prefix, written only by whoever installs into it.
+  bool in_prefix = false;
 };
 
 // The binary's RPATH and RUNPATH entries, $ORIGIN resolved from where it installs.
 std::vector<SearchDir> search_dirs(const BinaryFacts& b);
+
+// The index in search_dirs(b) of the first entry where a wheel of `wheels` installs `soname`
+// (the entry the loader finds it through), nullopt when none does.
+std::optional<size_t> resolving_search_dir(const BinaryFacts& b, const std::string& soname,
+                                           const std::vector<const WheelFacts*>& wheels);
 
 struct Resolution {
   const WheelFacts* wheel = nullptr;
@@ -59,7 +67,8 @@ const BinaryFacts* shipped_library(const WheelFacts& w, std::string_view soname)
 const BinaryFacts* binary_at(const WheelFacts& w, const std::string& path);
 
 // The environment a library belongs to that a machine or a run may lack: "CUDA 11" for
-// libcudart.so.11.0, "CUDA" (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL", "FFmpeg"; ""
+// libcudart.so.11.0, "CUDA 12/13" for libcusparse.so.12 (the CUDA majors that ship it), "CUDA"
+// (cuDNN, NCCL), "ROCm", "MPI", "oneAPI/SYCL", "FFmpeg"; ""
 // for any other.
 std::string environment_of(std::string_view soname);
 
