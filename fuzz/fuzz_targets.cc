@@ -1,4 +1,7 @@
 #include "fuzz_targets.h"
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+#include <algorithm>
 
 #include "smoke/suite.h"
 #include "util/json_text.h"
@@ -20,13 +23,18 @@
 #include "io/targets.h"
 #include "io/zip_index.h"
 #include "io/zip_stream.h"
+#include "pipeline/check.h"
+#include "pipeline/merge.h"
 #include "policy/policy.h"
+#include "provenance/sigstore.h"
+#include "rules/release_set.h"
 #include "rules/rules.h"
 #include "smoke/suite.h"
 #include "util/digest.h"
 #include "util/json_text.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
+#include "wheel/sbom.h"
 #include "wheel/version.h"
 
 namespace wc::fuzz {
@@ -91,8 +99,16 @@ void version(const uint8_t* d, size_t n) {
 }
 
 void elf(const uint8_t* d, size_t n) {
+  // The image, then the rules over it as an extension module of a manylinux wheel: the symbol
+  // tables behind WC514 (hash tables, version records) as the link rules read them.
+  WheelFacts f;
+  f.path = "fuzz-1.0-cp312-cp312-manylinux_2_28_x86_64.whl";
+  f.filename = parse_wheel_filename(f.path);
   BinaryFacts b;
+  b.path = "fuzz/_ext.cpython-312-x86_64-linux-gnu.so";
   parse_elf_image(d, n, b);
+  if (!b.format.empty()) f.binaries.push_back(std::move(b));
+  check_wheel(f, default_policy());
 }
 
 void macho(const uint8_t* d, size_t n) {
@@ -230,6 +246,96 @@ void capture(const uint8_t* d, size_t n) {
   if (binary_to_json(c.take()) != binary_to_json(whole)) __builtin_trap();
 }
 
+void sbom(const uint8_t* d, size_t n) {
+  WheelFacts f = facts_with("METADATA", "Metadata-Version: 2.4\nName: fuzz\nVersion: 1.0\n");
+  // The first byte picks the file name (the format is told by content, but the name decides
+  // whether a document is looked at as SPDX or CycloneDX first).
+  const char* names[] = {"sboms/x.cdx.json", "sboms/x.spdx.json", "sboms/x.json"};
+  if (n == 0) return;
+  f.sboms.push_back(parse_sbom(f.dist_info + "/" + names[d[0] % 3], text(d + 1, n - 1)));
+  check_wheel(f, default_policy());
+}
+
+// A trust root of one made-up authority (a P-256 key, its self-signed certificate, the same key as
+// the transparency and certificate-transparency log): fuzzed attestations are read and checked to
+// the last step that does not need a real signature.
+TrustedRoot made_up_root() {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  X509* cert = X509_new();
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("fuzz"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  X509_sign(cert, key, EVP_sha256());
+  auto der = [](auto write) {
+    unsigned char* buf = nullptr;
+    int len = write(&buf);
+    std::string out(reinterpret_cast<char*>(buf), static_cast<size_t>(std::max(len, 0)));
+    OPENSSL_free(buf);
+    return out;
+  };
+  const std::string cert_der = der([&](unsigned char** b) { return i2d_X509(cert, b); });
+  const std::string spki = der([&](unsigned char** b) { return i2d_PUBKEY(key, b); });
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  const std::string log =
+      R"({"baseUrl": "https://log.fuzz", "hashAlgorithm": "SHA2_256", "publicKey": {"rawBytes": ")" +
+      base64_encode(spki) +
+      R"(", "keyDetails": "PKIX_ECDSA_P256_SHA_256", "validFor": {"start": "2020-01-01T00:00:00Z"}},
+      "logId": {"keyId": ")" +
+      base64_encode(sha256_bytes(spki)) + R"("}})";
+  return TrustedRoot::parse(R"({"mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1", "tlogs": [)" +
+                            log + R"(], "ctlogs": [)" + log +
+                            R"(], "certificateAuthorities": [{"subject": {"commonName": "fuzz"},
+      "uri": "https://ca.fuzz", "certChain": {"certificates": [{"rawBytes": ")" +
+                            base64_encode(cert_der) + R"("}]}, "validFor": {"start": "2020-01-01T00:00:00Z"}}]})");
+}
+
+void attestation(const uint8_t* d, size_t n) {
+  static const TrustedRoot root = made_up_root();
+  ProvenanceFacts p;
+  read_attestations(text(d, n), "fuzz.whl.provenance", p);
+  for (auto& a : p.attestations)
+    a.result = verify_attestation(a.attestation, root, "fuzz-1.0-py3-none-any.whl", std::string(64, '0'));
+}
+
+void trust_root(const uint8_t* d, size_t n) {
+  try {
+    TrustedRoot r = TrustedRoot::parse(text(d, n));
+    (void)r.newest_key_start();
+  } catch (const std::runtime_error&) {  // a malformed root is an error by contract
+  }
+}
+
+void shard(const uint8_t* d, size_t n) {
+  auto doc = parse_json(text(d, n));
+  if (!doc) return;
+  MergeState st;
+  try {
+    merge_report(st, "shard-1.json", *doc);
+    // The same report twice is a wheel checked twice, unless it holds none.
+    finish_merge(std::move(st), "default", "");
+  } catch (const std::runtime_error&) {  // a named error: the expected outcome for a bad report
+  }
+}
+
+void release_set(const uint8_t* d, size_t n) {
+  auto doc = parse_json(text(d, n));
+  if (!doc || !doc->is_array()) return;
+  // The first half is the baseline, the rest tonight's release.
+  std::vector<SetMember> before, now;
+  for (size_t i = 0; i < doc->size(); ++i) {
+    try {
+      if (auto m = member_from_json((*doc)[i])) (i < doc->size() / 2 ? before : now).push_back(std::move(*m));
+    } catch (const std::runtime_error&) {  // export names that do not decode: named by contract
+    }
+  }
+  check_release_set(now, default_policy(), &before);
+}
+
 void cases(const uint8_t* d, size_t n) {
   auto doc = parse_json(text(d, n));
   if (!doc) return;
@@ -267,11 +373,27 @@ void installer(const uint8_t* d, size_t n) {
 }
 
 const std::vector<NamedTarget>& all_targets() {
-  static const std::vector<NamedTarget> t = {
-      {"zip", zip},         {"filename", filename}, {"metadata", metadata}, {"record", record},
-      {"wheel", wheel},     {"version", version},   {"elf", elf},           {"macho", macho},
-      {"pe", pe},           {"fatbin", fatbin},     {"policy", policy},     {"index", index},
-      {"inflate", inflate}, {"capture", capture},   {"cases", cases},       {"installer", installer}};
+  static const std::vector<NamedTarget> t = {{"zip", zip},
+                                             {"filename", filename},
+                                             {"metadata", metadata},
+                                             {"record", record},
+                                             {"wheel", wheel},
+                                             {"version", version},
+                                             {"elf", elf},
+                                             {"macho", macho},
+                                             {"pe", pe},
+                                             {"fatbin", fatbin},
+                                             {"policy", policy},
+                                             {"index", index},
+                                             {"inflate", inflate},
+                                             {"capture", capture},
+                                             {"cases", cases},
+                                             {"installer", installer},
+                                             {"sbom", sbom},
+                                             {"attestation", attestation},
+                                             {"trust_root", trust_root},
+                                             {"shard", shard},
+                                             {"release_set", release_set}};
   return t;
 }
 

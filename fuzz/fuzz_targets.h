@@ -44,6 +44,16 @@ void installer(const uint8_t* d, size_t n);
 // The installer target's input for an archive called `filename`.
 std::vector<uint8_t> installer_input(const std::string& filename, const std::vector<uint8_t>& zip);
 
+// The parsers added last (issue 49): a SBOM document (CycloneDX / SPDX 2 / SPDX 3) and the SBOM
+// rules over it in a wheel; an attestation file's text (bundles or one attestation) verified against
+// an empty trust root; a Sigstore trusted root; a shard report through merge (and the set rules);
+// release-set members (a report's "release" objects) through the release-set rules.
+void sbom(const uint8_t* d, size_t n);
+void attestation(const uint8_t* d, size_t n);
+void trust_root(const uint8_t* d, size_t n);
+void shard(const uint8_t* d, size_t n);
+void release_set(const uint8_t* d, size_t n);
+
 // wheelsmoke --cases documents: every suite's loader (validation, size caps, unknown keys).
 void cases(const uint8_t* d, size_t n);
 

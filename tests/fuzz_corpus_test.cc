@@ -5,7 +5,11 @@
 
 #include <filesystem>
 
+#include "facts/analyze.h"
 #include "fuzz_targets.h"
+#include "io/source.h"
+#include "policy/policy.h"
+#include "rules/release_set.h"
 #include "support/fixtures.h"
 #include "support/installer_cases.h"
 #include "support/raw_zip.h"
@@ -102,6 +106,88 @@ TEST(FuzzCorpus, Seeds) {
                "expect_gathers": 1}]})J"),
       text(R"J({"suite": "rng_graph", "cases": [{"seed": "0xffffffffffffffff", "subsequence": 3, "offset": 6,
                "expect": ["6627e8d5"]}]})J")};
+  // Issue 49's parsers. The SBOM seeds are the three formats as tools write them (auditwheel's
+  // CycloneDX with evidence, an SPDX 2.3 package with files and relationships, SPDX 3 JSON-LD).
+  seeds["sbom"] = {
+      text(R"J({"bomFormat": "CycloneDX", "specVersion": "1.6", "serialNumber": "urn:uuid:1",
+               "metadata": {"tools": [{"name": "auditwheel", "version": "6.5.0"}],
+                            "component": {"type": "library", "bom-ref": "pkg:pypi/fuzz@1.0", "name": "fuzz",
+                                          "version": "1.0", "purl": "pkg:pypi/fuzz@1.0"}},
+               "components": [{"type": "library", "bom-ref": "pkg:rpm/almalinux/zlib@1.2.11#8e7a", "name": "zlib",
+                               "version": "1.2.11", "purl": "pkg:rpm/almalinux/zlib@1.2.11",
+                               "hashes": [{"alg": "SHA-256", "content": "00"}],
+                               "evidence": {"occurrences": [{"location": "fuzz.libs/libz-8e7a.so.1.2.11"}]}}],
+               "dependencies": [{"ref": "pkg:pypi/fuzz@1.0", "dependsOn": ["pkg:rpm/almalinux/zlib@1.2.11#8e7a"]}]})J"),
+      text(R"J({"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "name": "fuzz", "dataLicense": "CC0-1.0",
+               "documentNamespace": "https://example.org/fuzz", "creationInfo": {"created": "2026-01-01T00:00:00Z",
+               "creators": ["Tool: maturin-1.9"]}, "documentDescribes": ["SPDXRef-p"],
+               "packages": [{"SPDXID": "SPDXRef-p", "name": "fuzz", "versionInfo": "1.0", "downloadLocation": "NONE",
+                             "hasFiles": ["SPDXRef-f"]}],
+               "files": [{"SPDXID": "SPDXRef-f", "fileName": "./fuzz/_x.so",
+                          "checksums": [{"algorithm": "SHA256", "checksumValue": "00"}]}],
+               "relationships": [{"spdxElementId": "SPDXRef-p", "relationshipType": "CONTAINS",
+                                  "relatedSpdxElement": "SPDXRef-f"}]})J"),
+      text(R"J({"@context": "https://spdx.org/rdf/3.0.1/spdx-context.jsonld", "@graph": [
+               {"type": "CreationInfo", "@id": "_:c", "created": "2026-01-01T00:00:00Z", "specVersion": "3.0.1"},
+               {"type": "SpdxDocument", "spdxId": "urn:d", "creationInfo": "_:c", "rootElement": ["urn:p"]},
+               {"type": "software_Package", "spdxId": "urn:p", "name": "fuzz", "software_packageVersion": "1.0",
+                "creationInfo": "_:c"},
+               {"type": "Relationship", "spdxId": "urn:r", "from": "urn:p", "relationshipType": "contains",
+                "to": ["urn:p"], "creationInfo": "_:c"}]})J")};
+  for (size_t k = 0; k < seeds["sbom"].size(); ++k)  // the target's first byte picks the file name
+    seeds["sbom"][k].insert(seeds["sbom"][k].begin(), static_cast<uint8_t>(k));
+  seeds["attestation"] = {
+      text(R"J({"version": 1, "attestation_bundles": [{"publisher": {"kind": "GitHub", "repository": "o/r",
+               "workflow": "release.yml", "environment": "pypi"}, "attestations": [{"version": 1,
+               "verification_material": {"certificate": "MIIB", "transparency_entries": [{"logIndex": "1",
+               "logId": {"keyId": "AA=="}, "kindVersion": {"kind": "dsse", "version": "0.0.1"},
+               "integratedTime": "1700000000", "inclusionPromise": {"signedEntryTimestamp": "AA=="},
+               "inclusionProof": {"logIndex": "1", "rootHash": "AA==", "treeSize": "2", "hashes": ["AA=="],
+               "checkpoint": {"envelope": "rekor.sigstore.dev - 1
+2
+AA==
+"}}, "canonicalizedBody": "e30="}]},
+               "envelope": {"statement": "e30=", "signature": "AA=="}}]}]})J")};
+  seeds["trust_root"] = {text(R"J({"mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
+               "tlogs": [{"baseUrl": "https://rekor.sigstore.dev", "hashAlgorithm": "SHA2_256",
+                          "publicKey": {"rawBytes": "AA==", "keyDetails": "PKIX_ECDSA_P256_SHA_256",
+                                        "validFor": {"start": "2021-01-12T11:53:27.000Z"}},
+                          "logId": {"keyId": "AA=="}}],
+               "certificateAuthorities": [{"subject": {"organization": "sigstore.dev", "commonName": "sigstore"},
+                          "uri": "https://fulcio.sigstore.dev", "certChain": {"certificates": [{"rawBytes": "AA=="}]},
+                          "validFor": {"start": "2022-04-13T20:06:15.000Z", "end": "2031-02-30T00:00:00Z"}}],
+               "ctlogs": []})J")};
+  // Release members as check writes them, of two nights of one binary wheel (the second raises its
+  // floor), and a shard report holding them.
+  nlohmann::json members = nlohmann::json::array();
+  for (const char* version : {"1.0", "1.1"}) {
+    auto bytes = WheelBuilder("bin", version, "cp312-cp312-manylinux_2_17_x86_64")
+                     .purelib(false)
+                     .add("bin/_x.cpython-312-x86_64-linux-gnu.so", std::string(elf.begin(), elf.end()))
+                     .build();
+    MemorySource src(std::string("bin-") + version + "-cp312-cp312-manylinux_2_17_x86_64.whl", bytes);
+    static const Policy pol = load_policy("default");
+    members.push_back(member_to_json(summarize(analyze_wheel(src, analyze_options_for(pol)), pol)));
+  }
+  seeds["release_set"] = {text(members.dump())};
+  nlohmann::json report = {{"schema", "wheelcheck-report/1"},
+                           {"tool", "wheelcheck"},
+                           {"policy", "default"},
+                           {"depth", "full"},
+                           {"shard", {{"index", 1}, {"count", 1}, {"targets", 2}, {"digest", "ab"}}}};
+  for (size_t k = 0; k < members.size(); ++k)
+    report["wheels"].push_back({{"path", "bin-1." + std::to_string(k) + "-cp312-cp312-manylinux_2_17_x86_64.whl"},
+                                {"verdict", "fail"},
+                                {"size", 10},
+                                {"findings",
+                                 {{{"rule", "WC301"},
+                                   {"severity", "error"},
+                                   {"message", "m"},
+                                   {"entry", "e"},
+                                   {"offset", 3},
+                                   {"locations", {{{"entry", "e"}}, {{"entry", "f"}, {"offset", 4}}}}}}},
+                                {"release", members[k]}});
+  seeds["shard"] = {text(report.dump())};
   const char* out = std::getenv("WHEELCHECK_FUZZ_SEEDS");
   for (const auto& t : fuzz::all_targets()) {
     ASSERT_TRUE(seeds.count(t.name)) << "no seeds for fuzz target " << t.name;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/check.h"
 #include "provenance/sigstore.h"
 #include "support/rfc6962.h"
 #include "support/test_support.h"
@@ -392,6 +393,48 @@ TEST(Provenance, MalformedInputIsAnErrorNeverACrash) {
     EXPECT_EQ(r.step, "statement") << bad;
     EXPECT_NE(r.error.find("malformed attestation"), std::string::npos) << r.error;
   }
+}
+
+// A provenance file of many bundles or attestations is read up to 64 of them (PyPI keeps one or
+// two per file), whatever their JSON types; the rest are dropped while parsing and said once.
+TEST(Provenance, AttestationsBeyondTheCapAreDroppedWhileParsing) {
+  auto provenance = [](size_t bundles, size_t per_bundle, const std::string& attestation) {
+    std::string text = R"({"version": 1, "attestation_bundles": [)";
+    for (size_t b = 0; b < bundles; ++b) {
+      text += std::string(b ? "," : "") + R"({"publisher": {"kind": "GitHub"}, "attestations": [)";
+      for (size_t a = 0; a < per_bundle; ++a) text += (a ? "," : "") + attestation;
+      text += "]}";
+    }
+    return text + "]}";
+  };
+  ProvenanceFacts few;
+  read_attestations(provenance(2, 1, R"({"version": 1})"), "x.whl.provenance", few);
+  EXPECT_EQ(few.attestations.size(), 2u);
+  EXPECT_TRUE(few.errors.empty()) << few.errors.front();
+  for (auto [bundles, each] : {std::pair<size_t, size_t>{200000, 1}, {1, 200000}, {1000, 1000}}) {
+    ProvenanceFacts p;
+    read_attestations(provenance(bundles, each, "[]"), "x.whl.provenance", p);
+    EXPECT_EQ(p.attestations.size(), 64u) << bundles << " x " << each;
+    ASSERT_FALSE(p.errors.empty());
+    EXPECT_NE(p.errors.front().find("x.whl.provenance: more than 64 attestations or bundles; only the first 64 were read"),
+              std::string::npos)
+        << p.errors.front();
+  }
+  // A list named "attestations" deeper down is data of one attestation, not more of them; nesting
+  // past 64 levels is refused, not followed.
+  std::string inner;
+  for (int i = 0; i < 100; ++i) inner += std::string(i ? "," : "") + "{}";
+  ProvenanceFacts nested;
+  read_attestations(R"({"attestation_bundles": [{"attestations": [{"x": {"attestations": [)" + inner + "]}}]}]}",
+                    "y.provenance", nested);
+  EXPECT_EQ(nested.attestations.size(), 1u);
+  EXPECT_TRUE(nested.errors.empty()) << nested.errors.front();
+  ProvenanceFacts deep;
+  read_attestations(R"({"attestation_bundles": [{"attestations": [)" + std::string(4000, '[') +
+                        std::string(4000, ']') + "]}]}",
+                    "z.provenance", deep);
+  ASSERT_FALSE(deep.errors.empty());
+  EXPECT_NE(deep.errors.back().find("z.provenance: not JSON"), std::string::npos) << deep.errors.back();
 }
 
 // Opt-in (`make test-crosscheck`, WHEELCHECK_CROSSCHECK=1): pypi-attestations 0.0.31, installed

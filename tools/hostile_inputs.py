@@ -18,8 +18,14 @@ Classes (all wheels but `glob`, which writes a policy, and `toml`, a pyproject.t
   paths     N empty modules, each 490 directories deep in a directory of its own (1,000-byte paths)
   toml      a pyproject.toml of N nested tables (a [tool.wheelcheck] after them)
   json      a policy whose JSON nests N arrays deep
+Issue 49's classes (the parsers added last):
+  evidence  a CycloneDX SBOM whose one component lists N evidence occurrences
+  spdxids   an SPDX 2.3 SBOM of N files sharing one SPDXID, each CONTAINed by the package
+  spdxchain an SPDX 2.3 SBOM of N packages, each DEPENDS_ON the next (one long chain)
+  attest    a wheel and its .provenance holding N attestations in one bundle (N bytes x3)
+  extends   a policy diamond of N levels (each level extends two files that both extend the next)
 """
-import base64, hashlib, os, struct, sys, zipfile
+import base64, hashlib, json, os, struct, sys, zipfile
 
 
 def record_row(name, data):
@@ -163,6 +169,20 @@ def fatbin(n):
     return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(entries)) + entries
 
 
+def sbom_wheel(out, name, doc):
+    return wheel(out, "py3-none-any", {"hostile/__init__.py": b"",
+                                       f"hostile-1.0.dist-info/sboms/{name}": json.dumps(doc).encode()})
+
+
+def spdx(packages, files, relationships):
+    return {"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "name": "h", "dataLicense": "CC0-1.0",
+            "documentNamespace": "https://example.org/h", "documentDescribes": ["SPDXRef-p"],
+            "creationInfo": {"created": "2026-01-01T00:00:00Z", "creators": ["Tool: hostile"]},
+            "packages": [{"SPDXID": "SPDXRef-p", "name": "hostile", "versionInfo": "1.0",
+                          "downloadLocation": "NONE"}] + packages,
+            "files": files, "relationships": relationships}
+
+
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     os.makedirs(out, exist_ok=True)
@@ -195,6 +215,38 @@ def main():
         path = os.path.join(out, "deep-policy.json")
         with open(path, "w") as f:
             f.write('{"name": "deep", "forbid": ' + "[" * n + "]" * n + "}\n")
+    elif kind == "evidence":
+        path = sbom_wheel(out, "h.cdx.json", {
+            "bomFormat": "CycloneDX", "specVersion": "1.6",
+            "metadata": {"component": {"type": "library", "name": "hostile", "bom-ref": "root"}},
+            "components": [{"type": "library", "name": "z", "version": "1", "bom-ref": "z",
+                            "purl": "pkg:generic/z@1",
+                            "evidence": {"occurrences": [{"location": f"hostile/f{i}.so"} for i in range(n)]}}]})
+    elif kind == "spdxids":
+        files = [{"SPDXID": "SPDXRef-f", "fileName": f"./hostile/f{i}.so",
+                  "checksums": [{"algorithm": "SHA1", "checksumValue": "0" * 40}]} for i in range(n)]
+        rels = [{"spdxElementId": "SPDXRef-p", "relationshipType": "CONTAINS", "relatedSpdxElement": "SPDXRef-f"}] * n
+        path = sbom_wheel(out, "h.spdx.json", spdx([], files, rels))
+    elif kind == "spdxchain":
+        pkgs = [{"SPDXID": f"SPDXRef-q{i}", "name": f"q{i}", "versionInfo": "1", "downloadLocation": "NONE"}
+                for i in range(n)]
+        rels = [{"spdxElementId": "SPDXRef-p" if i == 0 else f"SPDXRef-q{i - 1}", "relationshipType": "DEPENDS_ON",
+                 "relatedSpdxElement": f"SPDXRef-q{i}"} for i in range(n)]
+        path = sbom_wheel(out, "h.spdx.json", spdx(pkgs, [], rels))
+    elif kind == "attest":
+        path = wheel(out, "py3-none-any", {"hostile/__init__.py": b""})
+        with open(path + ".provenance", "w") as f:
+            f.write('{"version": 1, "attestation_bundles": [{"publisher": {"kind": "GitHub"}, "attestations": [' +
+                    ",".join(["{}"] * n) + "]}]}")
+    elif kind == "extends":
+        # level i: a{i}.json and b{i}.json, each extending a{i+1} and b{i+1}; the last extends default.
+        for i in range(n, -1, -1):
+            for side in "ab":
+                parents = ["default"] if i == n else [f"a{i + 1}.json", f"b{i + 1}.json"]
+                with open(os.path.join(out, f"{side}{i}.json"), "w") as f:
+                    json.dump({"name": f"{side}{i}", "extends": parents}, f)
+        path = os.path.join(out, "a0.json")
+        wheel(out, "py3-none-any", {"hostile/__init__.py": b""})
     else:
         print(__doc__, file=sys.stderr)
         return 2

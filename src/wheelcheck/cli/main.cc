@@ -20,6 +20,7 @@
 #include "io/targets.h"
 #include "pipeline/check.h"
 #include "pipeline/diff.h"
+#include "pipeline/merge.h"
 #include "policy/policy.h"
 #include "policy/project_config.h"
 #include "report/report.h"
@@ -428,132 +429,11 @@ struct MergeArgs {
   bool quiet = false;
 };
 
-// Combines shard reports: every shard of one run present once (same N, same target list), no wheel
-// in two reports, then the release-set rules over the union.
 int run_merge(const MergeArgs& a) {
-  RunReport report;
-  report.version = WHEELCHECK_VERSION;
-  std::map<unsigned, std::string> shards;  // index -> file
-  std::optional<ShardInfo> first;
-  std::map<std::string, std::string> seen;  // wheel file name -> report file
-  std::vector<SetMember> members;
-  for (const auto& file : a.files) {
-    nlohmann::json j = read_json_file(file);
-    if (!j.is_object() || j.value("schema", "") != "wheelcheck-report/1")
-      throw std::runtime_error(file + ": not a wheelcheck JSON report (schema wheelcheck-report/1)");
-    report.tool = j.value("tool", "wheelcheck");
-    if (report.policy.empty())
-      report.policy = j.value("policy", "");
-    else if (j.value("policy", "") != report.policy)
-      report.policy = "mixed";
-    std::string source = j.value("policy_source", j.value("policy", ""));
-    if (report.policy_source.empty())
-      report.policy_source = source;
-    else if (source != report.policy_source)
-      report.policy_source = "mixed";
-    if (j.contains("depth")) report.depth = j.value("depth", "");
-    if (j.contains("shard") && j["shard"].is_object()) {
-      // Validated before anything is sized by them: check writes 1 <= index <= count <= 10,000.
-      const auto& sh = j["shard"];
-      auto number = [&](const char* key, uint64_t max) -> uint64_t {
-        const auto& v = sh.contains(key) ? sh[key] : nlohmann::json();
-        if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
-          throw std::runtime_error(file + ": shard " + key + " is not a whole number of at most " +
-                                   std::to_string(max) + " (check --shard takes at most 10000 shards)");
-        return v.get<uint64_t>();
-      };
-      const uint64_t count = number("count", 10000), index = number("index", 10000);
-      if (count < 1 || index < 1 || index > count)
-        throw std::runtime_error(file + ": shard " + std::to_string(index) + "/" + std::to_string(count) +
-                                 " is no shard (1 <= I <= N)");
-      ShardInfo s{static_cast<unsigned>(index), static_cast<unsigned>(count),
-                  static_cast<size_t>(number("targets", uint64_t(1) << 40)), sh.value("digest", "")};
-      if (!first) first = s;
-      if (s.count != first->count || s.digest != first->digest)
-        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +
-                                 " of another run (" + a.files.front() + " is a shard of " +
-                                 std::to_string(first->count) + " over other targets)");
-      if (!shards.emplace(s.index, file).second)
-        throw std::runtime_error(file + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +
-                                 " is also " + shards[s.index]);
-    }
-    for (const char* key : {"wheels", "artifacts", "suites"}) {
-      if (!j.contains(key)) continue;
-      report.items_key = key;
-      for (const auto& w : j[key]) {
-        ItemResult item;
-        item.path = w.value("path", "");
-        item.skipped = w.value("verdict", "") == "skip";
-        item.skip_reason = w.value("skip_reason", "");
-        item.size = w.value("size", uint64_t{0});
-        item.bytes_read = w.value("bytes_read", uint64_t{0});
-        if (w.contains("facts")) item.facts = w["facts"];
-        if (w.contains("sbom") && w["sbom"].is_object()) item.sbom = w["sbom"];
-        if (w.contains("provenance") && w["provenance"].is_object()) item.provenance = w["provenance"];
-        if (w.contains("notes") && w["notes"].is_array())
-          for (const auto& n : w["notes"])
-            if (n.is_string()) item.notes.push_back(n.get<std::string>());
-        if (w.contains("release")) {
-          item.release = w["release"];
-          if (auto m = member_from_json(w["release"])) members.push_back(std::move(*m));
-        }
-        for (const auto& f : w.value("findings", nlohmann::json::array())) {
-          auto sev = parse_severity(f.value("severity", "error"));
-          Finding x{f.value("rule", ""),    sev.value_or(Severity::error),
-                    f.value("message", ""), f.value("entry", ""),
-                    std::nullopt,           {}};
-          if (f.contains("offset")) x.offset = f["offset"].get<uint64_t>();
-          // A folded finding: its locations after the first are its repeats again.
-          const auto locations = f.value("locations", nlohmann::json::array());
-          if (!locations.is_array()) throw std::runtime_error(file + ": a finding's \"locations\" is not a list");
-          for (size_t k = 1; k < locations.size(); ++k) {
-            const auto& l = locations[k];
-            if (!l.is_object() || !l.value("entry", nlohmann::json("")).is_string() ||
-                !l.value("message", nlohmann::json("")).is_string() ||
-                (l.contains("offset") && !l["offset"].is_number_unsigned()))
-              throw std::runtime_error(file + ": a finding's location " + std::to_string(k) +
-                                       " is not {entry, message, offset} of strings and an unsigned offset");
-            Finding at{
-                x.rule,       x.severity, locations[k].value("message", x.message), locations[k].value("entry", ""),
-                std::nullopt, {}};
-            if (locations[k].contains("offset")) at.offset = locations[k]["offset"].get<uint64_t>();
-            x.repeats.push_back(std::move(at));
-          }
-          item.findings.push_back(std::move(x));
-        }
-        std::string name = target_basename(item.path);
-        if (key == std::string("wheels") && !seen.emplace(name, file).second)
-          throw std::runtime_error(name + " was checked twice (" + seen[name] + " and " + file +
-                                   "): the shards overlap");
-        report.items.push_back(std::move(item));
-      }
-    }
-  }
-  if (first) {
-    std::vector<std::string> missing;
-    for (unsigned i = 1; i <= first->count; ++i)
-      if (!shards.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(first->count));
-    if (!missing.empty())
-      throw std::runtime_error("shard" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ") +
-                               " missing: give every shard's report");
-    if (shards.size() != a.files.size()) throw std::runtime_error("a mix of shard reports and unsharded reports");
-    if (report.items.size() != first->targets)
-      throw std::runtime_error("the shards hold " + std::to_string(report.items.size()) + " wheels; the run had " +
-                               std::to_string(first->targets) + " targets");
-  }
-  if (report.items_key == "wheels") {
-    std::string spec = a.policy.empty() ? report.policy_source : a.policy;
-    if (!spec.empty() && spec != "mixed") {
-      Policy policy = load_policy(spec);  // throws naming what is wrong: exit 2
-      report.policy = policy.name;
-      report.policy_source = policy.spec;
-      judge_set(report, members, policy, a.baseline);
-    } else if (!a.baseline.empty()) {
-      throw std::runtime_error(
-          "--baseline needs the policy: the reports were written with different ones; pass --policy");
-    }
-  }
-  return cli::emit_reports(report, a.out);
+  MergeState st;
+  st.report.version = WHEELCHECK_VERSION;
+  for (const auto& file : a.files) merge_report(st, file, read_json_file(file));
+  return cli::emit_reports(finish_merge(std::move(st), a.policy, a.baseline), a.out);
 }
 
 // Word-wrapped at 100 columns, each line indented.

@@ -332,19 +332,36 @@ std::optional<TrustedRoot> load_trust_root(const CheckRequest& req, const Policy
 
 }  // namespace
 
-namespace {
-
-// The attestations of one file (a provenance object's bundles, or one attestation a file), moved
-// into `p`; what cannot be read is an error naming the attestation file.
-void read_attestation_file(const std::string& path, const std::string& name, uint64_t max_bytes, ProvenanceFacts& p) {
-  std::string why;
-  auto text = read_small_file(path, max_bytes, why);
-  if (!text) {
-    p.errors.push_back(name + ": " + why);
-    return;
-  }
+void read_attestations(std::string_view text, const std::string& name, ProvenanceFacts& p) {
+  // PyPI keeps one or two attestations per file (publish, SLSA); more than kMaxAttestations bundles,
+  // or attestations in all, are dropped while parsing, so a file of a million tiny ones costs what
+  // reading it costs, and is said once (each is verified and each may be a finding).
+  constexpr size_t kMaxAttestations = 64;
+  std::vector<std::string> key_at(8);  // the member name being read at each depth
+  size_t bundles_read = 0, kept = 0, dropped = 0;
+  auto cap = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    const auto d = static_cast<size_t>(depth);
+    if (event == E::key && d < key_at.size()) key_at[d] = parsed.is_string() ? parsed.get<std::string>() : "";
+    // {"attestation_bundles": [{"attestations": [{...}, ...]}, ...]}: a bundle ends at depth 2, an
+    // attestation of its list at depth 4 (whatever their JSON types). Returning false drops the value
+    // just read.
+    const bool done = event == E::object_end || event == E::array_end || event == E::value;
+    if (done && key_at[1] == "attestation_bundles") {
+      const bool over = (d == 2 && ++bundles_read > kMaxAttestations) ||
+                        (d == 4 && key_at[3] == "attestations" && ++kept > kMaxAttestations);
+      if (over) ++dropped;
+      return !over;
+    }
+    return true;
+  };
   JsonError err;
-  auto parsed = parse_json(*text, &err);  // nesting bounded: a hostile file cannot exhaust the stack
+  // Nesting bounded: a hostile file cannot exhaust the stack.
+  auto parsed = parse_json(text, &err, 64, cap);
+  if (dropped)
+    p.errors.push_back(name + ": more than " + std::to_string(kMaxAttestations) +
+                       " attestations or bundles; only the first " + std::to_string(kMaxAttestations) + " were read (" +
+                       std::to_string(dropped) + " left out)");
   if (!parsed) {
     p.errors.push_back(name + ": not JSON (" + clip_for_display(err.message, 160) + ")");
     return;
@@ -388,6 +405,20 @@ void read_attestation_file(const std::string& path, const std::string& name, uin
       p.attestations.push_back(std::move(af));
     }
   }
+}
+
+namespace {
+
+// The attestations of one file (a provenance object's bundles, or one attestation a file), moved
+// into `p`; what cannot be read is an error naming the attestation file.
+void read_attestation_file(const std::string& path, const std::string& name, uint64_t max_bytes, ProvenanceFacts& p) {
+  std::string why;
+  auto text = read_small_file(path, max_bytes, why);
+  if (!text) {
+    p.errors.push_back(name + ": " + why);
+    return;
+  }
+  read_attestations(*text, name, p);
 }
 
 }  // namespace

@@ -66,6 +66,10 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
 
 // The attestations of the local file `path` (beside it and in `dir`), verified against `root` when
 // given; a file that cannot be read or is not an attestation is an error in the result.
+// The attestations in one attestation file's text (a provenance object's bundles, or a single
+// attestation), appended to `p`; what cannot be read is an error naming `name`. At most 64
+// attestations and 64 bundles are kept (the rest is said in one error).
+void read_attestations(std::string_view text, const std::string& name, ProvenanceFacts& p);
 ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
                                   uint64_t max_bytes);
 

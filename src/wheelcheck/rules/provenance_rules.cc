@@ -126,8 +126,14 @@ std::string provenance_summary_line(const nlohmann::json& j) {
   if (!j.is_object()) return "";
   const uint64_t n = j.value("attestations", uint64_t{0});
   if (n == 0) return "";  // looked for, none: the JSON says so, the text stays quiet
+  // What could not be read is said beside an unverified count (a WC911 finding once verified).
+  std::string unread;
+  if (const auto u = j.find("unreadable"); u != j.end() && u->is_array() && !u->empty() && u->front().is_string())
+    unread = "; " + u->front().get<std::string>() +
+             (u->size() > 1 ? " (and " + std::to_string(u->size() - 1) + " more)" : "");
   if (j.contains("not_verified"))
-    return "provenance: " + std::to_string(n) + " attestation(s), not verified (" + j.value("not_verified", "") + ")";
+    return "provenance: " + std::to_string(n) + " attestation(s), not verified (" + j.value("not_verified", "") + ")" +
+           unread;
   if (!j.value("verified", false)) return "provenance: " + std::to_string(n) + " attestation(s), none verifies";
   std::string s = "provenance: verified, published by " + j.value("publisher", "");
   if (j.contains("repository")) s += " " + j.value("repository", "");
