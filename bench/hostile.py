@@ -21,6 +21,11 @@ CLASSES = [  # (class, sizes, what the input is)
     ("paths", [2000, 4000, 8000], "N files, each 490 directories deep in its own directory"),
     ("glob", [4, 8, 16], "a forbid glob of N '**a' then '**b', against 400-byte names"),
     ("index", [25000, 50000, 100000], "an index page of N links to wheels that do not exist (404)"),
+    ("spdxids", [15000, 30000, 60000], "an SPDX SBOM of N files sharing one SPDXID, N CONTAINS"),
+    ("spdxchain", [15000, 30000, 60000], "an SPDX SBOM whose N packages form one DEPENDS_ON chain"),
+    ("evidence", [25000, 50000, 100000], "a CycloneDX component with N evidence occurrences"),
+    ("attest", [250000, 500000, 1000000], "a provenance file of N attestations ({}, 3 bytes each)"),
+    ("extends", [8, 16, 32], "a policy extends diamond N levels deep (2^N paths)"),
 ]
 
 
@@ -71,7 +76,7 @@ def command_for(wc, work, port, kind, n):
     out = os.path.join(work, f"{kind}-{n}")
     path = subprocess.run([sys.executable, GEN, kind, str(n), out], capture_output=True, text=True,
                           check=True).stdout.strip()
-    if kind == "glob":
+    if kind in ("glob", "extends"):
         wheel = next(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".whl"))
         return [wc, "check", "-q", "--policy", path, wheel], wheel
     return [wc, "check", "-q", path], path

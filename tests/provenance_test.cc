@@ -416,8 +416,9 @@ TEST(Provenance, AttestationsBeyondTheCapAreDroppedWhileParsing) {
     read_attestations(provenance(bundles, each, "[]"), "x.whl.provenance", p);
     EXPECT_EQ(p.attestations.size(), 64u) << bundles << " x " << each;
     ASSERT_FALSE(p.errors.empty());
-    EXPECT_NE(p.errors.front().find("x.whl.provenance: more than 64 attestations or bundles; only the first 64 were read"),
-              std::string::npos)
+    EXPECT_NE(
+        p.errors.front().find("x.whl.provenance: more than 64 attestations or bundles; only the first 64 were read"),
+        std::string::npos)
         << p.errors.front();
   }
   // A list named "attestations" deeper down is data of one attestation, not more of them; nesting
@@ -430,9 +431,9 @@ TEST(Provenance, AttestationsBeyondTheCapAreDroppedWhileParsing) {
   EXPECT_EQ(nested.attestations.size(), 1u);
   EXPECT_TRUE(nested.errors.empty()) << nested.errors.front();
   ProvenanceFacts deep;
-  read_attestations(R"({"attestation_bundles": [{"attestations": [)" + std::string(4000, '[') +
-                        std::string(4000, ']') + "]}]}",
-                    "z.provenance", deep);
+  read_attestations(
+      R"({"attestation_bundles": [{"attestations": [)" + std::string(4000, '[') + std::string(4000, ']') + "]}]}",
+      "z.provenance", deep);
   ASSERT_FALSE(deep.errors.empty());
   EXPECT_NE(deep.errors.back().find("z.provenance: not JSON"), std::string::npos) << deep.errors.back();
 }

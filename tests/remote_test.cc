@@ -202,6 +202,24 @@ TEST(Remote, HugeIndexPagesAreFilteredAndCappedWhileParsed) {
   }
 }
 
+// A reply nesting 200,000 objects inside a file object (a key of its own, its hashes) or beside
+// the files: walked past in linear time (nlohmann's parser callback rescans a container after each
+// object it closes: quadratic, minutes), the links still read.
+TEST(Remote, IndexRepliesNestingManyObjectsAreWalkedPast) {
+  std::string many;
+  for (int i = 0; i < 200000; ++i) many += std::string(i ? "," : "") + "{}";
+  const std::string name = "p-1.0-py3-none-any.whl";
+  for (const std::string& body :
+       {R"({"files": [{"filename": ")" + name + R"(", "url": "/f/)" + name + R"(", "junk": [)" + many + "]}]}",
+        R"({"files": [{"filename": ")" + name + R"(", "url": "/f/)" + name + R"(", "hashes": {"x": [)" + many +
+            R"(], "sha256": "AB"}}]})",
+        R"({"meta": [)" + many + R"(], "files": [{"filename": ")" + name + R"(", "url": "/f/)" + name + R"("}]})"}) {
+    auto page = parse_index_page(body, "http://127.0.0.1:1/simple/p/", {}, 10);
+    ASSERT_EQ(page.links.size(), 1u);
+    EXPECT_EQ(page.links[0].filename, name);
+  }
+}
+
 // ---- PyPI ---------------------------------------------------------------------------------------
 
 // The real index (PEP 691 JSON) and a wheel read from it with range requests; skipped offline.

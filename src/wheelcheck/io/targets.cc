@@ -150,9 +150,7 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
   };
   size_t first = body.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && body[first] == '{') {  // PEP 691 JSON
-    // Each file object is read into a link and dropped at once: the document is never held whole.
     bool has_files = false;
-    std::string top_key;
     auto on_file = [&](const nlohmann::json& f) {
       if (!f.is_object() || !f.contains("filename") || !f.contains("url") || !f["filename"].is_string() ||
           !f["url"].is_string())
@@ -180,17 +178,26 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
       }
       offer(std::move(l));
     };
-    using E = nlohmann::json::parse_event_t;
+    // Only what a link is made of is built (a file's name, URL, sha256 and metadata flags): the
+    // rest of the reply is walked past in linear time, whatever it nests.
+    auto wanted = [](const JsonPlace& at) {
+      const auto& keys = *at.keys;
+      if (at.depth == 1) return keys[0] == "files";
+      if (at.depth == 2) return true;
+      if (at.depth == 3)
+        return keys[2] == "filename" || keys[2] == "url" || keys[2] == "hashes" || keys[2] == "core-metadata" ||
+               keys[2] == "dist-info-metadata" || keys[2] == "data-dist-info-metadata";
+      return at.depth == 4 && keys[3] == "sha256";
+    };
+    // Each file object is read into a link and dropped at once: the document is never held whole.
+    auto read_file_object = [&](size_t depth, nlohmann::json& f) {
+      if (depth != 2) return true;
+      on_file(f);
+      return false;
+    };
     JsonError err;
-    auto parsed = parse_json(body, &err, 64, [&](int depth, E event, nlohmann::json& j) {
-      if (depth == 1 && event == E::key) top_key = j.is_string() ? j.get<std::string>() : "";
-      if (depth == 1 && event == E::array_start && top_key == "files") has_files = true;
-      if (depth == 2 && top_key == "files" && event == E::object_end) {
-        on_file(j);
-        return false;  // dropped: the array stays empty
-      }
-      return true;
-    });
+    auto parsed = parse_json_pruned(body, wanted, &err, 64, read_file_object);
+    has_files = parsed && parsed->is_object() && parsed->contains("files") && (*parsed)["files"].is_array();
     if (!parsed) throw std::runtime_error(page_url + ": index reply is not valid JSON: " + err.message);
     if (!parsed->is_object() || !has_files || !(*parsed)["files"].is_array())
       throw std::runtime_error(page_url + ": PEP 691 reply has no \"files\" array");

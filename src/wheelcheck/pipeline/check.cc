@@ -337,27 +337,20 @@ void read_attestations(std::string_view text, const std::string& name, Provenanc
   // or attestations in all, are dropped while parsing, so a file of a million tiny ones costs what
   // reading it costs, and is said once (each is verified and each may be a finding).
   constexpr size_t kMaxAttestations = 64;
-  std::vector<std::string> key_at(8);  // the member name being read at each depth
-  size_t bundles_read = 0, kept = 0, dropped = 0;
-  auto cap = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    const auto d = static_cast<size_t>(depth);
-    if (event == E::key && d < key_at.size()) key_at[d] = parsed.is_string() ? parsed.get<std::string>() : "";
-    // {"attestation_bundles": [{"attestations": [{...}, ...]}, ...]}: a bundle ends at depth 2, an
-    // attestation of its list at depth 4 (whatever their JSON types). Returning false drops the value
-    // just read.
-    const bool done = event == E::object_end || event == E::array_end || event == E::value;
-    if (done && key_at[1] == "attestation_bundles") {
-      const bool over = (d == 2 && ++bundles_read > kMaxAttestations) ||
-                        (d == 4 && key_at[3] == "attestations" && ++kept > kMaxAttestations);
-      if (over) ++dropped;
-      return !over;
-    }
-    return true;
+  size_t kept = 0, dropped = 0;
+  // {"attestation_bundles": [{"attestations": [{...}, ...]}, ...]}: a bundle starts at depth 2, an
+  // attestation of its list at depth 4 (whatever their JSON types).
+  auto keep = [&](const JsonPlace& at) {
+    const auto& keys = *at.keys;
+    if (at.depth < 2 || keys[0] != "attestation_bundles") return true;
+    const bool over = (at.depth == 2 && at.index >= kMaxAttestations) ||
+                      (at.depth == 4 && keys[2] == "attestations" && ++kept > kMaxAttestations);
+    if (over) ++dropped;
+    return !over;
   };
   JsonError err;
   // Nesting bounded: a hostile file cannot exhaust the stack.
-  auto parsed = parse_json(text, &err, 64, cap);
+  auto parsed = parse_json_pruned(text, keep, &err, 64);
   if (dropped)
     p.errors.push_back(name + ": more than " + std::to_string(kMaxAttestations) +
                        " attestations or bundles; only the first " + std::to_string(kMaxAttestations) + " were read (" +
