@@ -171,12 +171,14 @@ void needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* 
     // (cuquantum-python-cu12 -> cuquantum-cu12 -> cutensornet-cu12).
     if (!by)
       for (const auto& [w, provs] : cx.transitive_providers())
-        for (const auto& [prov, globs] : provs)
-          if (!by && glob_any(globs, need) && provider_admits(prov.name, prov.specifier, need) &&
+        for (const auto& row : provs) {
+          const Provider& prov = row.first;
+          if (!by && glob_any(row.second, need) && provider_admits(prov.name, prov.specifier, need) &&
               std::none_of(cx.set.wheels.begin(), cx.set.wheels.end(), [&](const WheelFacts* u) {
                 return u->filename.valid && u->filename.canonical_name == prov.name;
               }))
             by = &prov;
+        }
     // A wheel of the set that really installs it (nvidia-cublas for libcublas.so.13, not the
     // cuda-toolkit meta-package that pulls it in): then it must resolve for real.
     const CudaPolicy& cuda = pol.cuda;

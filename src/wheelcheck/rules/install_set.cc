@@ -285,7 +285,7 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
   for (bool added = true; added;) {
     added = false;
     for (auto& [name, slot] : excluded) {
-      bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&](const WheelFacts* w) {
+      bool present = std::any_of(set.wheels.begin(), set.wheels.end(), [&name = name](const WheelFacts* w) {
         return w->filename.valid && w->filename.canonical_name == name;
       });
       if (present || slot.second.empty()) continue;
