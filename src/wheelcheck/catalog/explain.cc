@@ -248,11 +248,21 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "in the install set.",
        "A missing library makes the import fail with 'cannot open shared object file'.",
        "Vendor it (auditwheel repair), depend on the wheel that ships it, or allow it in linux.allowed_libraries.",
-       "error   WC503  demo/_ext.so: needs libfoo.so.1, which is not shipped, allowed or provided"},
-      {"WC504", "RPATH/RUNPATH entries stay inside the install tree ($ORIGIN-relative).",
-       "An absolute or outside path searches directories of the build machine, or of other packages, first.",
-       "Set RPATH to $ORIGIN-relative paths (auditwheel repair does).",
-       "error   WC504  demo/_ext.so: RUNPATH /opt/build/lib is absolute"},
+       "error   WC503  demo/_ext.so: needs libfoo.so.1, libbar.so.2, which are not found: searched $ORIGIN/lib "
+       "(-> demo/lib); not system libraries manylinux_2_28 allows"},
+      {"WC504",
+       "RPATH/RUNPATH (ELF) and LC_RPATH (Mach-O) entries stay inside the install tree ($ORIGIN- or "
+       "@loader_path-relative). An error when the loader searches an entry outside the environment for a library the "
+       "wheel or its install set provides (before the wheel's copy) or lacks; a warning when the entries are dead "
+       "(searched for system libraries, weak dylibs or a declared dependency's libraries only) or stay inside the "
+       "environment's prefix.",
+       "The loader searches those folders first: a machine with a library of that name there (a build machine's "
+       "folder, /opt, a CI runner's home) loads it instead of the wheel's own.",
+       "Set RPATH to $ORIGIN-relative paths (auditwheel repair does; delocate on macOS), or drop the leaked build "
+       "path (patchelf --remove-rpath, install_name_tool -delete_rpath).",
+       "error   WC504  demo/_ext.so: RPATH/RUNPATH entries outside the install tree: /opt/build/lib (absolute); the "
+       "loader searches them for libdemo.so (before $ORIGIN/lib, where the run's copy is): a machine with a library "
+       "of that name there loads it instead"},
       {"WC505", "glibc binaries in manylinux wheels, musl binaries in musllinux wheels.",
        "A musl binary does not load on glibc systems, and the reverse.", "Build in the matching image.",
        "error   WC505  demo/_ext.so: links musl libc in a manylinux wheel"},

@@ -1,0 +1,19 @@
+// `wheelcheck inspect`'s text: the facts of one wheel as a release engineer reads them (JSON is
+// facts_to_json's).
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "facts/cuda_facts.h"
+#include "facts/wheel_facts.h"
+#include "policy/policy.h"
+#include "rules/platform_tag.h"
+#include "rules/symbol_binding.h"
+
+namespace wc {
+
+void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, const Policy& policy,
+                        const std::vector<SymbolBinding>& bindings, std::ostream& out);
+
+}  // namespace wc
