@@ -461,9 +461,10 @@ TEST(SuitesCases, HostileSizesAreRefusedAtLoad) {
             std::string::npos);
 }
 
-// The --cases examples README shows run as written (a placeholder "..." marks one that is not meant to).
+// The --cases examples docs/wheelsmoke.md shows run as written (a placeholder "..." marks one that is not
+// meant to).
 TEST(SuitesCli, ReadmeCaseExamplesRun) {
-  auto bytes = testing::read_file(std::string(WC_SOURCE_DIR) + "/README.md");
+  auto bytes = testing::read_file(std::string(WC_SOURCE_DIR) + "/docs/wheelsmoke.md");
   std::string readme(bytes.begin(), bytes.end());
   testing::TempDir d;
   size_t pos = 0, ran = 0;
@@ -481,10 +482,10 @@ TEST(SuitesCli, ReadmeCaseExamplesRun) {
                       " run --backend cpu --suite " + doc["suite"].get<std::string>() + " --cases " +
                       testing::shell_quote(file);
     auto r = testing::run_command(cmd);
-    EXPECT_EQ(r.exit_code, 0) << "README example for " << doc["suite"] << ":\n" << block << r.out << r.err;
+    EXPECT_EQ(r.exit_code, 0) << "docs/wheelsmoke.md example for " << doc["suite"] << ":\n" << block << r.out << r.err;
     ++ran;
   }
-  EXPECT_GE(ran, 2u) << "README's pad_concat and dtensor_view examples were not found";
+  EXPECT_GE(ran, 2u) << "docs/wheelsmoke.md's pad_concat and dtensor_view examples were not found";
 }
 
 // ---- RNG state machine -------------------------------------------------------------------------------
