@@ -3,7 +3,7 @@
 #include <openssl/x509.h>
 #include <algorithm>
 
-#include "smoke/suite.h"
+#include "smoke/suites/suite.h"
 #include "util/json_text.h"
 
 #include <unistd.h>
@@ -27,9 +27,9 @@
 #include "pipeline/merge.h"
 #include "policy/policy.h"
 #include "provenance/sigstore.h"
-#include "rules/release_set.h"
+#include "rules/release/release_set.h"
 #include "rules/rules.h"
-#include "smoke/suite.h"
+#include "smoke/suites/suite.h"
 #include "util/digest.h"
 #include "util/json_text.h"
 #include "wheel/filename.h"

@@ -154,7 +154,7 @@ for line in sys.stdin:
     print(json.dumps(ans), flush=True)
 )PY";
 
-// A mock torch with a CUDA device, for the probe itself (src/smoke/probe/wheelsmoke_probe.py): the
+// A mock torch with a CUDA device, for the probe itself (src/smoke/artifact/wheelsmoke_probe.py): the
 // probe's rng_graph code runs unchanged against it, and wheelsmoke judges what it returns. The mock
 // models PyTorch's graph-safe generator states as torch 2.15's CUDAGeneratorImpl does: a capture
 // records each draw at an intragraph offset of that capture's state and leaves the eager offset

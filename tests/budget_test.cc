@@ -15,7 +15,7 @@
 #include "io/source.h"
 #include "pipeline/check.h"
 #include "policy/policy.h"
-#include "rules/install_set.h"
+#include "rules/loader/install_set.h"
 #include "support/fixtures.h"
 #include "support/test_support.h"
 #include "util/budget.h"

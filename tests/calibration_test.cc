@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/check.h"
-#include "rules/install_set.h"
+#include "rules/loader/install_set.h"
 #include "support/fixtures.h"
 #include "support/test_support.h"
 #include "wheel/requirement.h"

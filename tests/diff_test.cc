@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/policy.h"
-#include "rules/regressions.h"
-#include "rules/release_facts.h"
+#include "rules/release/regressions.h"
+#include "rules/release/release_facts.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 

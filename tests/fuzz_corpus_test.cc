@@ -9,7 +9,7 @@
 #include "fuzz_targets.h"
 #include "io/source.h"
 #include "policy/policy.h"
-#include "rules/release_set.h"
+#include "rules/release/release_set.h"
 #include "support/fixtures.h"
 #include "support/installer_cases.h"
 #include "support/raw_zip.h"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/policy.h"
-#include "smoke/import_truth.h"
+#include "smoke/import/import_truth.h"
 #include "smoke/smoke_rules.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"

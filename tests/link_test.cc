@@ -11,7 +11,7 @@
 #include "binary/dynamic_symbols.h"
 #include "binary/elf_reader.h"
 #include "pipeline/check.h"
-#include "rules/torch_abi.h"
+#include "rules/loader/torch_abi.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/check.h"
-#include "rules/install_set.h"
-#include "rules/symbol_binding.h"
+#include "rules/loader/install_set.h"
+#include "rules/loader/symbol_binding.h"
 #include "support/fixtures.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "policy/policy.h"
-#include "rules/platform_tag.h"
+#include "rules/metadata/platform_tag.h"
 #include "support/raw_zip.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"

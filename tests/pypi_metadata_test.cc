@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "policy/policy.h"
-#include "rules/release_set.h"
+#include "rules/release/release_set.h"
 #include "support/test_support.h"
 #include "wheel/license_expression.h"
 #include "wheel_builder.h"

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "pipeline/check.h"
-#include "rules/release_set.h"
+#include "rules/release/release_set.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 

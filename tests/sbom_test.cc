@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rules/sbom_rules.h"
+#include "rules/supply_chain/sbom_rules.h"
 #include "support/fixtures.h"
 #include "support/test_support.h"
 #include "util/digest.h"

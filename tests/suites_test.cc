@@ -14,7 +14,7 @@
 #include "pad_concat/pad.h"
 #include "rng_graph/backend.h"
 #include "rng_graph/checks.h"
-#include "smoke/suite.h"
+#include "smoke/suites/suite.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/check.h"
-#include "smoke/compat.h"
+#include "smoke/device/compat.h"
 #include "support/test_support.h"
 #include "wheel/filename.h"
 #include "wheel/requirement.h"

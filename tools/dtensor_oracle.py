@@ -4,7 +4,7 @@
 prints, per line, {"out": [...placements...]} or {"error": "<exception type>: <message>"}, from
 real DTensors on a device mesh over a fake process group, one process as each rank in turn (an op
 that raises raises; a local view that raises only on a later rank is PyTorch's sharding cache, see
-the probe's dtensor_fake, and does not count). The work is wheelsmoke's probe's (src/smoke/probe/wheelsmoke_probe.py,
+the probe's dtensor_fake, and does not count). The work is wheelsmoke's probe's (src/smoke/artifact/wheelsmoke_probe.py,
 the `dtensor` request), so the oracle and artifact mode ask PyTorch the same way.
 
   PY tools/dtensor_oracle.py < cases.jsonl

@@ -10,7 +10,7 @@
 #include "pad_concat/pad.h"
 #include "philox.h"
 #include "rng_graph/backend.h"
-#include "smoke/artifact.h"
+#include "smoke/artifact/artifact.h"
 #include "wheelcheck_version.h"
 
 namespace wc::smoke {

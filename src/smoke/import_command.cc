@@ -1,6 +1,6 @@
 // wheelsmoke import: install the wheels together (or take an environment they are installed in),
 // import each of their import names in a fresh interpreter, open every native library no import
-// loaded, and watch what the process really loads (src/smoke/import_truth.h judges it).
+// loaded, and watch what the process really loads (src/smoke/import/import_truth.h judges it).
 #include "smoke/commands.h"
 
 #include <stdlib.h>
@@ -14,12 +14,12 @@
 
 #include "facts/analyze.h"
 #include "pipeline/check.h"
-#include "rules/resolution.h"
-#include "smoke/import_job.h"
-#include "smoke/import_truth.h"
-#include "smoke/session.h"
+#include "rules/loader/resolution.h"
+#include "smoke/artifact/session.h"
+#include "smoke/artifact/venv.h"
+#include "smoke/import/import_job.h"
+#include "smoke/import/import_truth.h"
 #include "smoke/smoke_rules.h"
-#include "smoke/venv.h"
 #include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"

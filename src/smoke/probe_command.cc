@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "rng_graph/backend.h"
-#include "smoke/driver.h"
+#include "smoke/device/driver.h"
 #include "wheelcheck_version.h"
 
 namespace wc::smoke {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <memory>
 
-#include "smoke/artifact.h"
+#include "smoke/artifact/artifact.h"
+#include "smoke/artifact/venv.h"
 #include "smoke/smoke_rules.h"
-#include "smoke/suite.h"
-#include "smoke/venv.h"
+#include "smoke/suites/suite.h"
 #include "util/json_text.h"
 #include "wheelcheck_version.h"
 

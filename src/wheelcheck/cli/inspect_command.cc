@@ -9,10 +9,10 @@
 #include "io/targets.h"
 #include "pipeline/check.h"
 #include "report/inspect_text.h"
-#include "rules/install_set.h"
-#include "rules/platform_tag.h"
-#include "rules/symbol_binding.h"
-#include "rules/torch_abi.h"
+#include "rules/loader/install_set.h"
+#include "rules/loader/symbol_binding.h"
+#include "rules/loader/torch_abi.h"
+#include "rules/metadata/platform_tag.h"
 
 namespace wc {
 

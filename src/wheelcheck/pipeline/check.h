@@ -9,8 +9,8 @@
 #include "facts/analyze.h"
 #include "policy/policy.h"
 #include "report/report.h"
-#include "rules/install_set.h"
-#include "rules/release_set.h"
+#include "rules/loader/install_set.h"
+#include "rules/release/release_set.h"
 
 namespace wc {
 

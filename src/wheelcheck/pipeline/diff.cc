@@ -7,7 +7,7 @@
 
 #include "io/targets.h"
 #include "pipeline/check.h"
-#include "rules/release_set.h"
+#include "rules/release/release_set.h"
 #include "util/strings.h"
 
 namespace wc {

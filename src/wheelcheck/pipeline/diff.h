@@ -13,7 +13,7 @@
 
 #include "catalog/finding.h"
 #include "policy/policy.h"
-#include "rules/regressions.h"
+#include "rules/release/regressions.h"
 
 namespace wc {
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
-#include "rules/release_set.h"
+#include "rules/release/release_set.h"
 
 namespace wc {
 

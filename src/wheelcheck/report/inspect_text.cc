@@ -6,8 +6,8 @@
 #include <string>
 
 #include "binary/binary_facts.h"
-#include "rules/sbom_rules.h"
-#include "rules/torch_abi.h"
+#include "rules/loader/torch_abi.h"
+#include "rules/supply_chain/sbom_rules.h"
 #include "util/strings.h"
 
 namespace wc {

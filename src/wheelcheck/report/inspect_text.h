@@ -8,8 +8,8 @@
 #include "facts/cuda_facts.h"
 #include "facts/wheel_facts.h"
 #include "policy/policy.h"
-#include "rules/platform_tag.h"
-#include "rules/symbol_binding.h"
+#include "rules/loader/symbol_binding.h"
+#include "rules/metadata/platform_tag.h"
 
 namespace wc {
 

@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "catalog/catalog.h"
-#include "rules/provenance_rules.h"
-#include "rules/sbom_rules.h"
+#include "rules/supply_chain/provenance_rules.h"
+#include "rules/supply_chain/sbom_rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
 

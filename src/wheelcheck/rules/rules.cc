@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "rules/provenance_rules.h"
-#include "rules/sbom_rules.h"
+#include "rules/supply_chain/provenance_rules.h"
+#include "rules/supply_chain/sbom_rules.h"
 #include "util/strings.h"
 
 namespace wc {

@@ -10,7 +10,7 @@
 #include "catalog/catalog.h"
 #include "facts/wheel_facts.h"
 #include "policy/policy.h"
-#include "rules/install_set.h"
+#include "rules/loader/install_set.h"
 
 namespace wc {
 
