@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -588,6 +589,14 @@ TEST(Sbom, BuildPathsButNotEveryBuildDirectory) {
   EXPECT_FALSE(is_build_machine_path("/usr/src/build/x"));
   EXPECT_FALSE(is_build_machine_path("https://example.org/home/x"));
   EXPECT_FALSE(is_build_machine_path("/tmp/"));
+  // Every URL and path form tools write (issue 50).
+  for (const char* p :
+       {"file://localhost/home/runner/x", "path+file:///home/u/src/x", "git+file:///Users/me/proj",
+        "file:///C:/Users/runneradmin/x", "FILE:///tmp/build/x", "\\\\buildsrv\\share\\x", "//buildsrv/share/x",
+        "e:\\a\\proj\\x", "C:/agent/_work/1/s/x", "c:\\BuildAgent\\work\\abc", "C:\\projects\\demo\\x"})
+    EXPECT_TRUE(is_build_machine_path(p)) << p;
+  for (const char* p : {"C:\\Program Files\\x", "file:///usr/lib/x", "//", "C:/", "pkg:generic/x@1"})
+    EXPECT_FALSE(is_build_machine_path(p)) << p;
 }
 
 TEST(Sbom, HostileDocumentsAreFindings) {
@@ -709,6 +718,45 @@ TEST(Sbom, LetteredOpenSslGrafts) {
   EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.1.1.1"));
   EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.k"));
   EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.1.x1k"));
+}
+
+// Windows: delvewheel's hashed names and OpenSSL's ABI-and-architecture names are the libraries a
+// component declares by name (libcrypto-3-x64.dll is OpenSSL's libcrypto); a file named .json
+// holding XML or YAML is a WC901 finding, not silence.
+TEST(Sbom, WindowsDllNamesAndJsonNamesThatLie) {
+  WheelBuilder w("demo", "1.0", "cp312-cp312-win_amd64");
+  w.purelib(false);
+  w.add("demo/__init__.py", "");
+  w.add("demo.libs/libcrypto-3-x64-4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b.dll", "MZ");
+  w.add("demo.libs/libssl-1_1-x64.dll", "MZ");
+  w.add("demo.libs/libcrypto-3-arm64.dll", "MZ");
+  auto f = testing::facts_of(w.build(), w.filename());
+  auto bundled = bundled_libraries(f);
+  ASSERT_EQ(bundled.size(), 3u);
+  for (const auto& b : bundled) EXPECT_EQ(b.upstream, "OpenSSL") << b.entry << " -> " << b.stem;
+  json doc = {
+      {"bomFormat", "CycloneDX"},
+      {"specVersion", "1.6"},
+      {"metadata",
+       {{"component", {{"type", "library"}, {"name", "demo"}, {"bom-ref", "root"}, {"purl", "pkg:pypi/demo@1.0"}}}}},
+      {"components", {{{"type", "library"}, {"name", "openssl"}, {"version", "3.0.13"}, {"bom-ref", "o"}}}}};
+  w.add(w.dist_info() + "/sboms/demo.cdx.json", doc.dump());
+  auto covered = sbom_coverage(testing::facts_of(w.build(), w.filename()));
+  EXPECT_EQ(covered.declared(), 3u);
+  for (const auto& [name, text, says_what] :
+       {std::tuple<std::string, std::string, std::string>{
+            "bom.cdx.json", "<?xml version=\"1.0\"?><bom xmlns=\"http://cyclonedx.org/schema/bom/1.6\"/>",
+            "(CycloneDX XML)"},
+        {"bom.spdx.json", "bomFormat: CycloneDX\nspecVersion: '1.6'\n", "(CycloneDX YAML)"},
+        {"x.JSON", "hello", "(it starts with 'hello')"}}) {
+    WheelBuilder v("demo", "1.0");
+    v.add("demo/__init__.py", "");
+    v.add(v.dist_info() + "/sboms/" + name, text);
+    auto fs = sbom_findings(testing::findings_of(v.build(), v.filename()));
+    EXPECT_TRUE(says(fs, "WC901 [error] demo-1.0.dist-info/sboms/" + name +
+                             ": named .json, but the content is not JSON " + says_what))
+        << testing::dump(fs);
+  }
 }
 
 // Hash differences: the first few are findings, the rest one count (a hostile document cannot

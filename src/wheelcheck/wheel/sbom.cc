@@ -1,6 +1,7 @@
 #include "wheel/sbom.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -745,17 +746,32 @@ size_t SbomDocument::file_count() const {
 }
 
 bool is_build_machine_path(std::string_view s) {
-  if (s.starts_with("file://")) s.remove_prefix(7);
+  // URL forms tools write: file:///home/..., file://localhost/..., path+file://..., git+file://...,
+  // file:///C:/Users/...; a UNC path (\\server\share\..., //server/share/...) is a machine's share.
+  for (std::string_view scheme : {"path+file://", "git+file://", "file://localhost/", "file://"})
+    if (s.size() > scheme.size() && to_lower(s.substr(0, scheme.size())) == scheme) {
+      s.remove_prefix(scheme.size() - (scheme.ends_with("localhost/") ? 1 : 0));
+      break;
+    }
+  if (s.size() > 3 && s[0] == '/' && std::isalpha(static_cast<unsigned char>(s[1])) && s[2] == ':') s.remove_prefix(1);
+  if (s.size() > 4 && (s.starts_with("\\\\") || (s.starts_with("//") && s[2] != '/'))) {
+    const size_t server_end = s.find_first_of("\\/", 2);
+    return server_end != std::string_view::npos && server_end > 2 && server_end + 1 < s.size();
+  }
   static const std::string_view posix[] = {"/__w/",    "/home/",    "/Users/",       "/github/workspace/",
                                            "/tmp/",    "/var/tmp/", "/private/tmp/", "/private/var/folders/",
                                            "/builds/", "/root/",    "/project/",     "/opt/hostedtoolcache/"};
   for (auto p : posix)
     if (s.starts_with(p) && s.size() > p.size()) return true;
-  // Windows runners: D:\a\<repo>, C:\Users\..., in either slash.
-  if (s.size() > 5 && (s[0] == 'C' || s[0] == 'D') && s[1] == ':' && (s[2] == '\\' || s[2] == '/')) {
-    std::string_view rest = s.substr(3);
-    return rest.starts_with("a\\") || rest.starts_with("a/") || rest.starts_with("Users") ||
-           rest.starts_with("hostedtoolcache") || rest.starts_with("Windows\\TEMP") || rest.starts_with("Windows/TEMP");
+  // Windows build machines, any drive, either slash, any case: GitHub's D:\a\<repo> and
+  // C:\hostedtoolcache, a user's profile or temp folder, Azure's and TeamCity's agents, Jenkins'
+  // workspaces, AppVeyor's C:\projects.
+  if (s.size() > 5 && std::isalpha(static_cast<unsigned char>(s[0])) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')) {
+    std::string rest = to_lower(s.substr(3));
+    std::replace(rest.begin(), rest.end(), '\\', '/');
+    for (std::string_view p : {"a/", "users/", "hostedtoolcache/", "windows/temp/", "temp/", "tmp/", "agent/_work/",
+                               "buildagent/work/", "jenkins/workspace/", "projects/", "actions-runner/_work/"})
+      if (rest.starts_with(p) && rest.size() > p.size()) return true;
   }
   return false;
 }
@@ -822,6 +838,14 @@ SbomDocument parse_sbom(std::string entry, std::string_view text, const SbomLimi
       d.known_as = "SPDX tag-value";
     else if (t.front() == '<' && head.find("spdx") != std::string::npos)
       d.known_as = "SPDX RDF/XML";
+    else if (head.starts_with("bomformat:") || head.find("\nbomformat:") != std::string::npos)
+      d.known_as = "CycloneDX YAML";
+    // A name that says JSON (x.cdx.json, x.spdx.json) over other content: readers of the SBOM fail.
+    if (to_lower(std::string_view(d.entry).substr(d.entry.size() > 5 ? d.entry.size() - 5 : 0)) == ".json")
+      d.errors.push_back(
+          "named .json, but the content is not JSON (" +
+          (d.known_as.empty() ? "it starts with '" + clip_for_display(t.substr(0, 20), 20) + "'" : d.known_as) +
+          "): SBOM readers of the named format fail on it");
     return d;
   }
   // The depth is bounded before parsing, without a parser callback (with one, nlohmann rescans a

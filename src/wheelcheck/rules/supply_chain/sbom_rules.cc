@@ -9,6 +9,7 @@
 
 #include "binary/binary_facts.h"
 #include "util/digest.h"
+#include "util/parse.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/filename.h"
@@ -113,6 +114,23 @@ const KnownLibrary* known_library(std::string_view stem) {
 bool is_hex8(std::string_view s) {
   return s.size() >= 8 &&
          std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// OpenSSL's (and other MSVC builds') Windows names carry the ABI version and the architecture:
+// libcrypto-3-x64 and libssl-1_1-x64 (delvewheel's hash already removed), libcrypto-3 (x86),
+// libcrypto-3-arm64 are libcrypto and libssl.
+std::string windows_dll_stem(std::string stem) {
+  for (std::string_view arch : {"-x64", "-arm64", "-x86", "-win64", "-win32"})
+    if (ends_with_ci(stem, arch)) {
+      stem.resize(stem.size() - arch.size());
+      break;
+    }
+  auto dash = stem.rfind('-');
+  if (dash != std::string::npos && dash > 0 && dash + 1 < stem.size() &&
+      std::all_of(stem.begin() + static_cast<std::ptrdiff_t>(dash) + 1, stem.end(),
+                  [](char c) { return (c >= '0' && c <= '9') || c == '_'; }))
+    stem.resize(dash);
+  return stem;
 }
 
 // "libcrypto-3b5ab3b1.so.1.1.1k" -> ("libcrypto.so.1.1.1k", "3b5ab3b1"): auditwheel inserts the hash
@@ -326,6 +344,7 @@ std::vector<BundledLibrary> bundled_libraries(const WheelFacts& f) {
     std::string stem = original.substr(0, original.find('.'));
     for (auto again = without_graft_hash(stem); !again.second.empty(); again = without_graft_hash(stem))
       stem = again.first;
+    if (ends_with_ci(original, ".dll")) stem = windows_dll_stem(stem);
     const KnownLibrary* k = known_library(stem);
     if (!grafted_dir && !k) continue;
     if (is_extension_module(f, e.name)) continue;
