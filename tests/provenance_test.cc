@@ -339,6 +339,73 @@ TEST(Provenance, CheckVerifiesWhatLiesBesideEachWheel) {
 }
 
 // An sdist as a target (named, or in a folder beside wheels): only its provenance is checked.
+// PEP 740 on an index (issue 50): a wheel an index page lists is verified against the provenance
+// the index offers for it (PEP 691 "provenance", HTML data-provenance) and the sha256 the index
+// gives, at either depth; none offered where required is WC913; a 404, a body that is not JSON, or
+// an index sha256 that is not the attested one is WC911 on that wheel, and the run goes on.
+TEST(Provenance, WheelsFromAnIndexAreVerifiedAgainstWhatTheIndexOffers) {
+  NEED_ASSETS();
+  testing::TempDir dir;
+  const std::string wheel = "circleci_sign_publish_example-0.0.1.dev137-py3-none-any.whl";
+  const std::string root = assets().roots + "/https%3A%2F%2Ftuf-repo-cdn.sigstore.dev/trusted_root.json";
+  std::filesystem::create_directories(dir.file("files"));
+  for (const char* suffix : {"", ".provenance"})
+    std::filesystem::copy_file(assets().dir + "/" + wheel + suffix, dir.file("files/" + wheel + suffix));
+  testing::write_file(dir.file("files/garbage.json"), std::vector<uint8_t>{'n', 'o', 't', ' ', 'j', 's', 'o', 'n'});
+  auto bytes = testing::read_file(dir.file("files/" + wheel));
+  const std::string sha =
+      hex_encode(sha256_bytes(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+  auto page = [&](const std::string& name, const std::string& provenance, const std::string& digest) {
+    json file = {{"filename", wheel}, {"url", "../files/" + wheel}, {"hashes", {{"sha256", digest}}}};
+    if (!provenance.empty()) file["provenance"] = provenance;
+    std::filesystem::create_directories(dir.file(name));
+    const std::string text = json{{"meta", {{"api-version", "1.3"}}}, {"name", "x"}, {"files", {file}}}.dump();
+    testing::write_file(dir.file(name + "/index.html"), std::vector<uint8_t>(text.begin(), text.end()));
+  };
+  page("good", "../files/" + wheel + ".provenance", sha);
+  page("none", "", sha);
+  page("gone", "../files/missing.provenance", sha);
+  page("garbage", "../files/garbage.json", sha);
+  page("other", "../files/" + wheel + ".provenance", std::string(64, 'a'));
+  const std::string html = "<a href=\"../files/" + wheel + "#sha256=" + sha + "\" data-provenance=\"../files/" + wheel +
+                           ".provenance\">" + wheel + "</a>\n";
+  std::filesystem::create_directories(dir.file("html"));
+  testing::write_file(dir.file("html/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
+  std::ofstream(dir.file("require.json")) << R"({"extends": "default", "provenance": {"require": true}})";
+  testing::ChildServer server({"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"}, dir.path());
+  if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
+  auto check = [&](const std::string& index, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"check", "--trusted-root", root, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(server.url(index + "/"));
+    return testing::run_wheelcheck(args);
+  };
+  for (const auto& [index, depth] :
+       {std::pair<std::string, std::string>{"good", "full"}, {"good", "metadata"}, {"html", "full"}}) {
+    auto r = check(index, {"--depth", depth});
+    ASSERT_EQ(r.exit_code, 0) << index << " " << depth << ": " << r.out << r.err;
+    auto w = json::parse(r.out)["wheels"][0];
+    EXPECT_EQ(w["provenance"]["verified"], true) << w.dump();
+    EXPECT_EQ(w["provenance"]["publisher"], "CircleCI") << w.dump();
+    EXPECT_NE(w["provenance"].value("subject_digest", "").find("the index's sha256"), std::string::npos) << w.dump();
+  }
+  auto none = check("none", {"-p", dir.file("require.json")});
+  EXPECT_EQ(none.exit_code, 1) << none.out;
+  EXPECT_NE(none.out.find("WC913"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("the index offers none"), std::string::npos) << none.out;
+  for (const auto& [index, says] : {std::pair<std::string, std::string>{"gone", "could not be fetched from the index"},
+                                    {"garbage", "not JSON"},
+                                    {"other", "does not verify"}}) {
+    auto r = check(index);
+    EXPECT_EQ(r.exit_code, 1) << index << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("WC911"), std::string::npos) << index << ": " << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << index << ": " << r.out;
+  }
+  // Without a trust root nothing is fetched (nothing could be verified).
+  auto plain = testing::run_wheelcheck({"check", "--format", "json", server.url("gone/")});
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+}
+
 TEST(Provenance, SdistTargetsCarryOnlyProvenance) {
   NEED_ASSETS();
   testing::TempDir dir;

@@ -65,6 +65,9 @@ struct ProvenanceFacts {
   std::vector<std::string> errors;  // attestation files that could not be read (WC911)
   bool verified_any() const;
   std::string unverified_reason;  // attestations found but not verified ("no trust root")
+  // A wheel read from an index: its attestations were fetched from the index and matched against
+  // the sha256 the index gives for the file (the wheel's own bytes are not hashed as a whole).
+  bool digest_from_index = false;
 };
 
 struct WheelFacts {

@@ -157,6 +157,8 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
         return;
       std::string url = resolve_url(f["url"], page_url);
       IndexLink l;
+      if (f.contains("provenance") && f["provenance"].is_string() && !f["provenance"].get<std::string>().empty())
+        l.provenance_url = resolve_url(f["provenance"], page_url);
       l.filename = f["filename"];
       l.url = url.substr(0, url.find('#'));
       l.sha256 = fragment_sha256(url);
@@ -186,7 +188,7 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
       if (at.depth == 2) return true;
       if (at.depth == 3)
         return keys[2] == "filename" || keys[2] == "url" || keys[2] == "hashes" || keys[2] == "core-metadata" ||
-               keys[2] == "dist-info-metadata" || keys[2] == "data-dist-info-metadata";
+               keys[2] == "dist-info-metadata" || keys[2] == "data-dist-info-metadata" || keys[2] == "provenance";
       return at.depth == 4 && keys[3] == "sha256";
     };
     // Each file object is read into a link and dropped at once: the document is never held whole.
@@ -222,6 +224,8 @@ IndexPage parse_index_page(const std::string& body, const std::string& page_url,
     if (auto h = href->second.find('#'); h != std::string::npos) l.fragment = href->second.substr(h + 1);
     l.url = resolve_url(href->second.substr(0, href->second.find('#')), page_url);
     l.filename = text.empty() ? target_basename(l.url) : text;
+    if (auto pv = attrs.find("data-provenance"); pv != attrs.end() && !pv->second.empty())
+      l.provenance_url = resolve_url(pv->second, page_url);
     for (const char* key : {"data-core-metadata", "data-dist-info-metadata"}) {
       auto m = attrs.find(key);
       if (m == attrs.end() || m->second == "false") continue;
@@ -279,6 +283,8 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
     wheels += !index_file;
     out.push_back({std::move(l.url), std::move(md), std::move(l.metadata_sha256), std::move(l.sha256), "", index_file,
                    std::move(l.fragment)});
+    out.back().from_index = true;
+    out.back().provenance_url = std::move(l.provenance_url);
   }
   if (wheels == 0)
     throw NoWheels(display_url(page) + ": the index page lists no wheels" +

@@ -13,6 +13,9 @@ struct IndexLink {
   bool metadata = false;      // PEP 658/714: the core metadata is served at url + ".metadata"
   std::string metadata_sha256;
   std::string fragment;  // as written after '#' ("sha256=..."), "" when none
+  // PEP 740: where the index serves the file's provenance (PEP 691 "provenance", HTML
+  // data-provenance), absolute; "" when it offers none.
+  std::string provenance_url;
 };
 
 // A wheel to check, and what the index said of it (PEP 658/714 metadata served beside it).
@@ -28,6 +31,8 @@ struct TargetRef {
   std::string fragment{};
   // A source distribution (.tar.gz), named or found in a folder: only its provenance is checked.
   bool sdist = false;
+  bool from_index = false;       // listed by an index page (its provenance is the index's to offer)
+  std::string provenance_url{};  // PEP 740: the index's provenance URL for it, "" when none offered
 };
 
 // What one index page gave: the links kept (filtered and capped while parsing) and how many more.

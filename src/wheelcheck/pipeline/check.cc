@@ -464,6 +464,44 @@ ProvenanceFacts gather_provenance(const std::string& path, const std::string& di
   return p;
 }
 
+ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* root, uint64_t max_bytes) {
+  ProvenanceFacts p;
+  p.looked = true;
+  p.verifying = root != nullptr;
+  const std::string base = target_basename(t.location);
+  const std::string name = base + ".provenance";
+  if (t.provenance_url.empty()) {
+    p.looked_in.push_back("the index's provenance for " + base + " (the index offers none)");
+    return p;
+  }
+  p.looked_in.push_back(display_url(t.provenance_url));
+  try {
+    // Bounded like every read: the wheel's time limits, the metadata size limit for the body.
+    read_attestations(
+        http_get(t.provenance_url, "application/vnd.pypi.integrity.v1+json, application/json;q=0.9", max_bytes), name,
+        p);
+  } catch (const std::exception& e) {
+    p.errors.push_back(name + ": could not be fetched from the index (" + clip_for_display(e.what(), 300) + ")");
+    return p;
+  }
+  if (p.attestations.empty()) return p;
+  if (!root) {
+    p.unverified_reason = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
+    return p;
+  }
+  if (t.sha256.size() != 64 || !all_hex(t.sha256)) {
+    p.errors.push_back(name + ": the index gives no sha256 for " + base + ", so no attestation can be matched to it");
+    p.attestations.clear();
+    return p;
+  }
+  p.digest_from_index = true;
+  for (auto& a : p.attestations) {
+    a.result = verify_attestation(a.attestation, *root, base, t.sha256);
+    a.attestation = nullptr;
+  }
+  return p;
+}
+
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
   auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
@@ -508,8 +546,9 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   const std::optional<TrustedRoot> trust = load_trust_root(req, policy);  // a bad root is a usage error, first
   auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started);
   const size_t judged = facts.size();
-  // PEP 740 attestations beside each local file (remote ones are not fetched: a note in WC913), on
-  // the analysis's threads: OpenSSL 3's per-call algorithm fetches make a verification ~4 ms.
+  // PEP 740 attestations beside each local file, or as the index offers them for a wheel it lists
+  // (a wheel given by URL alone has none to fetch: a note in WC913), on the analysis's threads:
+  // OpenSSL 3's per-call algorithm fetches make a verification ~4 ms.
   {
     std::atomic<size_t> next{0};
     auto work = [&] {
@@ -517,6 +556,9 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
         if (!is_url(targets[i].location))
           facts[i].provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
                                                   policy.limits.max_metadata_bytes);
+        else if (trust && targets[i].from_index && !targets[i].variants_index)  // fetched only to be verified
+          facts[i].provenance =
+              gather_index_provenance(targets[i], trust ? &*trust : nullptr, policy.limits.max_metadata_bytes);
     };
     std::deque<GuardedThread> pool;  // a worker's exception is rethrown here, never std::terminate
     const unsigned n = std::min<size_t>(req.jobs ? req.jobs : default_jobs(), std::max<size_t>(judged, 1));

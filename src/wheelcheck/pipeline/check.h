@@ -72,6 +72,11 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
 void read_attestations(std::string_view text, const std::string& name, ProvenanceFacts& p);
 ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
                                   uint64_t max_bytes);
+// PEP 740 for a wheel an index page lists: the provenance the index offers for it (PEP 691
+// "provenance", data-provenance), fetched bounded and verified against the index's sha256 for the
+// file (the wheel's own bytes are not hashed as a whole). None offered: looked for, none found
+// (WC913 where required); a fetch that fails or a body that is not a provenance object: an error.
+ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* root, uint64_t max_bytes);
 
 unsigned default_jobs();
 

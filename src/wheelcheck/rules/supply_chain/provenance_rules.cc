@@ -104,6 +104,7 @@ nlohmann::json provenance_summary(const ProvenanceFacts& p) {
   nlohmann::json j = {{"verified", p.verified_any()}, {"attestations", p.attestations.size()}};
   if (!p.unverified_reason.empty()) j["not_verified"] = p.unverified_reason;
   if (!p.errors.empty()) j["unreadable"] = p.errors;
+  if (p.digest_from_index) j["subject_digest"] = "the index's sha256 (the wheel's bytes were not hashed as a whole)";
   for (const auto& a : p.attestations) {
     if (!a.result.verified) continue;
     const Publisher& pub = a.result.publisher;
@@ -135,7 +136,9 @@ std::string provenance_summary_line(const nlohmann::json& j) {
     return "provenance: " + std::to_string(n) + " attestation(s), not verified (" + j.value("not_verified", "") + ")" +
            unread;
   if (!j.value("verified", false)) return "provenance: " + std::to_string(n) + " attestation(s), none verifies";
-  std::string s = "provenance: verified, published by " + j.value("publisher", "");
+  std::string s = "provenance: verified" +
+                  std::string(j.contains("subject_digest") ? " against the index's sha256" : "") + ", published by " +
+                  j.value("publisher", "");
   if (j.contains("repository")) s += " " + j.value("repository", "");
   if (j.contains("email")) s += " " + j.value("email", "");
   if (j.contains("identity")) s += " " + j.value("identity", "");
