@@ -338,7 +338,8 @@ TEST(Provenance, CheckVerifiesWhatLiesBesideEachWheel) {
   EXPECT_NE(bad_root.err.find("root.json: not a Sigstore trusted root"), std::string::npos) << bad_root.err;
 }
 
-// An sdist as a target (named, or in a folder beside wheels): only its provenance is checked.
+// An sdist as a target (named, or in a folder beside wheels): its provenance is checked as a wheel's
+// (its archive and PKG-INFO too: tests/sdist_test.cc).
 // PEP 740 on an index (issue 50): a wheel an index page lists is verified against the provenance
 // the index offers for it (PEP 691 "provenance", HTML data-provenance) and the sha256 the index
 // gives, at either depth; none offered where required is WC913; a 404, a body that is not JSON, or
@@ -406,7 +407,7 @@ TEST(Provenance, WheelsFromAnIndexAreVerifiedAgainstWhatTheIndexOffers) {
   EXPECT_EQ(plain.exit_code, 0) << plain.out;
 }
 
-TEST(Provenance, SdistTargetsCarryOnlyProvenance) {
+TEST(Provenance, SdistTargetsCarryProvenance) {
   NEED_ASSETS();
   testing::TempDir dir;
   const std::string sdist = "pypi_attestations-0.0.19.tar.gz";
@@ -433,7 +434,9 @@ TEST(Provenance, SdistTargetsCarryOnlyProvenance) {
   EXPECT_EQ(other.exit_code, 1) << other.out;
   EXPECT_NE(other.out.find("repository trailofbits/pypi-attestations, not pytorch/vision"), std::string::npos)
       << other.out;
-  EXPECT_NE(other.out.find("only its provenance (PEP 740) is checked"), std::string::npos) << other.out;
+  EXPECT_NE(other.out.find("a source distribution (tar.gz, 23 entries, PKG-INFO Metadata-Version 2.1"),
+            std::string::npos)
+      << other.out;
   std::filesystem::remove(dir.file(sdist + ".publish.attestation"));
   std::filesystem::remove(dir.file(sdist + ".slsa.attestation"));
   auto none = testing::run_wheelcheck({"check", "-p", dir.file("gh.json"), "--trusted-root", root, dir.file(sdist)});

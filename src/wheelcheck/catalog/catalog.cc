@@ -173,6 +173,11 @@ std::span<const RuleInfo> wheelcheck_rules() {
       {"WC714", S::warning, "against the baseline: Requires-Dist added, removed or changed", "release set"},
       {"WC715", S::error, "against the baseline: an entry point or top-level import name removed", "release set"},
       {"WC716", S::error, "against the baseline: a bundled library downgraded", "release set"},
+      {"WC720", S::error,
+       "sdist: a field PKG-INFO does not mark Dynamic differs from the wheels of its version (PEP 643)", "release set"},
+      {"WC721", S::error, "sdist: file name not {normalized_name}-{version}.tar.gz, or not PKG-INFO's (PEP 625)",
+       "core"},
+      {"WC722", S::error, "sdist: PKG-INFO missing, unreadable, or without Name and Version", "core"},
       {"WC801", S::error,
        "variant label and variant.json disagree (a label without variant.json or the reverse, 'variants' not exactly "
        "the label, properties on 'null' or none on another label)",

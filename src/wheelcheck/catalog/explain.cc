@@ -456,6 +456,27 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
       {"WC716", "Bundled libraries (grafted .libs/, .dylibs/) do not go down in version.",
        "A downgrade reintroduces fixed bugs and vulnerabilities (a bundled OpenSSL).", "Bundle the newer build.",
        "error   WC716  bundled libssl.so downgraded: 3.0.13 -> 3.0.2"},
+      {"WC720",
+       "With Metadata-Version 2.2 or later, every PKG-INFO field not listed in Dynamic (Name, Version, "
+       "Requires-Python, "
+       "Requires-Dist, Provides-Extra, Summary, License-Expression, Import-Name, Classifier, ...) is what each wheel "
+       "of "
+       "the same version in the run says; requirement lists compare as sets of normalised requirements.",
+       "PEP 643 promises that a wheel built from the sdist carries those values: tools resolve from PKG-INFO without "
+       "building, and get another answer than the wheels give.",
+       "Build the wheels from the sdist you publish, or mark the field Dynamic in pyproject.toml.",
+       "error   WC720  demo-1.0/PKG-INFO: Requires-Dist is not Dynamic in PKG-INFO (Metadata-Version 2.4), so every "
+       "wheel "
+       "built from it must say the same: PKG-INFO says 'numpy>=2', demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl says "
+       "'numpy>=1.26'"},
+      {"WC721", "An sdist is named {normalized_name}-{version}.tar.gz (PEP 625), as its PKG-INFO says.",
+       "PyPI and installers find sdists by that name; a mismatch uploads or resolves the wrong project or version.",
+       "Build with a current build backend (PEP 625 names), or rename to what PKG-INFO says.",
+       "error   WC721  'Demo-Pkg-1.0.tar.gz' should be 'demo_pkg-1.0.tar.gz': the name is not normalised and escaped"},
+      {"WC722", "An sdist has PKG-INFO in its top-level folder, readable, with Name and Version.",
+       "Without it an installer must build the sdist to learn what it is, and PyPI refuses the upload.",
+       "Build the sdist with a PEP 517 backend (python -m build --sdist).",
+       "error   WC722  PKG-INFO: no PKG-INFO in the archive's top-level folder (demo-1.0/PKG-INFO)"},
       {"WC801", "A variant label comes with dist-info/variant.json naming exactly that label, and the reverse.",
        "Variant-aware installers pick by the label and check the declaration; a mismatch breaks selection.",
        "Let the variant-enabled build backend write both.", "error   WC801  variant label 'cu128' but no variant.json"},

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "facts/sdist.h"
 #include "io/zip_index.h"
 #include "provenance/sigstore.h"
 #include "wheel/filename.h"
@@ -118,7 +119,8 @@ struct WheelFacts {
   // The target was an index page that could not be read: no wheel, no file name to judge; only
   // the reason (WC404) is reported, and it is no member of the release set.
   bool index_page = false;
-  bool sdist = false;  // a source distribution: read for nothing but its provenance
+  bool sdist = false;      // a source distribution (PEP 625): its archive and PKG-INFO, not a wheel's layout
+  SdistFacts sdist_facts;  // when sdist
 
   WheelFacts();
   ~WheelFacts();

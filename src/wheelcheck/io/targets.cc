@@ -128,6 +128,15 @@ std::map<std::string, std::string> tag_attributes(std::string_view body, size_t&
   return attrs;
 }
 
+// A source distribution's name: {name}-{version}.tar.gz, or a legacy {name}-{version}.zip (a .zip
+// whose name ends in a version, not any zip that lies in a folder of wheels).
+bool looks_like_sdist(const std::string& file) {
+  if (file.ends_with(".tar.gz")) return true;
+  if (!file.ends_with(".zip")) return false;
+  const auto dash = file.rfind('-');
+  return dash != std::string::npos && dash + 1 < file.size() && file[dash + 1] >= '0' && file[dash + 1] <= '9';
+}
+
 std::string fragment_sha256(const std::string& url) {
   auto hash = url.find("#sha256=");
   return hash == std::string::npos ? "" : to_lower(url.substr(hash + 8));
@@ -325,11 +334,11 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
           found.push_back(it->path().string());
         else if (it->path().filename().string().ends_with("-variants.json"))
           indexes.push_back(it->path().string());
-        else if (it->path().filename().string().ends_with(".tar.gz"))
+        else if (looks_like_sdist(it->path().filename().string()))
           sdists.push_back(it->path().string());
       }
       if (found.empty() && sdists.empty())
-        throw std::runtime_error(t + ": no *.whl files (nor *.tar.gz sdists) in this directory");
+        throw std::runtime_error(t + ": no *.whl files (nor *.tar.gz or *.zip sdists) in this directory");
       std::sort(found.begin(), found.end());
       std::sort(indexes.begin(), indexes.end());
       std::sort(sdists.begin(), sdists.end());
@@ -337,7 +346,8 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
       for (auto& f : indexes) out.push_back({std::move(f), "", "", "", "", true});
       for (auto& f : sdists) out.push_back({std::move(f), "", "", "", "", false, "", true});
     } else if (fs::exists(t, ec)) {
-      out.push_back({t, "", "", "", "", t.ends_with("-variants.json"), "", t.ends_with(".tar.gz")});
+      out.push_back(
+          {t, "", "", "", "", t.ends_with("-variants.json"), "", looks_like_sdist(fs::path(t).filename().string())});
     } else {
       throw std::runtime_error(t + ": no such file or directory");
     }

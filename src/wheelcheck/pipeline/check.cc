@@ -44,15 +44,20 @@ WheelFacts unreadable_target(const TargetRef& t, const std::string& why) {
   return f;
 }
 
-// A source distribution: nothing of it is read here but its size (its provenance is gathered
-// with every other file's).
-WheelFacts sdist_target(const TargetRef& t) {
+// A source distribution: its archive streamed once (names, types, sizes, PKG-INFO; nothing
+// extracted); its provenance is gathered with every other file's.
+WheelFacts sdist_target(const TargetRef& t, const Limits& limits) {
   WheelFacts f;
   f.path = t.location;
   f.sdist = true;
   std::error_code ec;
   f.file_size = fs::file_size(t.location, ec);
-  if (ec) f.unreadable.push_back({"cannot be read: " + ec.message(), "", 0});
+  if (ec) {
+    f.unreadable.push_back({"cannot be read: " + ec.message(), "", 0});
+    return f;
+  }
+  f.sdist_facts = read_sdist(t.location, limits);
+  f.bytes_read = f.file_size;
   return f;
 }
 
@@ -80,7 +85,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
         if (!t.error.empty())
           facts[i] = unreadable_target(t, t.error);
         else if (t.sdist)
-          facts[i] = sdist_target(t);
+          facts[i] = sdist_target(t, opt.limits);
         else
           facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
                                                                              : analyze_target(t.location, per_wheel);
@@ -223,6 +228,14 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy,
                          InstallSetIndex* index) {
   try {
+    if (f.sdist) {  // judged alone, then against the wheels of its version (PEP 643)
+      WheelVerdict v = check_wheel(f, policy, InstallSet{});
+      FindingSink s(policy);
+      sdist_agreement(f, all, s);
+      for (auto& x : s.take()) v.findings.push_back(std::move(x));
+      for (auto& x : s.take_waived()) v.waived.push_back(std::move(x));
+      return v;
+    }
     return check_wheel(f, policy, install_set_for(f, all, index, policy.cuda.import_loaded));
   } catch (const std::exception& e) {
     FindingSink s(policy);
@@ -624,7 +637,17 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     item.requests = f.http_requests;
     item.connections = f.http_connections;
     if (f.sdist) {
-      item.notes.push_back("a source distribution: only its provenance (PEP 740) is checked");
+      item.kind = "sdist";
+      const SdistFacts& sd = f.sdist_facts;
+      item.notes.push_back(
+          "a source distribution (" + (sd.format.empty() ? std::string("unread") : sd.format) + ", " +
+          std::to_string(sd.entries) + " entries" +
+          (sd.pkg_info
+               ? ", PKG-INFO Metadata-Version " + sd.pkg_info->get("Metadata-Version").value_or("?") +
+                     (sd.pkg_info->count("Dynamic") ? ", dynamic: " + join(sd.pkg_info->get_all("Dynamic"), ", ")
+                                                    : std::string(", nothing dynamic"))
+               : std::string()) +
+          ")");
       item.provenance = provenance_summary(f.provenance);
       report.items.push_back(std::move(item));
       continue;

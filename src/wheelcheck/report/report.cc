@@ -100,6 +100,13 @@ const char* paint(bool on, const char* code) { return on ? code : ""; }
 // "1 wheel", "3 wheels", "1 case": the plural words are the report's item keys.
 std::string count_of(const RunReport& r) {
   std::string word = r.item_label.empty() ? r.items_key : r.item_label;
+  const size_t sdists = static_cast<size_t>(
+      std::count_if(r.items.begin(), r.items.end(), [](const ItemResult& i) { return i.kind == "sdist"; }));
+  if (sdists && word == "wheels") {  // "3 wheels and 1 sdist"
+    const size_t wheels = r.items.size() - sdists;
+    return (wheels ? std::to_string(wheels) + (wheels == 1 ? " wheel and " : " wheels and ") : std::string()) +
+           std::to_string(sdists) + (sdists == 1 ? " sdist" : " sdists");
+  }
   if (r.items.size() == 1 && word.size() > 1 && word.back() == 's') word.pop_back();
   return std::to_string(r.items.size()) + " " + word;
 }
@@ -263,6 +270,7 @@ json report_to_json(const RunReport& r) {
                              : i.pass() ? "pass"
                                         : "fail"},
                  {"findings", findings_json(i.findings)}};
+    if (!i.kind.empty()) item["kind"] = i.kind;
     if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
     if (i.skipped) item["skip_reason"] = i.skip_reason;
     if (!i.notes.empty()) item["notes"] = i.notes;

@@ -15,6 +15,7 @@ namespace wc {
 
 struct ItemResult {
   std::string path;  // wheel path/URL, or suite/case name for wheelsmoke
+  std::string kind;  // wheelcheck: "sdist" for a source distribution, "" for a wheel
   std::vector<Finding> findings;
   std::vector<WaivedFinding> waived;  // covered by a policy waiver: listed, never failing
   nlohmann::json facts;               // optional extra data

@@ -34,10 +34,14 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
   InstallSet set = given;  // the wheel always belongs to its own install set
   if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
   FindingSink s(p);
-  if (f.sdist) {  // a source distribution: only who published it is checked
+  if (f.sdist) {  // a source distribution: its archive, its PKG-INFO, who published it
     for (const auto& u : f.unreadable) s.add("WC404", u.message);
+    sdist_rules(f, s);
     provenance_rules(f, s);
-    return {s.take(), s.take_waived()};
+    WheelVerdict v{s.take(), s.take_waived()};
+    std::stable_sort(v.findings.begin(), v.findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+    return v;
   }
   if (!f.index_page) name_rules(f, s);
   archive_rules(f, s);

@@ -54,7 +54,10 @@ void cuda_rules(const WheelFacts& f, FindingSink& s);                           
 void symbol_rules(const WheelFacts& f, FindingSink& s);                                // WC511-WC513
 void link_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);           // WC514, WC516, WC517
 void torch_abi_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);      // WC515
-void variant_rules(const WheelFacts& f, FindingSink& s);                               // WC801-WC805 (PEP 825)
+void sdist_rules(const WheelFacts& f, FindingSink& s);  // WC721, WC722, WC401-WC404 of a source distribution
+// WC720: an sdist's static PKG-INFO fields (PEP 643) against the wheels of its version in `all`.
+void sdist_agreement(const WheelFacts& sdist, const std::vector<WheelFacts>& all, FindingSink& s);
+void variant_rules(const WheelFacts& f, FindingSink& s);  // WC801-WC805 (PEP 825)
 
 struct WheelVerdict {
   std::vector<Finding> findings;

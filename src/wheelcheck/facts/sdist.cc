@@ -1,0 +1,191 @@
+#include "facts/sdist.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include "util/strings.h"
+#include "wheel/filename.h"
+#include "wheel/version.h"
+
+namespace wc {
+namespace {
+
+struct ArchiveFree {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+
+// Where a path (or a link target relative to `dir`) lands: nullopt when it leaves the root.
+bool stays_inside(std::string_view dir, std::string_view target) {
+  if (target.empty() || target.front() == '/' || target.front() == '\\') return false;
+  if (target.size() >= 2 && target[1] == ':') return false;  // a drive letter
+  int depth = 0;
+  for (auto part : split(dir, '/'))
+    if (!part.empty() && part != ".") ++depth;
+  for (auto part : split(target, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (--depth < 0) return false;
+    } else {
+      ++depth;
+    }
+  }
+  return true;
+}
+
+std::string error_of(archive* a, const char* otherwise) {
+  const char* e = archive_error_string(a);
+  return e ? e : otherwise;
+}
+
+std::string parent_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? "" : std::string(path.substr(0, slash));
+}
+
+}  // namespace
+
+std::string pep625_sdist_name(const std::string& name, const std::string& version) {
+  auto v = parse_version(version);
+  return escape_name(name) + "-" + (v ? v->normalized() : version) + ".tar.gz";
+}
+
+SdistFacts read_sdist(const std::string& path, const Limits& limits) {
+  SdistFacts out;
+  auto problem = [&](const char* rule, std::string message, std::string entry = "") {
+    if (out.problems.size() < 50) out.problems.push_back({rule, std::move(message), std::move(entry)});
+  };
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    problem("WC404", "cannot be read: " + ec.message());
+    return out;
+  }
+  out.compressed = file_size;
+  std::unique_ptr<archive, ArchiveFree> a(archive_read_new());
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_format_gnutar(a.get());
+  archive_read_support_format_zip(a.get());
+  if (archive_read_open_filename(a.get(), path.c_str(), 64 << 10) != ARCHIVE_OK) {
+    problem("WC404", std::string("not a tar or zip archive: ") + error_of(a.get(), "unreadable"));
+    return out;
+  }
+  std::set<std::string> tops;
+  std::string pkg_info_text;
+  bool pkg_info_seen = false;
+  archive_entry* e = nullptr;
+  for (;;) {
+    int r = archive_read_next_header(a.get(), &e);
+    if (r == ARCHIVE_EOF) break;
+    if (r < ARCHIVE_WARN) {
+      problem("WC404", std::string("the archive stops being readable after ") + std::to_string(out.entries) +
+                           " entries: " + error_of(a.get(), "unreadable"));
+      break;
+    }
+    if (out.format.empty()) {
+      const int filter = archive_filter_code(a.get(), 0);
+      const bool zip = archive_format(a.get()) == ARCHIVE_FORMAT_ZIP ||
+                       (archive_format(a.get()) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP;
+      out.format = zip                             ? "zip"
+                   : filter == ARCHIVE_FILTER_GZIP ? "tar.gz"
+                   : filter == ARCHIVE_FILTER_NONE
+                       ? "tar"
+                       : "tar." + std::string(archive_filter_name(a.get(), 0) ? archive_filter_name(a.get(), 0) : "?");
+    }
+    if (++out.entries > limits.max_entries) {
+      problem("WC403",
+              "more than " + std::to_string(limits.max_entries) + " entries (limits.max_entries): not read on");
+      break;
+    }
+    const char* raw = archive_entry_pathname_utf8(e);
+    if (!raw) raw = archive_entry_pathname(e);
+    std::string name = raw ? raw : "";
+    if (name.size() > limits.max_path_length) {
+      problem("WC403",
+              "an entry name of " + std::to_string(name.size()) + " bytes, over limits.max_path_length (" +
+                  std::to_string(limits.max_path_length) + ")",
+              clip_for_display(name, 120));
+      archive_read_data_skip(a.get());
+      continue;
+    }
+    std::string shown = clip_for_display(name, 200);
+    while (name.starts_with("./")) name.erase(0, 2);
+    if (name.empty()) continue;
+    // Where it extracts: tarfile's "data" filter (and pip, which uses it) refuses absolute names and
+    // names that climb out of the extraction folder.
+    if (!stays_inside("", name)) problem("WC401", "extracts outside the folder it is unpacked into", shown);
+    const auto type = archive_entry_filetype(e);
+    if (const char* link = archive_entry_symlink(e); link && type == AE_IFLNK) {
+      if (!stays_inside(parent_of(name), link))
+        problem("WC401",
+                std::string("a symbolic link to ") + clip_for_display(link, 120) + ", outside the archive's root",
+                shown);
+    }
+    if (const char* hard = archive_entry_hardlink(e)) {
+      if (!stays_inside("", hard))
+        problem("WC401", std::string("a hard link to ") + clip_for_display(hard, 120) + ", outside the archive's root",
+                shown);
+    }
+    if (type == AE_IFCHR || type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK)
+      problem("WC402",
+              std::string(type == AE_IFIFO    ? "a FIFO"
+                          : type == AE_IFSOCK ? "a socket"
+                                              : "a device file") +
+                  ": tarfile's data filter (and so pip) refuses to extract it",
+              shown);
+    const auto first = name.substr(0, name.find('/'));
+    tops.insert(first);
+    const uint64_t size =
+        archive_entry_size_is_set(e) && archive_entry_size(e) > 0 ? static_cast<uint64_t>(archive_entry_size(e)) : 0;
+    // A bomb is judged from the sizes the headers declare before anything is inflated: PyPI's rule
+    // (over 64 MiB in all at more than 50:1), and the total limit.
+    const uint64_t total = out.uncompressed + size < out.uncompressed ? UINT64_MAX : out.uncompressed + size;
+    if (total > limits.max_total_uncompressed_bytes || limits.wheel_over_ratio(total, file_size)) {
+      problem("WC403",
+              "declares " + human_bytes(total) + " unpacked from " + human_bytes(file_size) +
+                  (total > limits.max_total_uncompressed_bytes ? " (over limits.max_total_uncompressed_bytes)"
+                                                               : " (over 64 MiB at more than 50:1, PyPI's limit)") +
+                  ": not read on",
+              shown);
+      break;
+    }
+    out.uncompressed = total;
+    // <top>/PKG-INFO: the one file read whole (a second copy deeper down is some package's own).
+    const size_t slash = name.find('/');
+    if (type == AE_IFREG && slash != std::string::npos && name.substr(slash + 1) == "PKG-INFO") {
+      pkg_info_seen = true;
+      if (size > limits.max_metadata_bytes) {
+        out.pkg_info_problem = name + " is " + human_bytes(size) + ", over limits.max_metadata_bytes";
+      } else {
+        std::string text;
+        char buf[1 << 16];
+        for (la_ssize_t n; (n = archive_read_data(a.get(), buf, sizeof buf)) > 0;) {
+          text.append(buf, static_cast<size_t>(n));
+          if (text.size() > limits.max_metadata_bytes) break;
+        }
+        if (!out.pkg_info) out.pkg_info = parse_header_file(text);
+      }
+      continue;
+    }
+    if (archive_read_data_skip(a.get()) < ARCHIVE_WARN) {
+      problem("WC404", std::string("entry data cannot be read: ") + error_of(a.get(), "truncated"), shown);
+      break;
+    }
+  }
+  if (out.entries == 0 && out.problems.empty()) problem("WC404", "an empty archive");
+  if (tops.size() == 1) out.top = *tops.begin();
+  if (!out.pkg_info && out.pkg_info_problem.empty())
+    out.pkg_info_problem =
+        pkg_info_seen
+            ? "PKG-INFO could not be read"
+            : "no PKG-INFO in the archive's top-level folder" +
+                  (tops.size() == 1 ? " (" + out.top + "/PKG-INFO)"
+                                    : std::string(" (it has ") + std::to_string(tops.size()) + " top-level entries)");
+  return out;
+}
+
+}  // namespace wc
