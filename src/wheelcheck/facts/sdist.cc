@@ -75,7 +75,6 @@ SdistFacts read_sdist(const std::string& path, const Limits& limits) {
     return out;
   }
   std::set<std::string> tops;
-  std::string pkg_info_text;
   bool pkg_info_seen = false;
   archive_entry* e = nullptr;
   for (;;) {
