@@ -8,6 +8,7 @@
 #include <set>
 
 #include "util/strings.h"
+#include "wheel/entry_names.h"
 #include "wheel/filename.h"
 #include "wheel/version.h"
 
@@ -39,11 +40,6 @@ bool stays_inside(std::string_view dir, std::string_view target) {
 std::string error_of(archive* a, const char* otherwise) {
   const char* e = archive_error_string(a);
   return e ? e : otherwise;
-}
-
-std::string parent_of(std::string_view path) {
-  auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? "" : std::string(path.substr(0, slash));
 }
 
 }  // namespace
@@ -119,7 +115,7 @@ SdistFacts read_sdist(const std::string& path, const Limits& limits) {
     if (!stays_inside("", name)) problem("WC401", "extracts outside the folder it is unpacked into", shown);
     const auto type = archive_entry_filetype(e);
     if (const char* link = archive_entry_symlink(e); link && type == AE_IFLNK) {
-      if (!stays_inside(parent_of(name), link))
+      if (!stays_inside(parent_dir(name), link))
         problem("WC401",
                 std::string("a symbolic link to ") + clip_for_display(link, 120) + ", outside the archive's root",
                 shown);

@@ -415,6 +415,17 @@ void read_attestations(std::string_view text, const std::string& name, Provenanc
 
 namespace {
 
+constexpr const char* kNoTrustRoot = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
+
+// Each attestation of `p` verified against the file `base` whose sha256 is `sha` (hex); the
+// attestation's bytes are dropped once verified.
+void verify_all(ProvenanceFacts& p, const TrustedRoot& root, const std::string& base, const std::string& sha) {
+  for (auto& a : p.attestations) {
+    a.result = verify_attestation(a.attestation, root, base, sha);
+    a.attestation = nullptr;
+  }
+}
+
 // The attestations of one file (a provenance object's bundles, or one attestation a file), moved
 // into `p`; what cannot be read is an error naming the attestation file.
 void read_attestation_file(const std::string& path, const std::string& name, uint64_t max_bytes, ProvenanceFacts& p) {
@@ -454,7 +465,7 @@ ProvenanceFacts gather_provenance(const std::string& path, const std::string& di
     }
     if (p.attestations.empty()) return p;
     if (!root) {
-      p.unverified_reason = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
+      p.unverified_reason = kNoTrustRoot;
       return p;
     }
     std::string why;
@@ -464,10 +475,7 @@ ProvenanceFacts gather_provenance(const std::string& path, const std::string& di
       p.attestations.clear();
       return p;
     }
-    for (auto& a : p.attestations) {
-      a.result = verify_attestation(a.attestation, *root, base, sha);
-      a.attestation = nullptr;  // verified: the bytes are not needed any more
-    }
+    verify_all(p, *root, base, sha);
   } catch (const std::exception& e) {
     // Whatever escapes (memory, a library's surprise) ends this file's provenance, not the run.
     p.errors.push_back(std::filesystem::path(path).filename().string() +
@@ -499,7 +507,7 @@ ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* r
   }
   if (p.attestations.empty()) return p;
   if (!root) {
-    p.unverified_reason = "no trust root: --trusted-root FILE or the policy's provenance.trusted_root";
+    p.unverified_reason = kNoTrustRoot;
     return p;
   }
   if (t.sha256.size() != 64 || !all_hex(t.sha256)) {
@@ -508,10 +516,7 @@ ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* r
     return p;
   }
   p.digest_from_index = true;
-  for (auto& a : p.attestations) {
-    a.result = verify_attestation(a.attestation, *root, base, t.sha256);
-    a.attestation = nullptr;
-  }
+  verify_all(p, *root, base, t.sha256);
   return p;
 }
 

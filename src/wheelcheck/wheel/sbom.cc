@@ -1,7 +1,6 @@
 #include "wheel/sbom.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -753,7 +752,7 @@ bool is_build_machine_path(std::string_view s) {
       s.remove_prefix(scheme.size() - (scheme.ends_with("localhost/") ? 1 : 0));
       break;
     }
-  if (s.size() > 3 && s[0] == '/' && std::isalpha(static_cast<unsigned char>(s[1])) && s[2] == ':') s.remove_prefix(1);
+  if (s.size() > 3 && s[0] == '/' && is_alpha(s[1]) && s[2] == ':') s.remove_prefix(1);
   if (s.size() > 4 && (s.starts_with("\\\\") || (s.starts_with("//") && s[2] != '/'))) {
     const size_t server_end = s.find_first_of("\\/", 2);
     return server_end != std::string_view::npos && server_end > 2 && server_end + 1 < s.size();
@@ -766,7 +765,7 @@ bool is_build_machine_path(std::string_view s) {
   // Windows build machines, any drive, either slash, any case: GitHub's D:\a\<repo> and
   // C:\hostedtoolcache, a user's profile or temp folder, Azure's and TeamCity's agents, Jenkins'
   // workspaces, AppVeyor's C:\projects.
-  if (s.size() > 5 && std::isalpha(static_cast<unsigned char>(s[0])) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')) {
+  if (s.size() > 5 && is_alpha(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')) {
     std::string rest = to_lower(s.substr(3));
     std::replace(rest.begin(), rest.end(), '\\', '/');
     for (std::string_view p : {"a/", "users/", "hostedtoolcache/", "windows/temp/", "temp/", "tmp/", "agent/_work/",

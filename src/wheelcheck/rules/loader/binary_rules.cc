@@ -148,6 +148,12 @@ std::string describe_dirs(const std::vector<SearchDir>& dirs) {
   return join(parts, ", ");
 }
 
+// A need the system provides: the platform tag's libraries, the policy's allowed ones, the driver's.
+bool system_need(const Policy& pol, const LinuxContext* lx, const std::string& need) {
+  return (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) ||
+         glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need);
+}
+
 // WC503 for one binary's needed libraries.
 void needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* lx, FindingSink& s) {
   const Policy& pol = s.policy();
@@ -156,8 +162,7 @@ void needed_libraries(ElfContext& cx, const BinaryFacts& b, const LinuxContext* 
   std::vector<std::string> unlinked;                                // needs of a binary nothing links
   std::map<std::string, std::vector<std::string>> not_found;        // why -> needs nowhere (errors)
   for (const auto& need : b.needed) {
-    if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
-    if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
+    if (system_need(pol, lx, need)) continue;
     // Through its search paths and siblings, or already in the process: a project whose import
     // loads its libraries (import torch: libtorch, libc10, and what they need, libcudart.so.13
     // among them) serves the need by soname, search path or not, when a wheel of the set ships it.
@@ -290,8 +295,7 @@ void search_path_safety(const ElfContext& cx, const BinaryFacts& b, const LinuxC
   // environment is among those searched.
   std::vector<std::string> searched_outside, searched_prefix;
   for (const auto& need : b.needed) {
-    if (lx && std::find(lx->libs.begin(), lx->libs.end(), need) != lx->libs.end()) continue;
-    if (glob_any(pol.linux.allowed_libraries, need) || glob_any(pol.cuda.driver_libraries, need)) continue;
+    if (system_need(pol, lx, need)) continue;
     // A declared dependency's library (WC503's warning names it): its import loads it first.
     if (std::any_of(cx.from_dependencies.begin(), cx.from_dependencies.end(),
                     [&](const auto& d) { return d.second.first.count(need) > 0; }))

@@ -435,7 +435,7 @@ SbomCoverage sbom_coverage(const WheelFacts& f) {
     std::vector<std::string> names = {to_lower(b.stem), to_lower(b.original)};
     if (b.stem.starts_with("lib")) names.push_back(to_lower(b.stem.substr(3)));
     std::string bare = b.stem;
-    while (!bare.empty() && std::isdigit(static_cast<unsigned char>(bare.back()))) bare.pop_back();
+    while (!bare.empty() && is_digit(bare.back())) bare.pop_back();
     if (bare != b.stem && !bare.empty()) names.push_back(to_lower(bare));
     if (const KnownLibrary* k = known_library(b.stem))
       for (auto n : k->names) names.emplace_back(n);
