@@ -2,19 +2,10 @@
 // time into a cache; skipped when there is no network).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <thread>
 
 #include "io/targets.h"
-
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -25,79 +16,18 @@ using testing::run_command;
 using testing::run_wheelcheck;
 using testing::shell_quote;
 
-// A range-capable static server (python3's http.server ignores Range headers; the stock one is
-// used too, for the whole-download path).
-const char* kRangeServer = R"PY(
-import http.server, os, re, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        path = self.translate_path(self.path)
-        m = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
-        if not m or not os.path.isfile(path):
-            return super().do_GET()
-        size = os.path.getsize(path)
-        lo, hi = int(m.group(1)), min(int(m.group(2)), size - 1)
-        with open(path, "rb") as f:
-            f.seek(lo)
-            body = f.read(hi - lo + 1)
-        self.send_response(206)
-        self.send_header("Content-Range", "bytes %d-%d/%d" % (lo, hi, size))
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-)PY";
-
+// python3's http.server (it ignores Range: the whole-download path), or the range-capable one.
 class LoopbackServer {
  public:
-  explicit LoopbackServer(const std::string& dir, bool ranges = false) {
-    if (ranges)
-      testing::write_file(dir + "/.range_server.py",
-                          std::vector<uint8_t>(kRangeServer, kRangeServer + std::strlen(kRangeServer)));
-    std::mt19937 rng(static_cast<unsigned>(::getpid()));
-    for (int attempt = 0; attempt < 5 && pid_ <= 0; ++attempt) {
-      port_ = 20000 + static_cast<int>(rng() % 30000);
-      pid_t pid = fork();
-      if (pid == 0) {
-        if (chdir(dir.c_str()) != 0) _exit(127);
-        freopen("/dev/null", "w", stderr);
-        freopen("/dev/null", "w", stdout);
-        if (ranges)
-          execlp("python3", "python3", ".range_server.py", std::to_string(port_).c_str(), (char*)nullptr);
-        else
-          execlp("python3", "python3", "-m", "http.server", std::to_string(port_).c_str(), "--bind", "127.0.0.1",
-                 (char*)nullptr);
-        _exit(127);
-      }
-      pid_ = pid;
-      for (int i = 0; i < 50; ++i) {  // wait until it answers
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (run_command("python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:" +
-                        std::to_string(port_) + "/')\"")
-                .exit_code == 0)
-          return;
-        int st;
-        if (waitpid(pid_, &st, WNOHANG) == pid_) break;  // died (port taken?)
-      }
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-      pid_ = -1;
-    }
-  }
-  ~LoopbackServer() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  bool up() const { return pid_ > 0; }
-  std::string url(const std::string& file) const { return "http://127.0.0.1:" + std::to_string(port_) + "/" + file; }
+  explicit LoopbackServer(const std::string& dir, bool ranges = false)
+      : server_(ranges ? testing::range_server_argv(dir)
+                       : std::vector<std::string>{"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"},
+                dir) {}
+  bool up() const { return server_.up(); }
+  std::string url(const std::string& file) const { return server_.url(file); }
 
  private:
-  pid_t pid_ = -1;
-  int port_ = 0;
+  testing::ChildServer server_;
 };
 
 TEST(Remote, RangeRequestsReadTheWheel) {
@@ -153,6 +83,9 @@ TEST(Remote, PackageIndexPages) {
       "a>\n"
       "<a href=\"../../files/demo-1.0.tar.gz\">demo-1.0.tar.gz</a></body></html>\n";
   testing::write_file(d.file("simple/demo/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
+  // The sdist the page lists is a member of the run too (issue 50), streamed like a wheel.
+  testing::write_sdist(d.file("files/demo-1.0.tar.gz"), "demo-1.0",
+                       "Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nSummary: test wheel\n\n");
   std::string json = R"({"meta": {"api-version": "1.1"}, "name": "demo", "files": [
       {"filename": "demo-1.0-py3-none-any.whl", "url": "../../files/demo-1.0-py3-none-any.whl", "hashes": {"sha256": "abc"}}]})";
   std::filesystem::create_directories(d.file("json/demo"));
@@ -162,8 +95,11 @@ TEST(Remote, PackageIndexPages) {
   auto r = run_wheelcheck({"check", server.url("simple/demo/"), "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["wheels"].size(), 2u);
+  ASSERT_EQ(j["wheels"].size(), 3u);
   EXPECT_EQ(j["wheels"][1]["path"], server.url("files/demo-1.1-cp312-cp312-manylinux_2_17_x86_64.whl"));
+  EXPECT_EQ(j["wheels"][2]["path"], server.url("files/demo-1.0.tar.gz"));
+  EXPECT_EQ(j["wheels"][2]["kind"], "sdist");
+  EXPECT_EQ(j["wheels"][2]["verdict"], "pass") << j["wheels"][2].dump();
   auto m = run_wheelcheck({"check", server.url("simple/demo/"), "--match", "*manylinux*", "--format", "json"});
   EXPECT_EQ(nlohmann::json::parse(m.out)["wheels"].size(), 1u);
   auto js = run_wheelcheck({"check", server.url("json/demo/")});
@@ -171,12 +107,61 @@ TEST(Remote, PackageIndexPages) {
   EXPECT_NE(js.out.find("demo-1.0-py3-none-any.whl"), std::string::npos);
   auto none = run_wheelcheck({"check", server.url("simple/demo/"), "--match", "*win*"});
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_NE(none.err.find("lists no wheels matching"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("lists no wheels or sdists matching"), std::string::npos) << none.err;
   // A page that cannot be read is a finding on that page (the run goes on), not a usage error.
   auto nope = run_wheelcheck({"check", server.url("nope/")});
   EXPECT_EQ(nope.exit_code, 1) << nope.err;
   EXPECT_NE(nope.out.find("WC404"), std::string::npos) << nope.out;
   EXPECT_NE(nope.out.find("HTTP status 404"), std::string::npos) << nope.out;
+}
+
+// A file whose bytes are not the ones the index page hashes is WC407 (pip refuses it): the body is
+// hashed as it streams (a server that honours ranges and one that does not), the wheel and the
+// sdist alike; a page with the right hashes passes. At --depth metadata nothing is hashed.
+TEST(Remote, IndexHashIsTheBytesServed) {
+  testing::TempDir d;
+  std::filesystem::create_directories(d.file("files"));
+  const std::string wheel =
+      std::filesystem::path(testing::WheelBuilder("demo", "1.0").add("demo/__init__.py", "").write(d.file("files")))
+          .filename();
+  testing::write_sdist(d.file("files/demo-1.0.tar.gz"), "demo-1.0",
+                       "Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nSummary: test wheel\n\n");
+  auto sha = [&](const std::string& file) {
+    auto r = testing::run_command("sha256sum " + testing::shell_quote(d.file("files/" + file)));
+    return r.out.substr(0, 64);
+  };
+  const std::string wrong(64, 'e');
+  auto page = [&](const std::string& dir, const std::string& wheel_hash, const std::string& sdist_hash) {
+    std::filesystem::create_directories(d.file(dir));
+    std::string html = "<a href=\"../../files/" + wheel + "#sha256=" + wheel_hash + "\">" + wheel +
+                       "</a>\n<a href=\"../../files/demo-1.0.tar.gz#sha256=" + sdist_hash + "\">demo-1.0.tar.gz</a>\n";
+    testing::write_file(d.file(dir + "/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
+  };
+  page("good/demo", sha(wheel), sha("demo-1.0.tar.gz"));
+  page("bad/demo", wrong, wrong);
+  for (bool ranges : {true, false}) {
+    LoopbackServer server(d.path(), ranges);
+    if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
+    auto good = run_wheelcheck({"check", server.url("good/demo/")});
+    EXPECT_EQ(good.exit_code, 0) << "ranges " << ranges << "\n" << good.out << good.err;
+    EXPECT_EQ(good.out.find("WC407"), std::string::npos) << good.out;
+    auto bad = run_wheelcheck({"check", "--format", "json", server.url("bad/demo/")});
+    EXPECT_EQ(bad.exit_code, 1) << bad.err;
+    const auto j = nlohmann::json::parse(bad.out);
+    ASSERT_EQ(j["wheels"].size(), 2u) << bad.out;
+    for (const auto& w : j["wheels"]) {
+      bool flagged = false;
+      for (const auto& f : w["findings"])
+        flagged |= f["rule"] == "WC407" &&
+                   f["message"].get<std::string>().find("index page gives " + wrong) != std::string::npos;
+      EXPECT_TRUE(flagged) << "ranges " << ranges << ": " << w.dump();
+    }
+    // Metadata depth reads a few ranges of the wheel: no hash, no WC407 on it. (A server that ignores
+    // Range sends it whole, and what was downloaded whole is hashed.)
+    auto shallow = run_wheelcheck({"check", "--depth", "metadata", "--format", "json", server.url("bad/demo/")});
+    const auto sj = nlohmann::json::parse(shallow.out);
+    EXPECT_EQ(sj["wheels"][0]["findings"].dump().find("WC407") == std::string::npos, ranges) << shallow.out;
+  }
 }
 
 // A page of a million files, HTML and PEP 691 JSON alike: links are filtered while parsing, at most

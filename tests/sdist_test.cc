@@ -131,16 +131,7 @@ TEST(Sdist, StaticFieldsAgreeWithTheWheels) {
   testing::TempDir dir;
   auto run = [&](const std::string& pkg_info, const std::string& wheel_requires) {
     testing::TempDir d;
-    const std::string script =
-        "import io, sys, tarfile\n"
-        "data = sys.argv[2].encode()\n"
-        "with tarfile.open(sys.argv[1], 'w:gz') as t:\n"
-        "    ti = tarfile.TarInfo('demo-1.0/PKG-INFO'); ti.size = len(data); t.addfile(ti, io.BytesIO(data))\n";
-    testing::write_file(d.file("mk.py"), std::vector<uint8_t>(script.begin(), script.end()));
-    auto r =
-        testing::run_command("python3 " + testing::shell_quote(d.file("mk.py")) + " " +
-                             testing::shell_quote(d.file("demo-1.0.tar.gz")) + " " + testing::shell_quote(pkg_info));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    testing::write_sdist(d.file("demo-1.0.tar.gz"), "demo-1.0", pkg_info);
     testing::WheelBuilder w("demo", "1.0");
     w.add("demo/__init__.py", "");
     if (!wheel_requires.empty()) w.requires_dist(wheel_requires);
@@ -160,6 +151,57 @@ TEST(Sdist, StaticFieldsAgreeWithTheWheels) {
   EXPECT_FALSE(has(dynamic, "WC720")) << dynamic.dump();
   EXPECT_FALSE(
       has(run("Metadata-Version: 2.1\nName: demo\nVersion: 1.0\nRequires-Dist: numpy>=2\n\n", "numpy>=1.26"), "WC720"));
+}
+
+// Where the policy asks for static metadata (sdist.require_static_metadata), PKG-INFO before
+// Metadata-Version 2.2 is WC722; by default it is not.
+TEST(Sdist, StaticMetadataRequiredByThePolicy) {
+  testing::TempDir d;
+  testing::write_sdist(d.file("old-1.0.tar.gz"), "old-1.0", "Metadata-Version: 2.1\nName: old\nVersion: 1.0\n\n");
+  testing::write_sdist(d.file("new-1.0.tar.gz"), "new-1.0", "Metadata-Version: 2.2\nName: new\nVersion: 1.0\n\n");
+  const std::string policy = R"({"extends": "default", "sdist": {"require_static_metadata": true}})";
+  testing::write_file(d.file("static.json"), std::vector<uint8_t>(policy.begin(), policy.end()));
+  auto judged = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"check", "--format", "json", d.file("old-1.0.tar.gz"), d.file("new-1.0.tar.gz")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = testing::run_wheelcheck(args);
+    EXPECT_LE(r.exit_code, 1) << r.err;
+    std::map<std::string, json> out;
+    const json report = json::parse(r.out);
+    for (const auto& w : report["wheels"]) out[std::filesystem::path(w["path"].get<std::string>()).filename()] = w;
+    return out;
+  };
+  auto plain = judged({});
+  EXPECT_FALSE(has(plain["old-1.0.tar.gz"], "WC722")) << plain["old-1.0.tar.gz"].dump();
+  auto strict = judged({"--policy", d.file("static.json")});
+  EXPECT_TRUE(has(strict["old-1.0.tar.gz"], "WC722", "Metadata-Version 2.1: before 2.2 nothing says which fields"))
+      << strict["old-1.0.tar.gz"].dump();
+  EXPECT_FALSE(has(strict["new-1.0.tar.gz"], "WC722")) << strict["new-1.0.tar.gz"].dump();
+}
+
+// inspect shows an sdist's PKG-INFO and which fields are Dynamic, in text and JSON.
+TEST(Sdist, InspectShowsMetadataAndDynamicFields) {
+  testing::TempDir d;
+  testing::write_sdist(d.file("demo-1.0.tar.gz"), "demo-1.0",
+                       "Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nRequires-Dist: numpy>=2\n"
+                       "Dynamic: Requires-Dist\nDynamic: Classifier\n\n");
+  auto text = testing::run_wheelcheck({"inspect", d.file("demo-1.0.tar.gz")});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("source distribution"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Requires-Dist: numpy>=2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("dynamic   Requires-Dist, Classifier"), std::string::npos) << text.out;
+  auto js = testing::run_wheelcheck({"inspect", "--format", "json", d.path()});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const json j = json::parse(js.out);
+  ASSERT_EQ(j["wheels"].size(), 1u) << js.out;
+  const json& sd = j["wheels"][0];
+  EXPECT_EQ(sd["kind"], "sdist");
+  EXPECT_EQ(sd["format"], "tar.gz");
+  EXPECT_EQ(sd["pkg_info"]["Name"], "demo");
+  EXPECT_EQ(sd["dynamic"], json::array({"Requires-Dist", "Classifier"}));
+  // The hash taken as the archive streamed is the file's (sha256sum's).
+  auto sum = testing::run_command("sha256sum " + testing::shell_quote(d.file("demo-1.0.tar.gz")));
+  EXPECT_EQ(sd["sha256"], sum.out.substr(0, 64));
 }
 
 TEST(Sdist, Pep625Names) {

@@ -128,6 +128,18 @@ std::string fake_interpreter(const TempDir& dir, const char* script, const std::
   return path;
 }
 
+void write_sdist(const std::string& path, const std::string& top, const std::string& pkg_info) {
+  static const char* script =
+      "import io, sys, tarfile\n"
+      "with tarfile.open(sys.argv[1], 'w:gz') as t:\n"
+      "    for name, data in ((sys.argv[2] + '/PKG-INFO', sys.argv[3].encode()), (sys.argv[2] + '/src/m.py', b'x = "
+      "1\\n')):\n"
+      "        ti = tarfile.TarInfo(name); ti.size = len(data); t.addfile(ti, io.BytesIO(data))\n";
+  RunResult r = run_command("python3 -c " + shell_quote(script) + " " + shell_quote(path) + " " + shell_quote(top) +
+                            " " + shell_quote(pkg_info));
+  if (r.exit_code != 0) ADD_FAILURE() << "writing the sdist " << path << ": " << r.err;
+}
+
 std::string schema_complaints(const std::vector<std::string>& files, bool* unavailable) {
   const char* home = std::getenv("HOME");
   std::string cache = std::string(home && *home ? home : "/tmp") + "/.cache/wheelcheck-tests/schemas";
@@ -217,6 +229,33 @@ std::string dump(const std::vector<Finding>& fs) {
 }
 
 bool says(const std::vector<Finding>& fs, const std::string& text) { return dump(fs).find(text) != std::string::npos; }
+
+std::vector<std::string> range_server_argv(const std::string& dir) {
+  static const char* script = R"PY(
+import http.server, os, re, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        path = self.translate_path(self.path)
+        m = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if not m or not os.path.isfile(path):
+            return super().do_GET()
+        size = os.path.getsize(path)
+        lo, hi = int(m.group(1)), min(int(m.group(2)), size - 1)
+        with open(path, "rb") as f:
+            f.seek(lo)
+            body = f.read(hi - lo + 1)
+        self.send_response(206)
+        self.send_header("Content-Range", "bytes %d-%d/%d" % (lo, hi, size))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+)PY";
+  std::ofstream(dir + "/.range_server.py", std::ios::binary) << script;
+  return {"python3", ".range_server.py", "{port}"};
+}
 
 std::string python_with_packaging() {
   for (const char* py : {"/usr/bin/python3", "python3"}) {

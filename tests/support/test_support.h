@@ -34,6 +34,10 @@ std::string shell_quote(const std::string& s);
 // python3 with MODE as its argument: a fake interpreter for wheelsmoke's artifact mode.
 std::string fake_interpreter(const TempDir& dir, const char* script, const std::string& mode);
 
+// An sdist at `path` written by Python's tarfile (gzip): `top`/PKG-INFO holding `pkg_info` and
+// `top`/src/m.py. A failed write is the test's failure.
+void write_sdist(const std::string& path, const std::string& top, const std::string& pkg_info);
+
 // Validates report files against their consumers' schemas (tests/tools/validate_reports.py): *.xml
 // against Jenkins xunit-plugin's junit-10.xsd, *.sarif against the OASIS SARIF 2.1.0 schema.
 // Returns the complaints ("" when every file is valid); `unavailable` is set when the schemas could
@@ -72,6 +76,10 @@ class ChildServer {
  private:
   int pid_ = -1, port_ = 0;
 };
+
+// A static file server over `dir` that honours Range (python3's http.server ignores it): argv for
+// ChildServer (run with `dir` as its cwd); writes its script into `dir`.
+std::vector<std::string> range_server_argv(const std::string& dir);
 
 // A python3 that can import `packaging`, or "" (the differential test skips then).
 std::string python_with_packaging();

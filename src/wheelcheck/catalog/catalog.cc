@@ -98,6 +98,10 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "zip structure PyPI's upload check refuses though installers read it (per-entry comments, data descriptors, "
        "stray or duplicate extra fields, ZIP64 extras it reads otherwise; an error in the pypi policy)",
        "core"},
+      {"WC407", S::error,
+       "the file's sha256 differs from the one its index page gives (PEP 503 #sha256= or PEP 691 hashes): pip "
+       "refuses it",
+       "core"},
       {"WC501", S::error, "binary architecture differs from the platform tag", "binaries"},
       {"WC502", S::error, "versioned symbols (GLIBC, GLIBCXX, CXXABI, GCC) newer than the manylinux tag allows",
        "binaries"},
@@ -177,7 +181,10 @@ std::span<const RuleInfo> wheelcheck_rules() {
        "sdist: a field PKG-INFO does not mark Dynamic differs from the wheels of its version (PEP 643)", "release set"},
       {"WC721", S::error, "sdist: file name not {normalized_name}-{version}.tar.gz, or not PKG-INFO's (PEP 625)",
        "core"},
-      {"WC722", S::error, "sdist: PKG-INFO missing, unreadable, or without Name and Version", "core"},
+      {"WC722", S::error,
+       "sdist: PKG-INFO missing, unreadable, or without Name and Version; or Metadata-Version before 2.2 where "
+       "sdist.require_static_metadata asks for static metadata",
+       "core"},
       {"WC801", S::error,
        "variant label and variant.json disagree (a label without variant.json or the reverse, 'variants' not exactly "
        "the label, properties on 'null' or none on another label)",

@@ -231,6 +231,14 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "Rebuild with a seekable zip writer (the wheel and build backends' own writers), not a streaming one.",
        "warning WC406  demo/__init__.py: a data descriptor follows the entry's data (flag bit 3) (PyPI's upload "
        "check refuses it)"},
+      {"WC407",
+       "A wheel or sdist read from an index page (a remote full check, or any sdist) hashes to the sha256 the page "
+       "gives for it (PEP 503 #sha256= fragment, PEP 691 hashes); the body is hashed as it downloads, no second pass.",
+       "pip verifies that hash and refuses the file: what the index serves is not what was published (a corrupt "
+       "mirror, a replaced file, a cache serving another build).",
+       "Re-upload or re-mirror the file, or fix the index that writes the hash.",
+       "error   WC407  the file's sha256 is 3b1f...; but the index page gives 9c04...: these are not the bytes the "
+       "index published"},
       {"WC501", "Every binary's architecture matches the platform tag (x86_64, aarch64, arm64, universal2 slices...).",
        "A wheel installs on a machine where its code cannot load.",
        "Build on (or cross-compile for) the tagged architecture; fix the tag.",
@@ -473,7 +481,9 @@ std::span<const RuleHelp> wheelcheck_rule_help() {
        "PyPI and installers find sdists by that name; a mismatch uploads or resolves the wrong project or version.",
        "Build with a current build backend (PEP 625 names), or rename to what PKG-INFO says.",
        "error   WC721  'Demo-Pkg-1.0.tar.gz' should be 'demo_pkg-1.0.tar.gz': the name is not normalised and escaped"},
-      {"WC722", "An sdist has PKG-INFO in its top-level folder, readable, with Name and Version.",
+      {"WC722",
+       "An sdist has PKG-INFO in its top-level folder, readable, with Name and Version; where the policy sets "
+       "sdist.require_static_metadata, its Metadata-Version is 2.2 or later.",
        "Without it an installer must build the sdist to learn what it is, and PyPI refuses the upload.",
        "Build the sdist with a PEP 517 backend (python -m build --sdist).",
        "error   WC722  PKG-INFO: no PKG-INFO in the archive's top-level folder (demo-1.0/PKG-INFO)"},

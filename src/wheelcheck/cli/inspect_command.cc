@@ -19,7 +19,10 @@ namespace wc {
 int run_inspect(const InspectArgs& a) {
   const auto& [targets, format, output, policy_spec, depth] = a;
   if (format != "text" && format != "json") throw CLI::ValidationError("--format", "inspect prints text or json");
-  auto paths = expand_targets(targets);
+  // Wheels and sdists (PEP 625) as named, found in folders or listed by index pages.
+  std::vector<TargetRef> refs;
+  for (auto& r : expand_target_refs(targets))
+    if (!r.variants_index) refs.push_back(std::move(r));
   std::ofstream file;
   if (!output.empty()) {
     file.open(output, std::ios::binary | std::ios::trunc);
@@ -32,9 +35,16 @@ int run_inspect(const InspectArgs& a) {
   nlohmann::json all = nlohmann::json::array();
   // All at once: the wheels named together are each other's install set, and each binary's
   // undefined symbols are bound against it as WC514 binds them.
-  std::vector<WheelFacts> run = analyze_all(paths, opt, 1);
+  std::vector<WheelFacts> run = analyze_all(refs, opt, 1);
   InstallSetIndex index(run);
   for (const auto& f : run) {
+    if (f.sdist) {
+      if (format == "json")
+        all.push_back(sdist_facts_to_json(f));
+      else
+        print_sdist_text(f, out);
+      continue;
+    }
     std::vector<SymbolBinding> bindings =
         symbol_bindings(f, install_set_for(f, run, &index, policy.cuda.import_loaded), policy);
     CudaFacts cuda = derive_cuda_facts(f, policy.cuda);
@@ -86,6 +96,7 @@ int run_inspect(const InspectArgs& a) {
 const char* const kInspectFooter = R"(Examples:
   wheelcheck inspect dist/torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl
   wheelcheck inspect --format json dist/*.whl
+  wheelcheck inspect dist/mypkg-1.0.tar.gz      # an sdist: PKG-INFO and which fields are Dynamic
 
 Environment: the WHEELCHECK_HTTP_* variables and NETRC, as for check (see check --help).
 Exit codes: 0 facts printed, 2 usage error or a wheel that cannot be opened.)";

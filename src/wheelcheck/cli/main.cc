@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   c->footer(kCheckFooter);
 
   InspectArgs inspect;
-  auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels");
-  i->add_option("targets", inspect.targets, "Wheel files, directories, URLs")->required();
+  auto* i = app.add_subcommand("inspect", "Print the facts extracted from wheels and sdists");
+  i->add_option("targets", inspect.targets, "Wheel and sdist files, directories, URLs, index pages")->required();
   i->add_option("-f,--format", inspect.format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

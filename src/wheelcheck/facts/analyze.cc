@@ -714,6 +714,7 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
   f.filename = parse_wheel_filename(target_basename(f.path));
   analyze_into(src, opt, f);
   src.settle();
+  f.content_sha256 = src.content_sha256();
   f.bytes_read = src.bytes_read();
   f.http_requests = src.requests();
   f.http_connections = src.connections();

@@ -3,10 +3,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include <filesystem>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <memory>
 #include <set>
 
+#include "util/digest.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/filename.h"
@@ -42,6 +45,44 @@ std::string error_of(archive* a, const char* otherwise) {
   return e ? e : otherwise;
 }
 
+// libarchive's reader over a Source: blocks in order from byte 0, each hashed as it passes; a
+// source's IoError becomes libarchive's fatal error with the same words.
+struct Feed {
+  Source& src;
+  uint64_t at = 0;
+  Digest sha{"sha256"};
+  std::vector<char> block = std::vector<char>(256 << 10);
+  std::string error{};
+  bool in_order = true;  // no seek yet: the hash is the file's
+
+  static la_int64_t seek(archive*, void* self, la_int64_t offset, int whence) {
+    auto* f = static_cast<Feed*>(self);
+    const auto size = static_cast<la_int64_t>(f->src.size());
+    la_int64_t to = whence == SEEK_SET   ? offset
+                    : whence == SEEK_CUR ? static_cast<la_int64_t>(f->at) + offset
+                                         : size + offset;
+    if (to < 0) return ARCHIVE_FATAL;
+    if (static_cast<uint64_t>(to) != f->at) f->in_order = false;
+    f->at = static_cast<uint64_t>(std::min(to, size));
+    return static_cast<la_int64_t>(f->at);
+  }
+
+  static la_ssize_t read(archive* a, void* self, const void** out) {
+    auto* f = static_cast<Feed*>(self);
+    try {
+      size_t n = f->src.read_at(f->at, f->block.data(), f->block.size());
+      if (f->in_order) f->sha.update(f->block.data(), n);
+      f->at += n;
+      *out = f->block.data();
+      return static_cast<la_ssize_t>(n);
+    } catch (const std::exception& e) {
+      f->error = e.what();
+      archive_set_error(a, EIO, "%s", e.what());
+      return -1;
+    }
+  }
+};
+
 }  // namespace
 
 std::string pep625_sdist_name(const std::string& name, const std::string& version) {
@@ -49,24 +90,35 @@ std::string pep625_sdist_name(const std::string& name, const std::string& versio
   return escape_name(name) + "-" + (v ? v->normalized() : version) + ".tar.gz";
 }
 
-SdistFacts read_sdist(const std::string& path, const Limits& limits) {
+SdistFacts read_sdist(const std::string& location, const Limits& limits) {
+  std::unique_ptr<Source> src;
+  try {
+    src = open_source(location, ReadPlan::whole);
+  } catch (const std::exception& e) {
+    SdistFacts out;
+    out.problems.push_back({"WC404", std::string("cannot be read: ") + e.what(), ""});
+    return out;
+  }
+  SdistFacts out = read_sdist(*src, limits);
+  src->settle();
+  return out;
+}
+
+SdistFacts read_sdist(Source& src, const Limits& limits) {
   SdistFacts out;
   auto problem = [&](const char* rule, std::string message, std::string entry = "") {
     if (out.problems.size() < 50) out.problems.push_back({rule, std::move(message), std::move(entry)});
   };
-  std::error_code ec;
-  const uint64_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    problem("WC404", "cannot be read: " + ec.message());
-    return out;
-  }
+  const uint64_t file_size = src.size();
   out.compressed = file_size;
+  Feed feed{src};
   std::unique_ptr<archive, ArchiveFree> a(archive_read_new());
   archive_read_support_filter_all(a.get());
   archive_read_support_format_tar(a.get());
   archive_read_support_format_gnutar(a.get());
-  archive_read_support_format_zip(a.get());
-  if (archive_read_open_filename(a.get(), path.c_str(), 64 << 10) != ARCHIVE_OK) {
+  archive_read_support_format_zip(a.get());  // seekable: the central directory, as pip's zipfile reads it
+  archive_read_set_seek_callback(a.get(), &Feed::seek);
+  if (archive_read_open(a.get(), &feed, nullptr, &Feed::read, nullptr) != ARCHIVE_OK) {
     problem("WC404", std::string("not a tar or zip archive: ") + error_of(a.get(), "unreadable"));
     return out;
   }
@@ -172,6 +224,22 @@ SdistFacts read_sdist(const std::string& path, const Limits& limits) {
     }
   }
   if (out.entries == 0 && out.problems.empty()) problem("WC404", "an empty archive");
+  // What follows the archive's end marker (tar's padding, a zip's central directory) is read too,
+  // so the hash is the file's; only when nothing stopped the walk early.
+  if (out.problems.empty() || std::all_of(out.problems.begin(), out.problems.end(), [](const SdistProblem& p) {
+        return p.rule != std::string("WC404") && p.rule != std::string("WC403");
+      })) {
+    try {
+      for (size_t n; feed.in_order && feed.at < file_size &&
+                     (n = src.read_at(feed.at, feed.block.data(), feed.block.size())) > 0;) {
+        feed.sha.update(feed.block.data(), n);
+        feed.at += n;
+      }
+      if (feed.at == file_size && feed.in_order) out.sha256 = feed.sha.digest_hex();
+    } catch (const std::exception& e) {
+      problem("WC404", std::string("the end of the file cannot be read: ") + e.what());
+    }
+  }
   if (tops.size() == 1) out.top = *tops.begin();
   if (!out.pkg_info && out.pkg_info_problem.empty())
     out.pkg_info_problem =

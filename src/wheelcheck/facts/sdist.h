@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/source.h"
 #include "policy/policy.h"
 #include "wheel/metadata.h"
 
@@ -26,11 +27,17 @@ struct SdistFacts {
   std::string pkg_info_problem;        // why PKG-INFO is missing or was not read
   std::vector<SdistProblem> problems;
   uint64_t entries = 0, uncompressed = 0, compressed = 0;
+  // The file's sha256 (lower-case hex), hashed as the archive streamed past: "" when the reader
+  // stopped before the last byte (a problem above says why).
+  std::string sha256{};
 };
 
-// Reads the sdist at `path` within `limits` (entry count, total size, compression ratio, path length,
-// metadata size); never throws: what cannot be read is a WC404 problem.
-SdistFacts read_sdist(const std::string& path, const Limits& limits);
+// Reads the sdist in `src` once, in order, within `limits` (entry count, total size, compression
+// ratio, path length, metadata size); never throws: what cannot be read (a local file or a body
+// streamed over HTTP that fails) is a WC404 problem.
+SdistFacts read_sdist(Source& src, const Limits& limits);
+// The same for a path or an http(s) URL (streamed once: ReadPlan::whole).
+SdistFacts read_sdist(const std::string& location, const Limits& limits);
 
 // PEP 625's file name for a project and version: the name normalised and escaped ("my_pkg"), the
 // version as given, ".tar.gz".

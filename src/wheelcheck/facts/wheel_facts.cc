@@ -41,6 +41,36 @@ static json header_json(const HeaderFile& h) {
   return j;
 }
 
+json sdist_facts_to_json(const WheelFacts& f) {
+  const SdistFacts& sd = f.sdist_facts;
+  json j = {{"kind", "sdist"},     {"path", f.path},        {"size", f.file_size},
+            {"format", sd.format}, {"entries", sd.entries}, {"uncompressed", sd.uncompressed},
+            {"top", sd.top}};
+  if (!sd.sha256.empty()) j["sha256"] = sd.sha256;
+  json problems = json::array();
+  for (const auto& u : f.unreadable) problems.push_back({{"rule", "WC404"}, {"message", u.message}});
+  for (const auto& p : sd.problems) problems.push_back({{"rule", p.rule}, {"message", p.message}, {"entry", p.entry}});
+  j["problems"] = problems;
+  if (!sd.pkg_info) {
+    j["pkg_info"] = nullptr;
+    j["pkg_info_problem"] = sd.pkg_info_problem;
+    return j;
+  }
+  // Every field as written (repeated ones as lists), and the ones PEP 643 lets a build change.
+  json fields = json::object();
+  for (const auto& [k, v] : sd.pkg_info->fields) {
+    if (!fields.contains(k))
+      fields[k] = v;
+    else if (fields[k].is_array())
+      fields[k].push_back(v);
+    else
+      fields[k] = json::array({fields[k], v});
+  }
+  j["pkg_info"] = fields;
+  j["dynamic"] = sd.pkg_info->get_all("Dynamic");
+  return j;
+}
+
 json facts_to_json(const WheelFacts& f) {
   const WheelFilename& fn = f.filename;
   json name = {{"valid", fn.valid}};

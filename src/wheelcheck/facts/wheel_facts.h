@@ -112,6 +112,9 @@ struct WheelFacts {
   uint64_t reinflated_bytes = 0;
   bool metadata_depth = false;  // read at --depth metadata: entries not hashed, binaries by their headers
   uint64_t bytes_read = 0;      // bytes moved from the file or over HTTP to check it
+  // The file's sha256 (hex) when the read hashed every byte in order (a remote full read, an
+  // sdist), and the one the index page gave for it (WC407 when both are known and differ).
+  std::string content_sha256, index_sha256;
   uint64_t http_requests = 0, http_connections = 0;  // what reading it remotely cost
   // Only the core metadata the index serves beside the wheel was read (PEP 658/714, --depth
   // metadata): no archive, no dist-info layout, no binaries.
@@ -148,6 +151,8 @@ struct WheelFacts {
 };
 
 nlohmann::json facts_to_json(const WheelFacts& f);
+// An sdist's facts: its container, entries, PKG-INFO's fields and which of them are Dynamic.
+nlohmann::json sdist_facts_to_json(const WheelFacts& f);
 
 // What pip and pypa/installer write for the wheel: each regular file's install path
 // (InstallTarget::key(): site-packages paths as they are, `<scripts>/x`, `<headers>/x`, `<data>/x`)

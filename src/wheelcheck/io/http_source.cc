@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "io/source.h"
+#include "util/digest.h"
 #include "util/parse.h"
 #include "util/strings.h"
 
@@ -473,6 +474,7 @@ class Spool {
   // From the transfer: the bytes at `off` (always where the spool ends).
   bool append(uint64_t off, const char* p, size_t n) {
     if (off != have_ || cancelled_) return false;
+    sha_.update(p, n);  // in order, from byte 0: the body's hash at no second pass
     for (size_t done = 0; done < n;) {
       ssize_t w = ::pwrite(fd_, p + done, n - done, static_cast<off_t>(off + done));
       if (w < 0 && errno == EINTR) continue;
@@ -494,6 +496,8 @@ class Spool {
   }
   void cancel() { cancelled_ = true; }
   uint64_t have() const { return have_; }
+  // Once the transfer has ended (its thread joined): the sha256 of what arrived.
+  std::string digest_hex() { return sha_.digest_hex(); }
   // Waits until [off, off + n) is here (or the stream failed: IoError with its reason).
   void read(uint64_t off, void* buf, size_t n, const std::string& shown) {
     {
@@ -516,6 +520,7 @@ class Spool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::string error_;
+  Digest sha_{"sha256"};
 };
 
 class HttpSource : public Source {
@@ -525,7 +530,8 @@ class HttpSource : public Source {
         shown_(display_url(url_)),
         deadline_(Clock::now() + std::chrono::seconds(options().wheel_seconds)) {
     Reply r = perform(url_, "0-0", 1 << 16, "", deadline_, conn_);
-    if (r.too_big) r.too_big = false, r.code = CURLE_OK;  // a 200 to a range probe: only its status matters
+    const bool whole_reply = r.code == CURLE_OK && r.status == 200;  // the probe's reply was the whole body
+    if (r.too_big) r.too_big = false, r.code = CURLE_OK;             // a 200 to a range probe: only its status matters
     require_ok(r, url_, {200, 206}, 1 << 16);
     fetched_ += r.body.size();
     if (r.status == 206) {
@@ -536,6 +542,12 @@ class HttpSource : public Source {
       size_ = cr->total;
       // A whole read: the body streams once, from byte 0, and every read is served from it.
       if (plan == ReadPlan::whole) start_stream(true);
+    } else if (whole_reply) {
+      // The server ignores Range and the file fit in the probe's reply: that is the body.
+      spool_ = std::make_unique<Spool>(shown_);
+      spool_->append(0, r.body.data(), r.body.size());
+      size_ = spool_->have();
+      sha256_ = spool_->digest_hex();
     } else {
       // The server ignores Range: one whole download, streamed to the spool, bounded.
       size_ = kMaxWholeDownload;  // until the download ends
@@ -544,6 +556,7 @@ class HttpSource : public Source {
       stream_.reset();
       if (!stream_error_.empty()) throw IoError(stream_error_);
       size_ = spool_->have();
+      sha256_ = spool_->digest_hex();
     }
   }
 
@@ -558,10 +571,13 @@ class HttpSource : public Source {
   // them and its request: wait for it (stopping it first if the body is no longer needed).
   void settle() override {
     if (!stream_) return;
-    if (spool_->have() < size_) spool_->cancel();
+    const bool whole = spool_->have() >= size_;
+    if (!whole) spool_->cancel();
     stream_->join();
     stream_.reset();
+    if (whole && stream_error_.empty() && spool_->have() == size_) sha256_ = spool_->digest_hex();
   }
+  std::string content_sha256() const override { return sha256_; }
 
   uint64_t size() const override { return size_; }
   const std::string& display_name() const override { return shown_; }  // never the credentials
@@ -744,6 +760,7 @@ class HttpSource : public Source {
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<std::thread> stream_;
   std::string stream_error_;
+  std::string sha256_;  // the whole body's, once it all streamed in order
   std::list<std::shared_ptr<const Span>> lru_;
   uint64_t cached_ = 0, last_end_ = UINT64_MAX, readahead_ = kMinRequest;
   std::atomic<uint64_t> fetched_{0};

@@ -32,6 +32,10 @@ class Source {
   // Ends what is still in flight once the reader is done (a streamed body whose last bytes arrived
   // before its transfer was counted, or one no longer needed), so the costs above are final.
   virtual void settle() {}
+  // The sha256 (lower-case hex) of the whole file when its bytes all streamed past in order (a
+  // remote full read hashes the body as it arrives, at no second pass); "" otherwise. Final once
+  // settle() returned.
+  virtual std::string content_sha256() const { return ""; }
 
   // A hint from the reader (a no-op for local files): byte ranges [first, second) about to be read.
   // A remote source fetches them together, coalesced and in parallel.

@@ -272,7 +272,8 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
   IndexPage links = parse_index_page(
       body, display_url(page),
       [&](std::string_view name) {
-        return (name.ends_with(".whl") && (match.empty() || glob_match(match, name))) ||
+        return ((name.ends_with(".whl") || looks_like_sdist(std::string(name))) &&
+                (match.empty() || glob_match(match, name))) ||
                name.ends_with("-variants.json");
       },
       cap);
@@ -280,7 +281,7 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
   body.shrink_to_fit();
   if (links.left_out && notes)
     notes->push_back(display_url(page) + ": " + std::to_string(links.left_out) + " of its " +
-                     std::to_string(links.links.size() + links.left_out) + " wheel links" +
+                     std::to_string(links.links.size() + links.left_out) + " wheel and sdist links" +
                      (match.empty() ? "" : " matching '" + match + "'") + " were left out (at most " +
                      std::to_string(cap) + " are read from one page; WHEELCHECK_INDEX_MAX_LINKS sets it)");
   std::vector<TargetRef> out;
@@ -289,14 +290,15 @@ static std::vector<TargetRef> index_wheels(const std::string& page, const std::s
   for (auto& l : links.links) {
     std::string md = l.metadata ? l.url + ".metadata" : "";
     bool index_file = l.filename.ends_with("-variants.json");
+    bool sdist = !index_file && looks_like_sdist(l.filename);
     wheels += !index_file;
-    out.push_back({std::move(l.url), std::move(md), std::move(l.metadata_sha256), std::move(l.sha256), "", index_file,
-                   std::move(l.fragment)});
+    out.push_back({std::move(l.url), sdist ? "" : std::move(md), std::move(l.metadata_sha256), std::move(l.sha256), "",
+                   index_file, std::move(l.fragment), sdist});
     out.back().from_index = true;
     out.back().provenance_url = std::move(l.provenance_url);
   }
   if (wheels == 0)
-    throw NoWheels(display_url(page) + ": the index page lists no wheels" +
+    throw NoWheels(display_url(page) + ": the index page lists no wheels or sdists" +
                    (match.empty() ? "" : " matching '" + match + "'") + " (" + std::to_string(links.seen) + " links)");
   return out;
 }
@@ -358,7 +360,7 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
 std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match) {
   std::vector<std::string> out;
   for (auto& r : expand_target_refs(targets, match))
-    if (!r.variants_index) out.push_back(std::move(r.location));
+    if (!r.variants_index && !r.sdist) out.push_back(std::move(r.location));
   return out;
 }
 

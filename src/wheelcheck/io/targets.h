@@ -55,7 +55,7 @@ std::vector<TargetRef> expand_target_refs(const std::vector<std::string>& target
 
 // Expands command-line targets: directories (recursively, *.whl, sorted), files and wheel URLs as
 // given, and package index project pages (PEP 503 HTML or PEP 691 JSON, any http(s) URL not
-// ending in .whl) into their wheel links. `match` (a glob on file names) filters index links.
+// ending in .whl) into their wheel links; sdists are left out. `match` (a glob on file names) filters index links.
 // Throws std::runtime_error naming the target that does not exist or holds no wheels.
 std::vector<std::string> expand_targets(const std::vector<std::string>& targets, const std::string& match = "");
 // Parses an index page body fetched from `page_url`; throws std::runtime_error on malformed JSON.

@@ -48,16 +48,22 @@ WheelFacts unreadable_target(const TargetRef& t, const std::string& why) {
 // extracted); its provenance is gathered with every other file's.
 WheelFacts sdist_target(const TargetRef& t, const Limits& limits) {
   WheelFacts f;
-  f.path = t.location;
+  f.path = display_url(t.location);
   f.sdist = true;
-  std::error_code ec;
-  f.file_size = fs::file_size(t.location, ec);
-  if (ec) {
-    f.unreadable.push_back({"cannot be read: " + ec.message(), "", 0});
+  std::unique_ptr<Source> src;
+  try {
+    src = open_source(t.location, ReadPlan::whole);  // a URL streams once, hashed as it arrives
+  } catch (const IoError& e) {
+    f.unreadable.push_back({std::string("cannot be read: ") + e.what(), "", 0});
     return f;
   }
-  f.sdist_facts = read_sdist(t.location, limits);
-  f.bytes_read = f.file_size;
+  f.file_size = src->size();
+  f.sdist_facts = read_sdist(*src, limits);
+  src->settle();
+  f.content_sha256 = f.sdist_facts.sha256;
+  f.bytes_read = is_url(t.location) ? src->bytes_read() : f.file_size;
+  f.http_requests = src->requests();
+  f.http_connections = src->connections();
   return f;
 }
 
@@ -89,6 +95,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
         else
           facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
                                                                              : analyze_target(t.location, per_wheel);
+        if (t.from_index && t.sha256.size() == 64) facts[i].index_sha256 = t.sha256;
       } catch (const std::bad_alloc&) {
         facts[i] =
             unreadable_target(t, "analysis stopped: out of memory (std::bad_alloc); the rest of the run went on");
@@ -441,7 +448,7 @@ void read_attestation_file(const std::string& path, const std::string& name, uin
 }  // namespace
 
 ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
-                                  uint64_t max_bytes) {
+                                  uint64_t max_bytes, const std::string& known_sha256) {
   ProvenanceFacts p;
   p.looked = true;
   p.verifying = root != nullptr;
@@ -469,7 +476,7 @@ ProvenanceFacts gather_provenance(const std::string& path, const std::string& di
       return p;
     }
     std::string why;
-    const std::string sha = file_sha256(path, why);
+    const std::string sha = known_sha256.empty() ? file_sha256(path, why) : known_sha256;
     if (sha.empty()) {
       p.errors.push_back(base + ": " + why + ", so its sha256 is unknown and no attestation can match it");
       p.attestations.clear();
@@ -485,7 +492,8 @@ ProvenanceFacts gather_provenance(const std::string& path, const std::string& di
   return p;
 }
 
-ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* root, uint64_t max_bytes) {
+ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* root, uint64_t max_bytes,
+                                        const std::string& downloaded_sha256) {
   ProvenanceFacts p;
   p.looked = true;
   p.verifying = root != nullptr;
@@ -508,6 +516,10 @@ ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* r
   if (p.attestations.empty()) return p;
   if (!root) {
     p.unverified_reason = kNoTrustRoot;
+    return p;
+  }
+  if (!downloaded_sha256.empty()) {  // the bytes themselves, hashed as they arrived
+    verify_all(p, *root, base, downloaded_sha256);
     return p;
   }
   if (t.sha256.size() != 64 || !all_hex(t.sha256)) {
@@ -573,10 +585,10 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       for (size_t i; (i = next++) < judged;)
         if (!is_url(targets[i].location))
           facts[i].provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
-                                                  policy.limits.max_metadata_bytes);
+                                                  policy.limits.max_metadata_bytes, facts[i].content_sha256);
         else if (trust && targets[i].from_index && !targets[i].variants_index)  // fetched only to be verified
-          facts[i].provenance =
-              gather_index_provenance(targets[i], trust ? &*trust : nullptr, policy.limits.max_metadata_bytes);
+          facts[i].provenance = gather_index_provenance(targets[i], trust ? &*trust : nullptr,
+                                                        policy.limits.max_metadata_bytes, facts[i].content_sha256);
     };
     std::deque<GuardedThread> pool;  // a worker's exception is rethrown here, never std::terminate
     const unsigned n = std::min<size_t>(req.jobs ? req.jobs : default_jobs(), std::max<size_t>(judged, 1));

@@ -71,12 +71,15 @@ WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all
 // attestations and 64 bundles are kept (the rest is said in one error).
 void read_attestations(std::string_view text, const std::string& name, ProvenanceFacts& p);
 ProvenanceFacts gather_provenance(const std::string& path, const std::string& dir, const TrustedRoot* root,
-                                  uint64_t max_bytes);
+                                  uint64_t max_bytes, const std::string& known_sha256 = "");
 // PEP 740 for a wheel an index page lists: the provenance the index offers for it (PEP 691
 // "provenance", data-provenance), fetched bounded and verified against the index's sha256 for the
 // file (the wheel's own bytes are not hashed as a whole). None offered: looked for, none found
 // (WC913 where required); a fetch that fails or a body that is not a provenance object: an error.
-ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* root, uint64_t max_bytes);
+// `downloaded_sha256`, when the file was read whole (hashed as it streamed), is what the subjects
+// must name; otherwise the index's sha256 stands in for it (and the report says so).
+ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* root, uint64_t max_bytes,
+                                        const std::string& downloaded_sha256 = "");
 
 unsigned default_jobs();
 

@@ -590,6 +590,7 @@ void parse_typed(const json& merged, Policy& p) {
     take(merged["sbom"], "require_coverage", p.sbom.require_coverage);
     take(merged["sbom"], "forbid_random_serial", p.sbom.forbid_random_serial);
   }
+  if (merged.contains("sdist")) take(merged["sdist"], "require_static_metadata", p.sdist.require_static_metadata);
   if (merged.contains("provenance")) {
     const json& v = merged["provenance"];
     take(v, "require", p.provenance.require);

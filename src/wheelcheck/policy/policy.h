@@ -253,6 +253,13 @@ struct SbomPolicy {
   bool forbid_random_serial = false;  // a random (UUID v4) CycloneDX serialNumber is WC905
 };
 
+// Source distributions (WC720-WC722).
+struct SdistPolicy {
+  // PKG-INFO must be Metadata-Version 2.2 or later (PEP 643), so that what it does not mark Dynamic
+  // is held to the wheels (WC722 otherwise).
+  bool require_static_metadata = false;
+};
+
 // PEP 740 provenance (WC911-WC913): who must have published each file, as the Fulcio certificate of
 // its attestation says. Empty fields are not compared.
 struct ProvenancePublisher {
@@ -292,6 +299,7 @@ struct Policy {
   MetadataPolicy metadata;
   VariantPolicy variant;
   SbomPolicy sbom;
+  SdistPolicy sdist;
   ProvenancePolicy provenance;
   CudaPolicy cuda;
   ReleasePolicy release;

@@ -9,6 +9,7 @@
 #include "rules/loader/torch_abi.h"
 #include "rules/supply_chain/sbom_rules.h"
 #include "util/strings.h"
+#include "wheel/version.h"
 
 namespace wc {
 namespace {
@@ -129,6 +130,37 @@ std::string binding_line(const SymbolBinding& sb) {
 }
 
 }  // namespace
+
+void print_sdist_text(const WheelFacts& f, std::ostream& out) {
+  const SdistFacts& sd = f.sdist_facts;
+  out << escape_for_display(f.path) << "  (source distribution, " << f.file_size << " bytes, "
+      << (sd.format.empty() ? std::string("unread") : sd.format) << ", " << sd.entries << " entries, "
+      << human_bytes(sd.uncompressed) << " unpacked)\n";
+  for (const auto& u : f.unreadable) out << "  unreadable: " << escape_for_display(u.message) << "\n";
+  for (const auto& p : sd.problems)
+    out << "  " << p.rule << ": " << escape_for_display(p.message)
+        << (p.entry.empty() ? "" : " (" + escape_for_display(p.entry) + ")") << "\n";
+  if (!sd.pkg_info) {
+    out << "  PKG-INFO  " << escape_for_display(sd.pkg_info_problem) << "\n";
+    return;
+  }
+  const HeaderFile& m = *sd.pkg_info;
+  out << "  PKG-INFO  " << escape_for_display(sd.top.empty() ? std::string("PKG-INFO") : sd.top + "/PKG-INFO") << "\n";
+  for (const char* k : {"Metadata-Version", "Name", "Version", "Requires-Python", "License-Expression"})
+    if (auto v = m.get(k)) out << "  " << k << ": " << escape_for_display(*v) << "\n";
+  for (const char* k : {"Requires-Dist", "Provides-Extra"})
+    for (const auto& v : m.get_all(k)) out << "  " << k << ": " << escape_for_display(v) << "\n";
+  const auto dynamic = m.get_all("Dynamic");
+  auto version = parse_version(m.get("Metadata-Version").value_or(""));
+  if (!version || compare(*version, *parse_version("2.2")) < 0)
+    out << "  dynamic   unknown: Metadata-Version below 2.2 cannot say (PEP 643), so no field is held to the "
+           "wheels\n";
+  else if (dynamic.empty())
+    out << "  dynamic   none: every field is static, and a wheel built from it must carry the same\n";
+  else
+    out << "  dynamic   " << escape_for_display(join(dynamic, ", ")) << " (a build may change these; the rest are "
+        << "static)\n";
+}
 
 void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, const Policy& policy,
                         const std::vector<SymbolBinding>& bindings, std::ostream& out) {

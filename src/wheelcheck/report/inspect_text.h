@@ -15,5 +15,8 @@ namespace wc {
 
 void print_inspect_text(const WheelFacts& f, const CudaFacts& cuda, const JustifiedTag& justified, const Policy& policy,
                         const std::vector<SymbolBinding>& bindings, std::ostream& out);
+// An sdist: its container, PKG-INFO's identity and requirements, which fields are Dynamic (PEP 643:
+// a build may change them; the others every wheel built from it must match), what is wrong.
+void print_sdist_text(const WheelFacts& f, std::ostream& out);
 
 }  // namespace wc

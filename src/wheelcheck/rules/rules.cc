@@ -36,6 +36,7 @@ WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet&
   FindingSink s(p);
   if (f.sdist) {  // a source distribution: its archive, its PKG-INFO, who published it
     for (const auto& u : f.unreadable) s.add("WC404", u.message);
+    index_hash_rule(f, s);
     sdist_rules(f, s);
     provenance_rules(f, s);
     WheelVerdict v{s.take(), s.take_waived()};

@@ -42,11 +42,12 @@ class FindingSink {
 };
 
 // Per-family entry points (rules/*_rules.cc).
-void name_rules(const WheelFacts& f, FindingSink& s);      // WC101, WC105 (tags), WC106-WC108
-void distinfo_rules(const WheelFacts& f, FindingSink& s);  // WC102-WC104, WC201-WC203
-void record_rules(const WheelFacts& f, FindingSink& s);    // WC301-WC307
-void archive_rules(const WheelFacts& f, FindingSink& s);   // WC401-WC405, WC701, WC706
-void content_rules(const WheelFacts& f, FindingSink& s);   // WC105 (contents), WC211-WC218 (layout)
+void name_rules(const WheelFacts& f, FindingSink& s);       // WC101, WC105 (tags), WC106-WC108
+void distinfo_rules(const WheelFacts& f, FindingSink& s);   // WC102-WC104, WC201-WC203
+void record_rules(const WheelFacts& f, FindingSink& s);     // WC301-WC307
+void archive_rules(const WheelFacts& f, FindingSink& s);    // WC401-WC405, WC407, WC701, WC706
+void index_hash_rule(const WheelFacts& f, FindingSink& s);  // WC407 (wheels and sdists)
+void content_rules(const WheelFacts& f, FindingSink& s);    // WC105 (contents), WC211-WC218 (layout)
 
 void binary_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);         // WC501-WC510
 void pypi_metadata_rules(const WheelFacts& f, const InstallSet& set, FindingSink& s);  // WC205

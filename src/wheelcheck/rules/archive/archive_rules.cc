@@ -294,7 +294,15 @@ void forbidden(const WheelFacts& f, FindingSink& s) {
 
 }  // namespace
 
+void index_hash_rule(const WheelFacts& f, FindingSink& s) {
+  if (f.index_sha256.empty() || f.content_sha256.empty() || f.index_sha256 == f.content_sha256) return;
+  s.add("WC407", "the file's sha256 is " + f.content_sha256 + " (hashed as it downloaded), but the index page gives " +
+                     clip_for_display(f.index_sha256, 80) +
+                     ": these are not the bytes the index published, and pip refuses to install them");
+}
+
 void archive_rules(const WheelFacts& f, FindingSink& s) {
+  index_hash_rule(f, s);
   readability(f, s);
   if (!f.entries.empty()) limits(f, s);
   for (const auto& p : f.unsafe_names) s.add("WC401", p.message, p.entry, p.offset);

@@ -93,6 +93,16 @@ void sdist_rules(const WheelFacts& f, FindingSink& s) {
     s.add("WC722", "PKG-INFO has no " + std::string(name.empty() ? "Name" : "Version"), sd.top + "/PKG-INFO");
     return;
   }
+  if (s.policy().sdist.require_static_metadata) {
+    const std::string mv = h.get("Metadata-Version").value_or("");
+    auto have = parse_version(mv), v22 = parse_version("2.2");
+    if (!have || !v22 || compare(*have, *v22) < 0)
+      s.add("WC722",
+            "PKG-INFO is Metadata-Version " + (mv.empty() ? std::string("(none)") : clip_for_display(mv, 40)) +
+                ": before 2.2 nothing says which fields are static (PEP 643), so no wheel can be held to them "
+                "(sdist.require_static_metadata)",
+            sd.top + "/PKG-INFO");
+  }
   const std::string want = pep625_sdist_name(name, version);
   if (!zip && file != want) {
     std::string why;
