@@ -17,6 +17,7 @@
 #include "binary/fatbin.h"
 #include "facts/analyze.h"
 #include "facts/binary_capture.h"
+#include "facts/sdist.h"
 #include "install_diff.h"
 #include "io/inflate.h"
 #include "io/source.h"
@@ -256,6 +257,20 @@ void sbom(const uint8_t* d, size_t n) {
   check_wheel(f, default_policy());
 }
 
+void sdist(const uint8_t* d, size_t n) {
+  MemorySource src("fuzz-1.0.tar.gz", std::vector<uint8_t>(d, d + n));
+  Limits limits;
+  limits.max_entries = 2000;
+  limits.max_total_uncompressed_bytes = 64ull << 20;
+  limits.max_metadata_bytes = 1 << 20;
+  WheelFacts f;
+  f.path = "fuzz-1.0.tar.gz";
+  f.sdist = true;
+  f.file_size = n;
+  f.sdist_facts = read_sdist(src, limits);
+  check_wheel(f, default_policy());
+}
+
 // A trust root of one made-up authority (a P-256 key, its self-signed certificate, the same key as
 // the transparency and certificate-transparency log): fuzzed attestations are read and checked to
 // the last step that does not need a real signature.
@@ -393,7 +408,8 @@ const std::vector<NamedTarget>& all_targets() {
                                              {"attestation", attestation},
                                              {"trust_root", trust_root},
                                              {"shard", shard},
-                                             {"release_set", release_set}};
+                                             {"release_set", release_set},
+                                             {"sdist", sdist}};
   return t;
 }
 

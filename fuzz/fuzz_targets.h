@@ -54,6 +54,10 @@ void trust_root(const uint8_t* d, size_t n);
 void shard(const uint8_t* d, size_t n);
 void release_set(const uint8_t* d, size_t n);
 
+// An sdist (issue 50): tar, tar.gz or zip bytes through libarchive (names, links, sizes, PKG-INFO),
+// then the sdist rules. Limits are small so that size and count guards are reached.
+void sdist(const uint8_t* d, size_t n);
+
 // wheelsmoke --cases documents: every suite's loader (validation, size caps, unknown keys).
 void cases(const uint8_t* d, size_t n);
 

@@ -7,7 +7,7 @@ set -uo pipefail
 build=$1 seconds=${2:-60}
 root=$(cd "$(dirname "$0")" && pwd)
 printf '%-10s %8s %12s %8s %8s\n' target seconds execs corpus crashes
-for t in zip filename metadata record wheel version elf macho pe fatbin policy index inflate capture cases installer sbom attestation trust_root shard release_set; do
+for t in zip filename metadata record wheel version elf macho pe fatbin policy index inflate capture cases installer sbom attestation trust_root shard release_set sdist; do
   work="$build/fuzz-work/$t" crashes="$build/fuzz-crashes/$t"
   seeds="$build/seeds/$t"
   mkdir -p "$work" "$crashes" "$root/corpus/$t"

@@ -188,6 +188,18 @@ AA==
                                    {"locations", {{{"entry", "e"}}, {{"entry", "f"}, {"offset", 4}}}}}}},
                                 {"release", members[k]}});
   seeds["shard"] = {text(report.dump())};
+  // sdists as tarfile writes them (gzip and plain tar), and a legacy zip.
+  {
+    testing::TempDir d;
+    testing::write_sdist(d.file("a.tar.gz"), "fuzz-1.0",
+                         "Metadata-Version: 2.4\nName: fuzz\nVersion: 1.0\nDynamic: Requires-Dist\n\n");
+    seeds["sdist"].push_back(testing::read_file(d.file("a.tar.gz")));
+    auto r = testing::run_command("gzip -dc " + testing::shell_quote(d.file("a.tar.gz")) + " > " +
+                                  testing::shell_quote(d.file("a.tar")));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    seeds["sdist"].push_back(testing::read_file(d.file("a.tar")));
+    seeds["sdist"].push_back(WheelBuilder("fuzz", "1.0").add("fuzz-1.0/PKG-INFO", "Name: fuzz\n").build());
+  }
   const char* out = std::getenv("WHEELCHECK_FUZZ_SEEDS");
   for (const auto& t : fuzz::all_targets()) {
     ASSERT_TRUE(seeds.count(t.name)) << "no seeds for fuzz target " << t.name;
