@@ -179,6 +179,26 @@ TEST(Sdist, StaticMetadataRequiredByThePolicy) {
   EXPECT_FALSE(has(strict["new-1.0.tar.gz"], "WC722")) << strict["new-1.0.tar.gz"].dump();
 }
 
+// In every format an sdist is an artifact of its own kind: JUnit's class name, SARIF's properties.
+TEST(Sdist, KindInJunitAndSarif) {
+  testing::TempDir d;
+  testing::write_sdist(d.file("bad-1.0.tar.gz"), "bad-1.0", "Metadata-Version: 2.2\nName: other\nVersion: 1.0\n\n");
+  auto junit = testing::run_wheelcheck({"check", "--format", "junit", d.path()});
+  EXPECT_EQ(junit.exit_code, 1) << junit.err;
+  EXPECT_NE(junit.out.find("classname=\"wheelcheck.sdist\""), std::string::npos) << junit.out;
+  EXPECT_NE(junit.out.find("WC721"), std::string::npos) << junit.out;
+  auto sarif = testing::run_wheelcheck({"check", "--format", "sarif", d.path()});
+  EXPECT_EQ(sarif.exit_code, 1) << sarif.err;
+  const json doc = json::parse(sarif.out);
+  bool seen = false;
+  for (const auto& res : doc["runs"][0]["results"])
+    if (res["ruleId"] == "WC721") {
+      seen = true;
+      EXPECT_EQ(res["properties"]["artifactKind"], "sdist") << res.dump();
+    }
+  EXPECT_TRUE(seen) << sarif.out;
+}
+
 // inspect shows an sdist's PKG-INFO and which fields are Dynamic, in text and JSON.
 TEST(Sdist, InspectShowsMetadataAndDynamicFields) {
   testing::TempDir d;

@@ -379,7 +379,9 @@ void write_junit(const RunReport& r, std::ostream& out) {
   out << "  <testsuite name=\"" << r.tool << (r.policy.empty() ? "" : " (" + xml_escape(r.policy) + ")")
       << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"" << n.skipped << "\">\n";
   for (const auto& i : r.items) {
-    out << "    <testcase classname=\"" << r.tool << "\" name=\"" << xml_escape(i.path) << "\">\n";
+    // The kind in the class name: CI test views group "wheelcheck.sdist" apart from the wheels.
+    out << "    <testcase classname=\"" << r.tool << (i.kind.empty() ? "" : "." + xml_escape(i.kind)) << "\" name=\""
+        << xml_escape(i.path) << "\">\n";
     std::string body;
     size_t errors = 0;
     for (const auto& f : i.findings) {
@@ -530,6 +532,7 @@ void write_sarif(const RunReport& r, std::ostream& out) {
                     {"message", {{"text", (f.entry.empty() ? "" : f.entry + ": ") + f.message}}},
                     {"locations", json::array({loc})}};
         if (index.count(f.rule)) res["ruleIndex"] = index[f.rule];
+        if (!i.kind.empty()) res["properties"] = {{"artifactKind", i.kind}};
         results.push_back(res);
       }
   // Findings on the set: located at the wheel they name, else at the policy that declared the set.
