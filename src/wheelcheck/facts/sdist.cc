@@ -251,4 +251,9 @@ SdistFacts read_sdist(Source& src, const Limits& limits) {
   return out;
 }
 
+bool promises_static_metadata(const HeaderFile& pkg_info) {
+  auto have = parse_version(pkg_info.get("Metadata-Version").value_or("")), v22 = parse_version("2.2");
+  return have && v22 && compare(*have, *v22) >= 0;
+}
+
 }  // namespace wc

@@ -39,6 +39,10 @@ SdistFacts read_sdist(Source& src, const Limits& limits);
 // The same for a path or an http(s) URL (streamed once: ReadPlan::whole).
 SdistFacts read_sdist(const std::string& location, const Limits& limits);
 
+// Whether PKG-INFO promises its static fields (PEP 643): Metadata-Version 2.2 or later. Before it
+// nothing says which fields a build may change, so none is held to the wheels.
+bool promises_static_metadata(const HeaderFile& pkg_info);
+
 // PEP 625's file name for a project and version: the name normalised and escaped ("my_pkg"), the
 // version as given, ".tar.gz".
 std::string pep625_sdist_name(const std::string& name, const std::string& version);

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "facts/sdist.h"
 #include "io/source.h"
 #include "io/targets.h"
 #include "provenance/sigstore.h"
@@ -661,8 +662,9 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
           std::to_string(sd.entries) + " entries" +
           (sd.pkg_info
                ? ", PKG-INFO Metadata-Version " + sd.pkg_info->get("Metadata-Version").value_or("?") +
-                     (sd.pkg_info->count("Dynamic") ? ", dynamic: " + join(sd.pkg_info->get_all("Dynamic"), ", ")
-                                                    : std::string(", nothing dynamic"))
+                     (!promises_static_metadata(*sd.pkg_info) ? std::string(", no field promised static before 2.2")
+                      : sd.pkg_info->count("Dynamic") ? ", dynamic: " + join(sd.pkg_info->get_all("Dynamic"), ", ")
+                                                      : std::string(", nothing dynamic"))
                : std::string()) +
           ")");
       item.provenance = provenance_summary(f.provenance);

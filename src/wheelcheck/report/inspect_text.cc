@@ -6,10 +6,10 @@
 #include <string>
 
 #include "binary/binary_facts.h"
+#include "facts/sdist.h"
 #include "rules/loader/torch_abi.h"
 #include "rules/supply_chain/sbom_rules.h"
 #include "util/strings.h"
-#include "wheel/version.h"
 
 namespace wc {
 namespace {
@@ -151,8 +151,7 @@ void print_sdist_text(const WheelFacts& f, std::ostream& out) {
   for (const char* k : {"Requires-Dist", "Provides-Extra"})
     for (const auto& v : m.get_all(k)) out << "  " << k << ": " << escape_for_display(v) << "\n";
   const auto dynamic = m.get_all("Dynamic");
-  auto version = parse_version(m.get("Metadata-Version").value_or(""));
-  if (!version || compare(*version, *parse_version("2.2")) < 0)
+  if (!promises_static_metadata(m))
     out << "  dynamic   unknown: Metadata-Version below 2.2 cannot say (PEP 643), so no field is held to the "
            "wheels\n";
   else if (dynamic.empty())

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "facts/sdist.h"
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -95,8 +96,7 @@ void sdist_rules(const WheelFacts& f, FindingSink& s) {
   }
   if (s.policy().sdist.require_static_metadata) {
     const std::string mv = h.get("Metadata-Version").value_or("");
-    auto have = parse_version(mv), v22 = parse_version("2.2");
-    if (!have || !v22 || compare(*have, *v22) < 0)
+    if (!promises_static_metadata(h))
       s.add("WC722",
             "PKG-INFO is Metadata-Version " + (mv.empty() ? std::string("(none)") : clip_for_display(mv, 40)) +
                 ": before 2.2 nothing says which fields are static (PEP 643), so no wheel can be held to them "
@@ -124,10 +124,8 @@ void sdist_agreement(const WheelFacts& f, const std::vector<WheelFacts>& all, Fi
   const SdistFacts& sd = f.sdist_facts;
   if (!sd.pkg_info) return;
   const HeaderFile& h = *sd.pkg_info;
-  // PEP 643's promise holds from Metadata-Version 2.2 on.
-  auto mv = parse_version(h.get("Metadata-Version").value_or("0"));
-  auto v22 = parse_version("2.2");
-  if (!mv || !v22 || compare(*mv, *v22) < 0) return;
+  if (!promises_static_metadata(h)) return;
+  const auto mv = parse_version(h.get("Metadata-Version").value_or(""));
   const std::string name = canonicalize_name(h.get("Name").value_or(""));
   const std::string version = normalized_version(h.get("Version").value_or(""));
   std::set<std::string> dynamic;
