@@ -342,8 +342,9 @@ TEST(Provenance, CheckVerifiesWhatLiesBesideEachWheel) {
 // (its archive and PKG-INFO too: tests/sdist_test.cc).
 // PEP 740 on an index (issue 50): a wheel an index page lists is verified against the provenance
 // the index offers for it (PEP 691 "provenance", HTML data-provenance) and the sha256 the index
-// gives, at either depth; none offered where required is WC913; a 404, a body that is not JSON, or
-// an index sha256 that is not the attested one is WC911 on that wheel, and the run goes on.
+// gives, at either depth; none offered where required is WC913; a 404, a body that is not JSON, a
+// redirect loop, a body that never ends (cut at the metadata limit), or an index sha256 that is not
+// the attested one is WC911 on that wheel, and the run goes on.
 TEST(Provenance, WheelsFromAnIndexAreVerifiedAgainstWhatTheIndexOffers) {
   NEED_ASSETS();
   testing::TempDir dir;
@@ -368,6 +369,8 @@ TEST(Provenance, WheelsFromAnIndexAreVerifiedAgainstWhatTheIndexOffers) {
   page("gone", "../files/missing.provenance", sha);
   page("garbage", "../files/garbage.json", sha);
   page("other", "../files/" + wheel + ".provenance", std::string(64, 'a'));
+  page("loop", "../redirect-loop/" + wheel + ".provenance", sha);
+  page("endless", "../endless-body/" + wheel + ".provenance", sha);
   const std::string html = "<a href=\"../files/" + wheel + "#sha256=" + sha + "\" data-provenance=\"../files/" + wheel +
                            ".provenance\">" + wheel + "</a>\n";
   std::filesystem::create_directories(dir.file("html"));
@@ -399,8 +402,10 @@ TEST(Provenance, WheelsFromAnIndexAreVerifiedAgainstWhatTheIndexOffers) {
   EXPECT_EQ(none.exit_code, 1) << none.out;
   EXPECT_NE(none.out.find("WC913"), std::string::npos) << none.out;
   EXPECT_NE(none.out.find("the index offers none"), std::string::npos) << none.out;
-  for (const auto& [index, says] :
-       {std::pair<std::string, std::string>{"gone", "could not be fetched from the index"}, {"garbage", "not JSON"}}) {
+  for (const auto& [index, says] : {std::pair<std::string, std::string>{"gone", "could not be fetched from the index"},
+                                    {"garbage", "not JSON"},
+                                    {"loop", "more than 10 redirects"},
+                                    {"endless", "reply larger than 16777216 bytes"}}) {
     auto r = check(index);
     EXPECT_EQ(r.exit_code, 1) << index << ": " << r.out << r.err;
     EXPECT_NE(r.out.find("WC911"), std::string::npos) << index << ": " << r.out;

@@ -235,6 +235,22 @@ std::vector<std::string> range_server_argv(const std::string& dir) {
 import http.server, os, re, sys
 class H(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):
+        if self.path.startswith("/redirect-loop/"):  # redirects to itself, forever
+            self.send_response(302)
+            self.send_header("Location", self.path)
+            self.end_headers()
+            return
+        if self.path.startswith("/endless-body/"):  # a JSON body that never ends, no Content-Length
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                self.wfile.write(b'{"attestation_bundles": [')
+                while True:
+                    self.wfile.write(b" " * 65536)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
         path = self.translate_path(self.path)
         m = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
         if not m or not os.path.isfile(path):
