@@ -49,7 +49,17 @@ TempVenv::TempVenv(const std::string& keep, const std::string& base) : keep_(!ke
   }
   log_ = dir_ + ".log";
   std::string maker = base.empty() ? "python3" : base;
-  if (!std::filesystem::exists(python()) && sh(shell_word(maker) + " -m venv " + shell_word(dir_)) != 0)
+  pip_ = shell_word(python()) + " -m pip";
+  if (std::filesystem::exists(python())) return;  // a kept venv, reused with its own pip
+  const bool outer_pip =
+      !keep_ && sh(shell_word(maker) + " -c " +
+                   shell_word("import sys, pip; v = tuple(int(p) for p in pip.__version__.split('.')[:2]); "
+                              "sys.exit(0 if v >= (22, 3) else 1)")) == 0;
+  if (outer_pip && sh(shell_word(maker) + " -m venv --without-pip " + shell_word(dir_)) == 0) {
+    pip_ = shell_word(maker) + " -m pip --python " + shell_word(python());
+    return;
+  }
+  if (sh(shell_word(maker) + " -m venv " + shell_word(dir_)) != 0)
     throw std::runtime_error(maker + " -m venv " + dir_ + " failed" + tail());
 }
 
@@ -61,8 +71,7 @@ TempVenv::~TempVenv() {
 
 nlohmann::json TempVenv::install(const std::vector<std::string>& wheels, const PipSources& from) {
   std::string report = dir_ + ".pip-report.json";
-  std::string cmd = shell_word(python()) + " -m pip install --disable-pip-version-check -q --report " +
-                    shell_word(report) +
+  std::string cmd = pip_ + " install --disable-pip-version-check -q --report " + shell_word(report) +
                     // Wheels only: an sdist among the dependencies would run its build (arbitrary code, minutes)
                     // before anything is imported. A stalled index connection gives up after 60 s, not never.
                     " --only-binary :all: --timeout 60";
