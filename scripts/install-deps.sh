@@ -8,7 +8,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang lld
       libarchive-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libssl-dev libre2-dev libisal-dev libutf8proc-dev zlib1g-dev libzstd-dev libtomlplusplus-dev
       libgtest-dev libgmock-dev
-      binutils python3 python3-packaging python3-venv python3-jsonschema python3-rfc3987 libxml2-utils zip unzip nginx-light clang-format-14)
+      binutils python3 python3-packaging python3-venv python3-jsonschema python3-rfc3987 libxml2-utils zip unzip jq nginx-light clang-format-14)
 if [ "${1:-}" = "--fuzz" ]; then
   pkgs=(clang libclang-rt-14-dev)
 elif [ "${1:-}" = "--runtime" ]; then
