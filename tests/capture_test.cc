@@ -142,18 +142,19 @@ TEST_F(CaptureFixture, ThreadsAndThePipelineNeverChangeTheFacts) {
   auto zip = testing::WheelBuilder("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
                  .purelib(false)
                  .add("pkg/big.so", std::string(big.begin(), big.end()))
-                 .add("pkg/data.bin", pseudo_random_text(48u << 20, 9))  // over the pipeline's threshold
+                 .add("pkg/data.bin", pseudo_random_text(6u << 20, 9))  // over the threshold set below
                  .add("pkg/small.txt", "hello")
                  .build();
   MemorySource src("pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl", zip);
   auto run = [&](unsigned threads, uint64_t total_limit) {
     AnalyzeOptions opt;
     opt.threads = threads;
+    opt.pipeline_min_bytes = 4u << 20;
     opt.limits.max_total_uncompressed_bytes = total_limit;
     auto j = facts_to_json(analyze_wheel(src, opt));
     return j;
   };
-  for (uint64_t limit : {uint64_t{1} << 40, uint64_t{20} << 20}) {
+  for (uint64_t limit : {uint64_t{1} << 40, uint64_t{5} << 20}) {
     auto one = run(1, limit);
     for (unsigned threads : {2u, 3u}) EXPECT_EQ(run(threads, limit), one) << threads << " threads, limit " << limit;
   }

@@ -346,7 +346,8 @@ class WheelReader {
   // An entry larger than a fair share of the wheel decides how long the whole read takes (a 500 MB
   // library among small files): it is inflated on one core and hashed and scanned on another.
   bool pipelined(const ZipEntry& z) const {
-    return opt_.threads > 1 && z.uncompressed_size >= kPipelineMin && z.uncompressed_size > total_size_ / opt_.threads;
+    return opt_.threads > 1 && z.uncompressed_size >= opt_.pipeline_min_bytes &&
+           z.uncompressed_size > total_size_ / opt_.threads;
   }
 
   EntryRead read_pipelined(const ZipEntry& z, Work& w) {
@@ -591,7 +592,6 @@ class WheelReader {
   static constexpr int kMaxRereads = 64;
   static constexpr size_t kMaxSboms = 64;  // documents read per wheel (the rest are counted by WC901)
   static constexpr uint64_t kRereadWindow = 256u << 10;
-  static constexpr uint64_t kPipelineMin = 32u << 20;
   static constexpr uint64_t kMaxPythonScan = 4u << 20;  // a .py file larger than this is no loader
   static constexpr uint64_t kHeaderPrefix = 64u << 10;  // read of each binary at --depth metadata
 

@@ -23,6 +23,9 @@ struct AnalyzeOptions {
   bool refuse_over_limits = true;
   // Workers reading one wheel's entries (entries are spread over them, largest first).
   unsigned threads = 1;
+  // With several workers, an entry at least this large (and over its share of the wheel) is read
+  // by two: one inflates while another hashes and scans. The tests lower it to keep their wheels small.
+  uint64_t pipeline_min_bytes = 32u << 20;
   Depth depth = Depth::full;
   std::vector<std::string> capture_files;  // entries kept as text (e.g. a version file the policy reads)
   // Called on the reading thread (a worker's, with several threads) before each entry is read: the
