@@ -161,10 +161,13 @@ TEST(Fatbin, BareFatbinFileInAWheel) {
 
 TEST(Fatbin, ScannerHandlesAnyChunking) {
   auto c = synth_container({{2, 75}, {1, 75, 0x11, 8, 7}});
-  // Every alignment of the magic against every chunk size, with decoy 0x50 bytes before it.
+  // Every alignment of the magic against every chunk size, with decoys before it: its first byte
+  // alone, its last byte alone, and its last three bytes without the first.
   for (size_t lead = 96; lead < 104; ++lead) {
     std::vector<uint8_t> stream(lead, 0xAB);
     stream[lead - 2] = 0x50;
+    stream[lead - 5] = 0xBA;
+    stream[lead - 9] = 0xED, stream[lead - 8] = 0x55, stream[lead - 7] = 0xBA;
     stream.insert(stream.end(), c.begin(), c.end());
     stream.insert(stream.end(), 37, 0xCD);
     stream.insert(stream.end(), c.begin(), c.end());

@@ -30,18 +30,18 @@ void FatbinScanner::feed(const uint8_t* p, size_t n) {
   while (i < n) {
     switch (state_) {
       case State::scan: {
-        // Bulk path: memchr for the magic's first byte where all four bytes lie in this chunk;
-        // the first and last three bytes of a chunk go byte by byte, so a magic split across
-        // chunks is still seen.
+        // Bulk path: memchr for the magic's last byte (0xBA: a third as common in x86 code as
+        // its first, 0x50, push rax) where all four bytes lie in this chunk; the first and last
+        // three bytes of a chunk go byte by byte, so a magic split across chunks is still seen.
         if (i >= 3 && n - i >= 4) {
           // Bytes just taken one at a time may begin a magic that ends here: look back at them.
           size_t from = i - std::min<size_t>(window_len_, 3);
-          const uint8_t* hit = static_cast<const uint8_t*>(std::memchr(p + from, 0x50, n - from - 3));
-          size_t k = hit ? static_cast<size_t>(hit - p) : n - 3;
-          pos_ = pos_ + k - i;  // k may lie up to three bytes before i
+          const uint8_t* hit = static_cast<const uint8_t*>(std::memchr(p + from + 3, 0xBA, n - from - 3));
+          size_t k = hit ? static_cast<size_t>(hit - p) - 3 : n - 3;  // where that magic would begin
+          pos_ = pos_ + k - i;                                        // k may lie up to three bytes before i
           i = k;
           window_len_ = 0;
-          if (hit && p[k + 1] == 0xED && p[k + 2] == 0x55 && p[k + 3] == 0xBA) {
+          if (hit && p[k] == 0x50 && p[k + 1] == 0xED && p[k + 2] == 0x55) {
             i += 4, pos_ += 4;
             acc_.assign({0x50, 0xED, 0x55, 0xBA});
             need_ = kContainerHeader;

@@ -225,18 +225,17 @@ class WheelReader {
   void find_library_mentions(const std::string& text) {
     std::set<const std::vector<std::string>*> hits;
     auto ident = [](char c) { return is_alnum(c) || c == '_'; };
-    for (size_t at = 0, n = text.size(); at < n;) {
-      if (!ident(text[at])) {
-        ++at;
-        continue;
-      }
-      size_t end = at + 1;
-      while (end < n && ident(text[end])) ++end;
-      const bool quoted = at > 0 && (text[at - 1] == '"' || text[at - 1] == '\'' || text[at - 1] == '/');
-      if (quoted && end - at < stem_lengths_.size() && stem_lengths_[end - at])
-        if (auto it = library_stems_.find(std::string_view(text).substr(at, end - at)); it != library_stems_.end())
-          hits.insert(&it->second);
-      at = end;
+    // Only a name right after a quote or a slash counts ('libfoo', "x/libfoo"): the scan goes from
+    // one of those to the next (a plain byte loop; find_first_of calls memchr per byte) instead of
+    // walking every identifier of the file.
+    const std::string_view all(text);
+    for (size_t q = 0; q < all.size(); ++q) {
+      const char c = all[q];
+      if (c != '"' && c != '\'' && c != '/') continue;
+      size_t at = q + 1, end = at;
+      while (end < all.size() && ident(all[end])) ++end;
+      if (end == at || end - at >= stem_lengths_.size() || !stem_lengths_[end - at]) continue;
+      if (auto it = library_stems_.find(all.substr(at, end - at)); it != library_stems_.end()) hits.insert(&it->second);
     }
     if (hits.empty()) return;
     std::lock_guard<std::mutex> l(mu_);

@@ -22,9 +22,6 @@ std::optional<uint64_t> from_chars_checked(std::string_view s, int base, uint64_
 
 }  // namespace
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
 bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }

@@ -28,9 +28,10 @@ std::optional<int> parse_small(std::string_view s, int max = 0x7fffffff);
 
 // ASCII character classes (the C locale's, whatever locale is set): untrusted bytes are never
 // classified by the locale's ctype.
-bool is_digit(char c);
-bool is_alpha(char c);
-bool is_alnum(char c);
+// Inline: the analysis calls them per byte of every Python file it scans.
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
 bool is_space(char c);  // ' ', \t, \n, \v, \f, \r
 char ascii_lower(char c);
 char ascii_upper(char c);
