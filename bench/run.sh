@@ -222,6 +222,18 @@ if [ -n "${file[torch]:-}" ]; then
     echo "bench: the diff rows failed" >&2
 fi
 
+# --- the floor (issue 48): check CPU against inflate + hash alone, torch and 100,000 entries ---------
+floor_table="$cache/floor.md"
+: > "$floor_table"
+floor_files=()
+[ -n "${file[torch]:-}" ] && floor_files+=("${file[torch]}")
+floor_files+=("$(mkdir -p "$cache/entries-100000" && python3 "$here/make_many_entries.py" "$cache/entries-100000" 100000)")
+RUNS=$runs python3 "$here/floor.py" "$build" "${floor_files[@]}" > "$floor_table" || echo "bench: the floor rows failed" >&2
+
+# --- a nightly at scale (issue 48): 50, 100, 200 real wheels from a folder and an index page ------
+nightly_table="$cache/nightly.md"
+python3 "$here/nightly.py" "$build" > "$nightly_table" || { echo "bench: the nightly rows failed" >&2; : > "$nightly_table"; }
+
 # --- report ---------------------------------------------------------------------------------------
 declare -A size
 for name in "${!file[@]}"; do size[$name]=$(stat -c %s "${file[$name]}"); done
@@ -311,4 +323,10 @@ if [ -s "$prov_table" ]; then
 fi
 if [ -s "$hostile_table" ]; then
   { printf '\n## Small inputs built to cost much (bench/hostile.py)\n\n'; cat "$hostile_table"; } >> "$here/RESULTS.md"
+fi
+if [ -s "$floor_table" ]; then
+  { printf '\n## The floor: a full check against inflate + SHA-256 alone (bench/floor.py)\n\n'; cat "$floor_table"; } >> "$here/RESULTS.md"
+fi
+if [ -s "$nightly_table" ]; then
+  { printf '\n## A nightly at scale: 50, 100, 200 real wheels (bench/nightly.py)\n\n'; cat "$nightly_table"; } >> "$here/RESULTS.md"
 fi
