@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A nightly at scale (issue 48, part 3): `wheelcheck check` over 50, 100 and 200 wheels, from a
-folder and from a PEP 503 index page served on loopback (python3's http.server, Range honoured),
+folder and from a PEP 503 index page served on loopback (tests/tools/range_server.py),
 measuring wall, CPU (user + system), max RSS and the cost per wheel. The wheels are the real ones
 the tests fetch (tests/real_wheels.json's small ones into ~/.cache/wheelcheck-tests/real, fetched
 here if missing; or the *.whl of WHEELS_DIR), repeated: copy k of a wheel lives
@@ -8,31 +8,9 @@ in its own folder (r000/, r001/, ...), so every path is distinct.
 
   nightly.py BUILD_DIR [WHEELS_DIR]
 
-Prints a Markdown table. RSS must not grow with the number of wheels: the run keeps what the
-release-set rules need of each wheel, not its bytes."""
-import glob, http.server, json, os, re, resource, shutil, socketserver, subprocess, sys, tempfile, threading, time
-
-
-class RangeHandler(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        path = self.translate_path(self.path)
-        m = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-        if not m or not os.path.isfile(path):
-            return super().do_GET()
-        size = os.path.getsize(path)
-        lo = int(m.group(1))
-        hi = min(int(m.group(2)) if m.group(2) else size - 1, size - 1)
-        with open(path, "rb") as f:
-            f.seek(lo)
-            body = f.read(hi - lo + 1)
-        self.send_response(206)
-        self.send_header("Content-Range", "bytes %d-%d/%d" % (lo, hi, size))
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *a):
-        pass
+Prints a Markdown table. The goal is an RSS that does not grow with the number of wheels;
+bench/README says how far it is."""
+import glob, json, os, resource, shutil, subprocess, sys, tempfile, time
 
 
 def measure(argv):
@@ -54,8 +32,8 @@ def main():
         return 2
     wc = os.path.join(sys.argv[1], "wheelcheck")
     src = sys.argv[2] if len(sys.argv) > 2 else os.path.expanduser("~/.cache/wheelcheck-tests/real")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if len(sys.argv) <= 2:  # the tests' small real wheels, fetched (once) as the tests fetch them
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         manifest = json.load(open(os.path.join(root, "tests", "real_wheels.json")))
         args = []
         for f in manifest["files"]:
@@ -87,11 +65,9 @@ def main():
                 for p in files[:n]:
                     rel = os.path.relpath(p, work)
                     f.write(f'<a href="/{rel}">{os.path.basename(p)}</a>\n')
-        handler = lambda *a, **k: RangeHandler(*a, directory=work, **k)  # noqa: E731
-        server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        port = server.server_address[1]
+        server = subprocess.Popen([sys.executable, os.path.join(root, "tests", "tools", "range_server.py"), "0"],
+                                  cwd=work, stdout=subprocess.PIPE, text=True)
+        port = int(server.stdout.readline())
         print(f"{len(real)} distinct real wheels, {sum(os.path.getsize(p) for p in files) / 1e6:.0f} MB in the 200", file=sys.stderr)
         print("| input | wheels | MB | wall | CPU | max RSS | wall per wheel | CPU per wheel |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -110,7 +86,8 @@ def main():
                 mb = sum(os.path.getsize(p) for p in files[:n]) / 1e6
                 print(f"| {where} | {n} | {mb:.0f} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | "
                       f"{1000 * wall / n:.1f} ms | {1000 * cpu / n:.1f} ms |")
-        server.shutdown()
+        server.terminate()
+        server.wait()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

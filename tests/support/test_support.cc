@@ -231,46 +231,8 @@ std::string dump(const std::vector<Finding>& fs) {
 bool says(const std::vector<Finding>& fs, const std::string& text) { return dump(fs).find(text) != std::string::npos; }
 
 std::vector<std::string> range_server_argv(const std::string& dir) {
-  static const char* script = R"PY(
-import http.server, os, re, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        if self.path.startswith("/redirect-loop/"):  # redirects to itself, forever
-            self.send_response(302)
-            self.send_header("Location", self.path)
-            self.end_headers()
-            return
-        if self.path.startswith("/endless-body/"):  # a JSON body that never ends, no Content-Length
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            try:
-                self.wfile.write(b'{"attestation_bundles": [')
-                while True:
-                    self.wfile.write(b" " * 65536)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            return
-        path = self.translate_path(self.path)
-        m = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
-        if not m or not os.path.isfile(path):
-            return super().do_GET()
-        size = os.path.getsize(path)
-        lo, hi = int(m.group(1)), min(int(m.group(2)), size - 1)
-        with open(path, "rb") as f:
-            f.seek(lo)
-            body = f.read(hi - lo + 1)
-        self.send_response(206)
-        self.send_header("Content-Range", "bytes %d-%d/%d" % (lo, hi, size))
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-)PY";
-  std::ofstream(dir + "/.range_server.py", std::ios::binary) << script;
-  return {"python3", ".range_server.py", "{port}"};
+  (void)dir;  // the server runs with `dir` as its cwd (ChildServer's); nothing is written there
+  return {"python3", std::string(WC_SOURCE_DIR) + "/tests/tools/range_server.py", "{port}"};
 }
 
 std::string python_with_packaging() {

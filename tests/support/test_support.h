@@ -77,8 +77,9 @@ class ChildServer {
   int pid_ = -1, port_ = 0;
 };
 
-// A static file server over `dir` that honours Range (python3's http.server ignores it): argv for
-// ChildServer (run with `dir` as its cwd); writes its script into `dir`.
+// A static file server over `dir` that honours Range (python3's http.server ignores it), and two
+// paths that misbehave on purpose (tests/tools/range_server.py): argv for ChildServer, run with
+// `dir` as its cwd.
 std::vector<std::string> range_server_argv(const std::string& dir);
 
 // A python3 that can import `packaging`, or "" (the differential test skips then).
