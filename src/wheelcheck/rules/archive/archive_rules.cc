@@ -2,9 +2,11 @@
 // where installers place entries (.data schemes, metadata of other projects).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "rules/rules.h"
 #include "util/parse.h"
@@ -148,7 +150,7 @@ struct DirectoryClash {
   size_t file, dir;
 };
 
-std::vector<DirectoryClash> file_directory_clashes(const std::map<std::string, size_t>& files,
+std::vector<DirectoryClash> file_directory_clashes(const std::unordered_map<std::string, size_t>& files,
                                                    const std::vector<std::pair<std::string, size_t>>& dirs) {
   struct Key {
     std::string_view key;
@@ -161,8 +163,14 @@ std::vector<DirectoryClash> file_directory_clashes(const std::map<std::string, s
   for (const auto& [k, i] : dirs) keys.push_back({k, i, true});
   auto rank = [](char c) { return c == '/' ? 0 : int(static_cast<unsigned char>(c)) + 1; };
   std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-    size_t n = std::min(a.key.size(), b.key.size());
-    for (size_t i = 0; i < n; ++i)
+    const size_t n = std::min(a.key.size(), b.key.size());
+    size_t i = 0;
+    // Keys share long prefixes ("pkg/sub/m0001.py"): skip the common part eight bytes at a time.
+    for (uint64_t x, y; i + 8 <= n; i += 8) {
+      std::memcpy(&x, a.key.data() + i, 8), std::memcpy(&y, b.key.data() + i, 8);
+      if (x != y) break;
+    }
+    for (; i < n; ++i)
       if (a.key[i] != b.key[i]) return rank(a.key[i]) < rank(b.key[i]);
     if (a.key.size() != b.key.size()) return a.key.size() < b.key.size();
     return std::tie(a.dir, a.entry) < std::tie(b.dir, b.entry);
@@ -204,9 +212,13 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   const std::optional<Severity> on_windows = reach.windows ? std::nullopt : std::optional(Severity::warning);
   const std::optional<Severity> on_case_folding =
       reach.windows || reach.macos ? std::nullopt : std::optional(Severity::warning);
-  std::map<std::string, size_t> files;                           // install key -> the first entry placing it
-  std::vector<std::pair<std::string, size_t>> dir_keys;          // directory entries: install key, entry
-  std::map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
+  // Hashed, not ordered (100,000 entries are 100,000 insertions each): findings come in entry order,
+  // and file_directory_clashes sorts what it needs.
+  std::unordered_map<std::string, size_t> files;                           // install key -> the first entry placing it
+  std::vector<std::pair<std::string, size_t>> dir_keys;                    // directory entries: install key, entry
+  std::unordered_map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
+  files.reserve(f.entries.size());
+  folded.reserve(f.entries.size());
   std::set<std::string> foreign;
   // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
   // file name) for a .data path and splits it until it meets that directory: 'x-1.0.data_y/z' or

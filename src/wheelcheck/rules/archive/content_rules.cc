@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "binary/binary_facts.h"
 #include "rules/loader/resolution.h"
@@ -314,17 +316,18 @@ void toplevel_names(const std::vector<LibraryFile>& lib, FindingSink& s) {
 // Files so common that two copies say nothing (check-wheel-contents' ALLOWED_DUPLICATES): empty,
 // a bare line break, a coding line.
 bool allowed_duplicate(uint64_t size, const std::string& sha256) {
-  static const std::set<std::string> allowed = [] {
-    std::set<std::string> out;
+  static const std::set<std::pair<uint64_t, std::string>> allowed = [] {
+    std::set<std::pair<uint64_t, std::string>> out;
     for (std::string_view text :
          {"", "\n", "\r\n", "# -*- coding: utf-8 -*-", "# -*- coding: utf-8 -*-\n", "# -*- coding: utf-8 -*-\n\r"}) {
       Digest d;
       d.update(text.data(), text.size());
-      out.insert(std::to_string(text.size()) + "," + d.digest_b64());
+      out.insert({text.size(), d.digest_b64()});
     }
     return out;
   }();
-  return allowed.count(std::to_string(size) + "," + sha256) > 0;
+  constexpr uint64_t kLongest = 26;  // no allowed text is longer: nothing to build or look up (per entry)
+  return size <= kLongest && allowed.count({size, sha256}) > 0;
 }
 
 // Inside a .dist-info directory, the wheel's own or a vendored package's: PEP 639 asks for copies of
@@ -334,7 +337,18 @@ bool in_dist_info(std::string_view name) { return name.find(".dist-info/") != st
 // WC214: one content under several names (check-wheel-contents W002), one finding per content;
 // metadata directories aside.
 void duplicates(const WheelFacts& f, FindingSink& s) {
-  std::map<std::pair<uint64_t, std::string>, std::vector<const EntryFacts*>> by_content;
+  // Keyed by views of the entries' own digests (no copy each: a wheel has 100,000 entries), hashed
+  // (the groups are sorted below, so the output does not depend on the table's order).
+  struct Key {
+    uint64_t size;
+    std::string_view sha256;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<std::string_view>()(k.sha256) ^ k.size; }
+  };
+  std::unordered_map<Key, std::vector<const EntryFacts*>, KeyHash> by_content;
+  by_content.reserve(f.entries.size());
   for (const auto& e : f.entries) {
     if (e.kind != EntryKind::file || e.sha256.empty() || !e.complete() || in_dist_info(e.name) ||
         allowed_duplicate(e.size, e.sha256))
