@@ -55,9 +55,7 @@ std::string dump(const std::vector<Finding>& fs);
 // dir); its bytes. A failed compile is the test's failure.
 std::string gcc_shared_object(const TempDir& dir, const std::string& name, const std::string& src,
                               const std::string& flags = "");
-// Whether dump(fs) holds `text` (a finding's "RULE [severity] entry: message", or part of one).
-bool says(const std::vector<Finding>& fs, const std::string& text);
-// Whether some finding's dump ("WC511 [error] entry: message") contains `text`.
+// Whether dump(fs) holds `text` (a finding's "WC511 [error] entry: message", or part of one).
 bool says(const std::vector<Finding>& fs, const std::string& text);
 
 // A server process on 127.0.0.1 at a free port: every "{port}" in argv is replaced by it. Waits
