@@ -230,6 +230,13 @@ floor_files=()
 floor_files+=("$(mkdir -p "$cache/entries-100000" && python3 "$here/make_many_entries.py" "$cache/entries-100000" 100000)")
 RUNS=$runs python3 "$here/floor.py" "$build" "${floor_files[@]}" > "$floor_table" || echo "bench: the floor rows failed" >&2
 
+# --- check while downloading (issue 48): torch from loopback nginx, full speed and 100 MB/s ------
+overlap_table="$cache/overlap.md"
+: > "$overlap_table"
+if [ -n "${file[torch]:-}" ] && command -v nginx >/dev/null; then
+  RUNS=$runs python3 "$here/overlap.py" "$wc" "${file[torch]}" > "$overlap_table" || echo "bench: the overlap rows failed" >&2
+fi
+
 # --- a nightly at scale (issue 48): 50, 100, 200 real wheels from a folder and an index page ------
 nightly_table="$cache/nightly.md"
 python3 "$here/nightly.py" "$build" > "$nightly_table" || { echo "bench: the nightly rows failed" >&2; : > "$nightly_table"; }
@@ -329,4 +336,7 @@ if [ -s "$floor_table" ]; then
 fi
 if [ -s "$nightly_table" ]; then
   { printf '\n## A nightly at scale: 50, 100, 200 real wheels (bench/nightly.py)\n\n'; cat "$nightly_table"; } >> "$here/RESULTS.md"
+fi
+if [ -s "$overlap_table" ]; then
+  { printf '\n## Check while downloading (bench/overlap.py)\n\n'; cat "$overlap_table"; } >> "$here/RESULTS.md"
 fi

@@ -5,7 +5,8 @@ support, and misbehaves on purpose according to the first path segment:
   /ok/F          206 ranges, 200 whole
   /flaky/F       500 to the first request for F, then like /ok (a retry must succeed)
   /short/F       range replies whose body stops halfway (Content-Length promises more)
-  /cutonce/F     the first range reply after the probe stops halfway, then like /ok (a resume)
+  /cutonce/F     the first range reply from byte 0 after the probe (a streamed body) stops halfway,
+                 then like /ok (a resume)
   /badrange/F    206 replies naming another range in Content-Range than the one asked for
   /stall/F       headers, a few bytes, then nothing (a client must time out)
   /loop/F        302 to itself
@@ -150,7 +151,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(120)
             return
         cut_once = False
-        if mode == "cutonce" and hi > 0:
+        if mode == "cutonce" and hi > 0 and lo == 0:
             with lock:
                 cut_once = ("cut", rest) not in seen
                 seen.add(("cut", rest))

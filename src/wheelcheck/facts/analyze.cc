@@ -36,7 +36,8 @@ std::string choose_dist_info(const WheelFacts& f) {
   return f.dist_info_dirs.front();
 }
 
-void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
+// What the index found wrong with the archive, as facts.
+void index_to_problems(const ZipIndex& idx, WheelFacts& f) {
   f.unreadable = idx.fatal;
   f.inconsistent = idx.inconsistent;
   f.methods = idx.methods;
@@ -45,6 +46,10 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   f.overlapping_entries = idx.overlapping_entries;
   f.overlapping_bytes = idx.overlapping_bytes;
   f.zip64 = idx.zip64;
+}
+
+void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
+  index_to_problems(idx, f);
   std::set<std::string> dirs;
   f.entries.reserve(idx.entries.size());
   for (const auto& z : idx.entries) {
@@ -123,6 +128,54 @@ class WheelReader {
  public:
   WheelReader(Source& src, const ZipIndex& idx, WheelFacts& f, const AnalyzeOptions& opt)
       : src_(src), idx_(idx), f_(f), opt_(opt) {}
+  // While the bytes stream in (Source::streams_in_order): `idx` holds the central directory alone,
+  // and each entry's data offset is read from its local header as the entry is reached (written
+  // into `idx`). The entries go in file order, the dist-info ones included, so each is read as it
+  // lands; RECORD's sha384/sha512 rows are digested afterwards, from bytes already here.
+  WheelReader(Source& src, ZipIndex& idx, WheelFacts& f, const AnalyzeOptions& opt, bool streamed)
+      : src_(src),
+        idx_(idx),
+        f_(f),
+        opt_(opt),
+        located_(streamed ? &idx : nullptr),
+        was_located_(idx.entries.size(), 0) {}
+
+  // The streamed read, in two steps: every entry as it arrives, then (once the caller has the full
+  // index, whose layout it compares with what was located) what needs the dist-info files.
+  // Returns false when an entry's local header could not be followed: the caller reads the wheel
+  // the usual way then, and the full index says why.
+  bool stream_pass() {
+    apply_total_limit();
+    std::vector<size_t> order(idx_.entries.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return idx_.entries[a].local_offset < idx_.entries[b].local_offset; });
+    run_workers(order);
+    if (first_exception_) std::rethrow_exception(first_exception_);
+    return !lost_;
+  }
+  // Whether entry i's data offset was read from its local header in stream_pass().
+  bool located(size_t i) const { return was_located_[i] != 0; }
+  void finish_streamed() {
+    std::set<std::string> early;
+    for (const auto& [name, text] : texts_) early.insert(name);
+    parse_dist_info();
+    // The usual read digests sha384/sha512 as it goes, for entries after the dist-info files.
+    for (const auto& [name, algo] : other_algos_) {
+      if (early.count(name)) continue;
+      const EntryFacts* found = f_.find_entry(name);
+      if (!found || !found->complete() || found->other_digests.count(algo)) continue;
+      const size_t i = static_cast<size_t>(found - f_.entries.data());
+      EntryFacts* e = &f_.entries[i];
+      Digest d(algo);
+      EntryRead r = read_entry(src_, idx_.entries[i], [&](const uint8_t* p, size_t n, uint64_t) {
+        d.update(p, n);
+        return true;
+      });
+      if (r.error.empty()) e->other_digests[algo] = d.digest_b64();
+    }
+    finish();
+  }
 
   void run() {
     apply_total_limit();
@@ -143,6 +196,22 @@ class WheelReader {
     std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
       return idx_.entries[a].compressed_size > idx_.entries[b].compressed_size;
     });
+    run_workers(rest);
+    if (first_exception_) std::rethrow_exception(first_exception_);
+    finish();
+  }
+
+ private:
+  void finish() {
+    read_other_methods();
+    reread_missing();
+    std::sort(f_.binaries.begin(), f_.binaries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    std::sort(f_.python_loaded.begin(), f_.python_loaded.end());
+    f_.python_loaded.erase(std::unique(f_.python_loaded.begin(), f_.python_loaded.end()), f_.python_loaded.end());
+  }
+
+  // Reads the entries of `rest` on opt_.threads workers, each taking the next in that order.
+  void run_workers(const std::vector<size_t>& rest) {
     std::atomic<size_t> next{0};
     auto worker = [&] {
       try {
@@ -168,15 +237,8 @@ class WheelReader {
       for (auto& t : pool)
         if (t.error()) std::rethrow_exception(t.error());
     }
-    if (first_exception_) std::rethrow_exception(first_exception_);
-    read_other_methods();
-    reread_missing();
-    std::sort(f_.binaries.begin(), f_.binaries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-    std::sort(f_.python_loaded.begin(), f_.python_loaded.end());
-    f_.python_loaded.erase(std::unique(f_.python_loaded.begin(), f_.python_loaded.end()), f_.python_loaded.end());
   }
 
- private:
   // Everything one entry's bytes feed.
   struct Work {
     EntryFacts* e = nullptr;
@@ -324,6 +386,7 @@ class WheelReader {
     if (opt_.before_entry) opt_.before_entry(z.name);
     e.skipped = skip_reason(z);
     if (!e.skipped.empty()) return;
+    if (located_ && !locate(i)) return;  // fast_path_supports needs the data offset
     if (!fast_path_supports(z)) {
       std::lock_guard<std::mutex> l(mu_);
       other_methods_.push_back(i);
@@ -340,6 +403,23 @@ class WheelReader {
       std::lock_guard<std::mutex> l(mu_);
       if (!first_exception_) first_exception_ = std::current_exception();
     }
+  }
+
+  // The streamed read: entry i's data offset from its local header (the fixed 30 bytes, then the
+  // name and extra field), as the full index's walk computes it; false when there is no local
+  // header to follow there (the usual read then decides).
+  bool locate(size_t i) {
+    ZipEntry& z = located_->entries[i];
+    uint8_t h[30];
+    if (z.local_offset > src_.size() || src_.size() - z.local_offset < sizeof h ||
+        src_.read_at(z.local_offset, h, sizeof h) != sizeof h || h[0] != 'P' || h[1] != 'K' || h[2] != 3 || h[3] != 4) {
+      lost_ = true;
+      return false;
+    }
+    const uint64_t name_len = h[26] | (h[27] << 8), extra_len = h[28] | (h[29] << 8);
+    z.data_offset = z.local_offset + 30 + name_len + extra_len;
+    was_located_[i] = 1;
+    return true;
   }
 
   // An entry larger than a fair share of the wheel decides how long the whole read takes (a 500 MB
@@ -651,6 +731,9 @@ class WheelReader {
       if (stem.size() < m.size()) m.set(stem.size());
     return m;
   }();
+  ZipIndex* located_ = nullptr;       // the streamed read: where each entry's data offset is written
+  std::vector<uint8_t> was_located_;  // per entry, written by the one worker reading it (not bits: threads)
+  std::atomic<bool> lost_{false};     // a local header could not be followed while streaming
   std::map<std::string, std::string> other_algos_;
   std::set<std::string> oversize_;
   std::vector<size_t> other_methods_;
@@ -667,7 +750,57 @@ class WheelReader {
 
 namespace {
 
+// A wheel whose bytes are still streaming in (a remote full read), read as they arrive: the
+// central directory first (the source fetches the file's end by range meanwhile), then every entry
+// in file order as its bytes land, each data offset taken from its local header there. Once the
+// last byte is in, the full index (local headers, data descriptors, overlaps, gaps: the installer's
+// view) is read as for any wheel, and must agree with what was used: the same data offsets and the
+// same overlapping entries. Then its findings are the wheel's; otherwise (an archive whose local
+// headers disagree, a zip-bomb layout, a transfer that failed, a budget passed) false, and the
+// caller reads the wheel the usual way, from the bytes now at hand. Either way the facts are the
+// usual read's.
+bool analyze_while_streaming(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
+  MemoryBudget budget(opt.limits.max_analysis_bytes);
+  BudgetScope scope(&budget, "");
+  ZipIndex idx, full;
+  try {
+    idx = read_zip_index(src, [](const ZipEntry&) { return false; });
+    if (!idx.ok() || (opt.refuse_over_limits && idx.entries.size() > opt.limits.max_entries)) return false;
+    index_to_facts(idx, f);
+    WheelReader reader(src, idx, f, opt, true);
+    if (!reader.stream_pass()) return false;
+    full = read_zip_index(src);
+    if (!full.ok() || full.entries.size() != idx.entries.size()) return false;
+    for (size_t i = 0; i < idx.entries.size(); ++i)
+      if (full.entries[i].overlaps != idx.entries[i].overlaps ||
+          (reader.located(i) && full.entries[i].data_offset != idx.entries[i].data_offset))
+        return false;
+    for (size_t i = 0; i < idx.entries.size(); ++i) idx.entries[i].data_offset = full.entries[i].data_offset;
+    reader.finish_streamed();
+  } catch (...) {
+    // A failed transfer, a budget passed, anything: the usual read meets the same (the spool keeps
+    // the transfer's error) and says it the usual way.
+    return false;
+  }
+  index_to_problems(full, f);  // the layout's findings are the full index's
+  if (budget.exceeded()) {
+    auto [message, entry] = budget.first_excess();
+    f.limit_events.push_back({message, entry});
+  }
+  return true;
+}
+
 void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
+  if (opt.depth == Depth::full && src.streams_in_order()) {
+    WheelFacts streamed;  // what analyze_wheel set before (a failed try leaves nothing behind in f)
+    streamed.path = f.path;
+    streamed.file_size = f.file_size;
+    streamed.filename = f.filename;
+    if (analyze_while_streaming(src, opt, streamed)) {
+      f = std::move(streamed);
+      return;
+    }
+  }
   // One budget per wheel, charged by every reader on every thread that reads this wheel.
   MemoryBudget budget(opt.limits.max_analysis_bytes);
   BudgetScope scope(&budget, "");

@@ -40,6 +40,7 @@ constexpr uint64_t kMinRequest = 32u << 10;
 constexpr uint64_t kMaxRequest = 8u << 20;
 constexpr uint64_t kCacheBytes = 64u << 20;
 constexpr uint64_t kMaxWholeDownload = 1ull << 30;  // servers that ignore Range: whole file, at most this
+constexpr uint64_t kMinTailSource = 8u << 20;       // smaller bodies stream whole before their end is read
 
 void curl_global() {
   static std::once_flag once;
@@ -540,8 +541,13 @@ class HttpSource : public Source {
         throw IoError(shown_ + ": unreadable Content-Range '" + escape_for_display(r.content_range) +
                       "' in reply to a range request");
       size_ = cr->total;
-      // A whole read: the body streams once, from byte 0, and every read is served from it.
-      if (plan == ReadPlan::whole) start_stream(true);
+      // A whole read: the body streams once, from byte 0, and every read is served from it; the
+      // last 1% (where the central directory lies) may be asked for by range meanwhile.
+      if (plan == ReadPlan::whole) {
+        start_stream(true);
+        streaming_ = true;
+        if (size_ >= kMinTailSource) tail_from_ = size_ - size_ / 100;
+      }
     } else if (whole_reply) {
       // The server ignores Range and the file fit in the probe's reply: that is the body.
       spool_ = std::make_unique<Spool>(shown_);
@@ -578,6 +584,7 @@ class HttpSource : public Source {
     if (whole && stream_error_.empty() && spool_->have() == size_) sha256_ = spool_->digest_hex();
   }
   std::string content_sha256() const override { return sha256_; }
+  bool streams_in_order() const override { return streaming_; }
 
   uint64_t size() const override { return size_; }
   const std::string& display_name() const override { return shown_; }  // never the credentials
@@ -638,11 +645,21 @@ class HttpSource : public Source {
       // A whole read waits for the stream: the index is at the end of the file, and its walk over
       // every local header needs all of it before any entry can be read, so range requests for the
       // tail would gain no time and fetch those bytes twice.
-      if (spool_) {
+      // Reads in the file's last 1% that the stream has not reached (the end records and central
+      // directory, asked for first) are fetched by range instead, on the second connection: the
+      // entries can then be read as the stream brings them, and the bytes read stay within 1.01x.
+      if (spool_ && !(at >= tail_from_ && spool_->have() < at + (n - done))) {
         spool_->read(at, static_cast<char*>(buf) + done, n - done, shown_);
         return n;
       }
-      std::shared_ptr<const Span> s = span_at(at, n - done);
+      std::shared_ptr<const Span> s;
+      try {
+        s = span_at(at, n - done);
+      } catch (const IoError&) {
+        if (!spool_) throw;
+        tail_from_ = UINT64_MAX;  // the range failed: the stream brings these bytes (or says why not)
+        continue;
+      }
       uint64_t in = at - s->off;
       size_t take = static_cast<size_t>(std::min<uint64_t>(n - done, s->bytes.size() - in));
       std::memcpy(static_cast<char*>(buf) + done, s->bytes.data() + in, take);
@@ -758,6 +775,8 @@ class HttpSource : public Source {
   Connection stream_conn_;      // the stream's own handle
   uint64_t size_ = 0;
   std::unique_ptr<Spool> spool_;
+  bool streaming_ = false;                       // a ranged whole read: the body streams from byte 0
+  std::atomic<uint64_t> tail_from_{UINT64_MAX};  // reads from here on may go by range while the body streams
   std::unique_ptr<std::thread> stream_;
   std::string stream_error_;
   std::string sha256_;  // the whole body's, once it all streamed in order

@@ -36,6 +36,10 @@ class Source {
   // remote full read hashes the body as it arrives, at no second pass); "" otherwise. Final once
   // settle() returned.
   virtual std::string content_sha256() const { return ""; }
+  // Whether the bytes are still arriving in order, from the first (a remote full read streaming its
+  // body): a reader that takes entries in file order can work on each as it lands instead of
+  // waiting for the last byte. Reads past what has arrived wait for it.
+  virtual bool streams_in_order() const { return false; }
 
   // A hint from the reader (a no-op for local files): byte ranges [first, second) about to be read.
   // A remote source fetches them together, coalesced and in parallel.
