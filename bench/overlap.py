@@ -9,13 +9,10 @@ wheel at full speed and limited to 100 MB/s (`limit_rate`). Goal: the remote che
 
 Prints a Markdown table: per server, the download, the local check, each binary's remote check
 (wall, ratio to the bound, max RSS, bytes read)."""
-import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback_nginx import LoopbackNginx  # noqa: E402
 
 
 def timed(cmd):
@@ -44,22 +41,8 @@ def main():
         os.makedirs(www)
         name = os.path.basename(wheel)
         os.symlink(os.path.abspath(wheel), os.path.join(www, name))
-        fast, slow = free_port(), free_port()
-        temps = " ".join(f"{k}_temp_path {work}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        conf = os.path.join(work, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(f"daemon off; master_process off; worker_processes 1; pid {work}/nginx.pid; "
-                    f"error_log {work}/nginx.err;\nevents {{ worker_connections 256; }}\n"
-                    f"http {{ access_log off; {temps}\n"
-                    f"  server {{ listen 127.0.0.1:{fast}; root {www}; }}\n"
-                    f"  server {{ listen 127.0.0.1:{slow}; root {www}; limit_rate 100000000; }} }}\n")
-        nginx = subprocess.Popen(["nginx", "-c", conf, "-p", work])
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", slow), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        nginx = LoopbackNginx(work, www, rates=(None, 100000000))
+        fast, slow = nginx.ports
         local, _, _ = median([wc, "check", "-q", wheel], runs)
         size = os.path.getsize(wheel)
         print(f"{name}, {size / 1e6:.0f} MB; local check alone {local:.2f} s (median of {runs})\n")
@@ -81,8 +64,7 @@ def main():
                 ratio = t / bound
                 print(f"| {label} | {dl:.2f} s | {which} | {t:.2f} s | {bound:.2f} s | {ratio:.2f}x "
                       f"{'met' if ratio <= 1.05 else 'MISSED'} | {rss:.0f} MB | {read / size:.3f}x |")
-        nginx.terminate()
-        nginx.wait(timeout=10)
+        nginx.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -9,16 +9,13 @@ Writes the targets (full depth: bytes read <= 1.02x the file, time <= 1.2x curl 
 as Markdown table rows to TARGETS.
 Usage: remote.py WHEELCHECK RUNS TARGETS WHEEL...   (needs nginx and curl on PATH)
 """
-import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback_nginx import LoopbackNginx  # noqa: E402
 
 wc, runs, targets_out, wheels = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 targets = []
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def timed(cmd, env=None):
@@ -41,20 +38,8 @@ try:
     os.makedirs(www)
     for w in wheels:
         os.symlink(os.path.abspath(w), os.path.join(www, os.path.basename(w)))
-    port = free_port()
-    conf = os.path.join(work, "nginx.conf")
-    temps = " ".join(f"{k}_temp_path {work}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    with open(conf, "w") as f:
-        f.write(f"daemon off; master_process off; worker_processes 1; pid {work}/nginx.pid; "
-                f"error_log {work}/nginx.err;\nevents {{ worker_connections 256; }}\n"
-                f"http {{ access_log off; {temps} server {{ listen 127.0.0.1:{port}; root {www}; }} }}\n")
-    nginx = subprocess.Popen(["nginx", "-c", conf, "-p", work])
-    for _ in range(50):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    nginx = LoopbackNginx(work, www)
+    port = nginx.ports[0]
     rows = []
     for w in wheels:
         name = os.path.basename(w)
@@ -85,8 +70,7 @@ try:
             rows.append(f"| {name} | {depth} | {size / 1e6:.1f} MB | {read / 1e6:.2f} MB ({read / size:.3f}x) "
                         f"| {rep.get('requests', 0)} | {rep.get('connections', 0)} | {t:.2f} s "
                         f"| {peer:.2f} s ({t / peer:.2f}x) |")
-    nginx.terminate()
-    nginx.wait(timeout=10)
+    nginx.stop()
     print("| wheel | depth | size | bytes read | requests | connections | wheelcheck URL | curl -o + local check |")
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
