@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "support/test_support.h"
 #include "util/digest.h"
 #include "wheel_builder.h"
