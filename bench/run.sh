@@ -316,27 +316,16 @@ lines += ["## Targets", "", "| file | target | measured | |", "|---|---|---|---|
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY
-if [ -s "$set_table" ]; then
-  { printf '\n## Symbol resolution: torch with its install set, before and after (bench/install_set.py)\n\n'; cat "$set_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$sbom_table" ]; then
-  { printf '\n## SBOMs (PEP 770): pillow with and without its SBOMs, before and after (bench/sbom_cost.py)\n\n'; cat "$sbom_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$diff_table" ]; then
-  { printf '\n## Regressions against a baseline: diff and check --baseline (bench/diff_cost.py)\n\n'; cat "$diff_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$prov_table" ]; then
-  { printf '\n## Provenance (PEP 740): a 100-file release with and without verification (bench/provenance_cost.py)\n\n'; cat "$prov_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$hostile_table" ]; then
-  { printf '\n## Small inputs built to cost much (bench/hostile.py)\n\n'; cat "$hostile_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$floor_table" ]; then
-  { printf '\n## The floor: a full check against inflate + SHA-256 alone (bench/floor.py)\n\n'; cat "$floor_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$nightly_table" ]; then
-  { printf '\n## A nightly at scale: 50, 100, 200 real wheels (bench/nightly.py)\n\n'; cat "$nightly_table"; } >> "$here/RESULTS.md"
-fi
-if [ -s "$overlap_table" ]; then
-  { printf '\n## Check while downloading (bench/overlap.py)\n\n'; cat "$overlap_table"; } >> "$here/RESULTS.md"
-fi
+# Each further table, when its bench produced one, under its heading.
+section() {
+  [ -s "$2" ] && { printf '\n## %s\n\n' "$1"; cat "$2"; } >> "$here/RESULTS.md"
+  return 0
+}
+section "Symbol resolution: torch with its install set, before and after (bench/install_set.py)" "$set_table"
+section "SBOMs (PEP 770): pillow with and without its SBOMs, before and after (bench/sbom_cost.py)" "$sbom_table"
+section "Regressions against a baseline: diff and check --baseline (bench/diff_cost.py)" "$diff_table"
+section "Provenance (PEP 740): a 100-file release with and without verification (bench/provenance_cost.py)" "$prov_table"
+section "Small inputs built to cost much (bench/hostile.py)" "$hostile_table"
+section "The floor: a full check against inflate + SHA-256 alone (bench/floor.py)" "$floor_table"
+section "A nightly at scale: 50, 100, 200 real wheels (bench/nightly.py)" "$nightly_table"
+section "Check while downloading (bench/overlap.py)" "$overlap_table"

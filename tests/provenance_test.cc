@@ -38,31 +38,7 @@ std::string sha256_hex(const std::string& bytes) {
   return d.digest_hex();
 }
 
-struct Assets {
-  std::string dir, roots;
-  std::string skip;
-};
-
-const Assets& assets() {
-  static const Assets a = [] {
-    Assets out;
-    const char* home = std::getenv("HOME");
-    std::string cache = std::string(home ? home : "/tmp") + "/.cache/wheelcheck-tests/sigstore";
-    auto r = testing::run_command("timeout 900 python3 " +
-                                  testing::shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/sigstore_assets.py") +
-                                  " " + testing::shell_quote(cache));
-    if (r.exit_code != 0) {
-      out.skip = "the pypi-attestations and sigstore sdists cannot be had: " + r.err;
-      if (r.exit_code != 3 && r.exit_code != 124) out.skip = "FAIL " + out.skip;
-      return out;
-    }
-    std::istringstream lines(r.out);
-    std::getline(lines, out.dir);
-    std::getline(lines, out.roots);
-    return out;
-  }();
-  return a;
-}
+const testing::SigstoreAssets& assets() { return testing::sigstore_assets(); }
 
 #define NEED_ASSETS()                                                \
   do {                                                               \
@@ -377,7 +353,7 @@ TEST(Provenance, WheelsFromAnIndexAreVerifiedAgainstWhatTheIndexOffers) {
   testing::write_file(dir.file("html/index.html"), std::vector<uint8_t>(html.begin(), html.end()));
   std::ofstream(dir.file("require.json")) << R"({"extends": "default", "provenance": {"require": true}})";
   // Range-capable, as PyPI is: at metadata depth only a few ranges of the wheel are read.
-  testing::ChildServer server(testing::range_server_argv(dir.path()), dir.path());
+  testing::ChildServer server(testing::range_server_argv(), dir.path());
   if (!server.up()) GTEST_SKIP() << "could not start a loopback HTTP server";
   auto check = [&](const std::string& index, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"check", "--trusted-root", root, "--format", "json"};

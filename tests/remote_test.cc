@@ -20,7 +20,7 @@ using testing::shell_quote;
 class LoopbackServer {
  public:
   explicit LoopbackServer(const std::string& dir, bool ranges = false)
-      : server_(ranges ? testing::range_server_argv(dir)
+      : server_(ranges ? testing::range_server_argv()
                        : std::vector<std::string>{"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"},
                 dir) {}
   bool up() const { return server_.up(); }

@@ -230,8 +230,28 @@ std::string dump(const std::vector<Finding>& fs) {
 
 bool says(const std::vector<Finding>& fs, const std::string& text) { return dump(fs).find(text) != std::string::npos; }
 
-std::vector<std::string> range_server_argv(const std::string& dir) {
-  (void)dir;  // the server runs with `dir` as its cwd (ChildServer's); nothing is written there
+const SigstoreAssets& sigstore_assets() {
+  static const SigstoreAssets a = [] {
+    SigstoreAssets out;
+    const char* home = std::getenv("HOME");
+    const std::string cache = std::string(home ? home : "/tmp") + "/.cache/wheelcheck-tests/sigstore";
+    auto r = run_command("timeout 900 python3 " +
+                         shell_quote(std::string(WC_SOURCE_DIR) + "/tests/tools/sigstore_assets.py") + " " +
+                         shell_quote(cache));
+    if (r.exit_code != 0) {
+      out.skip = "the pypi-attestations and sigstore sdists cannot be had: " + r.err;
+      if (r.exit_code != 3 && r.exit_code != 124) out.skip = "FAIL " + out.skip;
+      return out;
+    }
+    std::istringstream lines(r.out);
+    std::getline(lines, out.dir);
+    std::getline(lines, out.roots);
+    return out;
+  }();
+  return a;
+}
+
+std::vector<std::string> range_server_argv() {
   return {"python3", std::string(WC_SOURCE_DIR) + "/tests/tools/range_server.py", "{port}"};
 }
 

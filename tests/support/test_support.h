@@ -75,10 +75,19 @@ class ChildServer {
   int pid_ = -1, port_ = 0;
 };
 
-// A static file server over `dir` that honours Range (python3's http.server ignores it), and two
-// paths that misbehave on purpose (tests/tools/range_server.py): argv for ChildServer, run with
-// `dir` as its cwd.
-std::vector<std::string> range_server_argv(const std::string& dir);
+// A static file server over its working folder (ChildServer's cwd) that honours Range (python3's
+// http.server ignores it), and two paths that misbehave on purpose (tests/tools/range_server.py):
+// argv for ChildServer.
+std::vector<std::string> range_server_argv();
+
+// Real Sigstore data, downloaded once into ~/.cache/wheelcheck-tests/sigstore by
+// tests/tools/sigstore_assets.py: `dir` holds pypi-attestations' test assets, `roots` Sigstore's
+// trust roots. `skip` says why they cannot be had: offline, or (prefixed "FAIL ") anything else.
+struct SigstoreAssets {
+  std::string dir, roots;
+  std::string skip;
+};
+const SigstoreAssets& sigstore_assets();
 
 // A python3 that can import `packaging`, or "" (the differential test skips then).
 std::string python_with_packaging();

@@ -133,12 +133,7 @@ class WheelReader {
   // into `idx`). The entries go in file order, the dist-info ones included, so each is read as it
   // lands; RECORD's sha384/sha512 rows are digested afterwards, from bytes already here.
   WheelReader(Source& src, ZipIndex& idx, WheelFacts& f, const AnalyzeOptions& opt, bool streamed)
-      : src_(src),
-        idx_(idx),
-        f_(f),
-        opt_(opt),
-        located_(streamed ? &idx : nullptr),
-        was_located_(idx.entries.size(), 0) {}
+      : src_(src), idx_(idx), f_(f), opt_(opt), located_(streamed ? &idx : nullptr) {}
 
   // The streamed read, in two steps: every entry as it arrives, then (once the caller has the full
   // index, whose layout it compares with what was located) what needs the dist-info files.
@@ -154,8 +149,9 @@ class WheelReader {
     if (first_exception_) std::rethrow_exception(first_exception_);
     return !lost_;
   }
-  // Whether entry i's data offset was read from its local header in stream_pass().
-  bool located(size_t i) const { return was_located_[i] != 0; }
+  // Whether entry i's data offset was read from its local header in stream_pass() (the central
+  // directory alone sets none).
+  bool located(size_t i) const { return idx_.entries[i].data_offset != 0; }
   void finish_streamed() {
     std::set<std::string> early;
     for (const auto& [name, text] : texts_) early.insert(name);
@@ -163,16 +159,15 @@ class WheelReader {
     // The usual read digests sha384/sha512 as it goes, for entries after the dist-info files.
     for (const auto& [name, algo] : other_algos_) {
       if (early.count(name)) continue;
-      const EntryFacts* found = f_.find_entry(name);
-      if (!found || !found->complete() || found->other_digests.count(algo)) continue;
-      const size_t i = static_cast<size_t>(found - f_.entries.data());
-      EntryFacts* e = &f_.entries[i];
+      const EntryFacts* e = f_.find_entry(name);
+      if (!e || !e->complete() || e->other_digests.count(algo)) continue;
+      const size_t i = static_cast<size_t>(e - f_.entries.data());
       Digest d(algo);
       EntryRead r = read_entry(src_, idx_.entries[i], [&](const uint8_t* p, size_t n, uint64_t) {
         d.update(p, n);
         return true;
       });
-      if (r.error.empty()) e->other_digests[algo] = d.digest_b64();
+      if (r.error.empty()) f_.entries[i].other_digests[algo] = d.digest_b64();
     }
     finish();
   }
@@ -405,20 +400,15 @@ class WheelReader {
     }
   }
 
-  // The streamed read: entry i's data offset from its local header (the fixed 30 bytes, then the
-  // name and extra field), as the full index's walk computes it; false when there is no local
-  // header to follow there (the usual read then decides).
+  // The streamed read: entry i's data offset from its local header; false when there is none to
+  // follow there (the usual read then decides).
   bool locate(size_t i) {
-    ZipEntry& z = located_->entries[i];
-    uint8_t h[30];
-    if (z.local_offset > src_.size() || src_.size() - z.local_offset < sizeof h ||
-        src_.read_at(z.local_offset, h, sizeof h) != sizeof h || h[0] != 'P' || h[1] != 'K' || h[2] != 3 || h[3] != 4) {
+    auto at = local_data_offset(src_, idx_.entries[i]);
+    if (!at) {
       lost_ = true;
       return false;
     }
-    const uint64_t name_len = h[26] | (h[27] << 8), extra_len = h[28] | (h[29] << 8);
-    z.data_offset = z.local_offset + 30 + name_len + extra_len;
-    was_located_[i] = 1;
+    located_->entries[i].data_offset = *at;
     return true;
   }
 
@@ -731,9 +721,8 @@ class WheelReader {
       if (stem.size() < m.size()) m.set(stem.size());
     return m;
   }();
-  ZipIndex* located_ = nullptr;       // the streamed read: where each entry's data offset is written
-  std::vector<uint8_t> was_located_;  // per entry, written by the one worker reading it (not bits: threads)
-  std::atomic<bool> lost_{false};     // a local header could not be followed while streaming
+  ZipIndex* located_ = nullptr;    // the streamed read: where each entry's data offset is written
+  std::atomic<bool> lost_{false};  // a local header could not be followed while streaming
   std::map<std::string, std::string> other_algos_;
   std::set<std::string> oversize_;
   std::vector<size_t> other_methods_;
@@ -749,6 +738,14 @@ class WheelReader {
 }  // namespace
 
 namespace {
+
+// The first excess of the wheel's memory budget, wherever it was caught, is its WC403 (only the
+// readers charge).
+void note_first_excess(const MemoryBudget& budget, WheelFacts& f) {
+  if (!budget.exceeded()) return;
+  auto [message, entry] = budget.first_excess();
+  f.limit_events.push_back({message, entry});
+}
 
 // A wheel whose bytes are still streaming in (a remote full read), read as they arrive: the
 // central directory first (the source fetches the file's end by range meanwhile), then every entry
@@ -783,10 +780,7 @@ bool analyze_while_streaming(Source& src, const AnalyzeOptions& opt, WheelFacts&
     return false;
   }
   index_to_problems(full, f);  // the layout's findings are the full index's
-  if (budget.exceeded()) {
-    auto [message, entry] = budget.first_excess();
-    f.limit_events.push_back({message, entry});
-  }
+  note_first_excess(budget, f);
   return true;
 }
 
@@ -830,11 +824,7 @@ void analyze_into(Source& src, const AnalyzeOptions& opt, WheelFacts& f) {
   } catch (const BudgetExceeded&) {
     // Reported below: the readers' catch blocks may have taken it first.
   }
-  // The first excess, wherever it was caught, is the wheel's WC403 (only the readers charge).
-  if (budget.exceeded()) {
-    auto [message, entry] = budget.first_excess();
-    f.limit_events.push_back({message, entry});
-  }
+  note_first_excess(budget, f);
 }
 
 }  // namespace

@@ -642,12 +642,10 @@ class HttpSource : public Source {
     size_t done = 0;
     while (done < n) {
       const uint64_t at = off + done;
-      // A whole read waits for the stream: the index is at the end of the file, and its walk over
-      // every local header needs all of it before any entry can be read, so range requests for the
-      // tail would gain no time and fetch those bytes twice.
-      // Reads in the file's last 1% that the stream has not reached (the end records and central
-      // directory, asked for first) are fetched by range instead, on the second connection: the
-      // entries can then be read as the stream brings them, and the bytes read stay within 1.01x.
+      // A whole read is served from the stream, waiting for the bytes it needs. Reads in the file's last 1% that the
+      // stream has not reached (the end records and central directory, asked for first) are fetched by range instead,
+      // on the second connection: the entries can then be read as the stream brings them, and the bytes read stay
+      // within 1.01x.
       if (spool_ && !(at >= tail_from_ && spool_->have() < at + (n - done))) {
         spool_->read(at, static_cast<char*>(buf) + done, n - done, shown_);
         return n;

@@ -752,6 +752,18 @@ static void check_decoded_duplicates(ZipIndex& idx) {
   }
 }
 
+std::optional<uint64_t> local_data_offset(Source& src, const ZipEntry& z) {
+  uint8_t h[30];
+  if (z.local_offset > src.size() || src.size() - z.local_offset < sizeof h ||
+      src.read_at(z.local_offset, h, sizeof h) != sizeof h)
+    return std::nullopt;
+  Cursor l(h, sizeof h, z.local_offset);
+  if (l.u32() != kLocalSig) return std::nullopt;
+  l.skip(22);  // versions, flags, method, time, date, CRC-32, sizes: the walk compares those
+  const uint64_t name_len = l.u16(), extra_len = l.u16();
+  return z.local_offset + sizeof h + name_len + extra_len;
+}
+
 ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted,
                         const std::function<uint64_t(const ZipEntry&)>& data_wanted) {
   ZipIndex idx;

@@ -82,4 +82,10 @@ std::string cp437_to_utf8(std::string_view raw);
 ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>& local_wanted = {},
                         const std::function<uint64_t(const ZipEntry&)>& data_wanted = {});
 
+// Where entry z's data begins, read from its local header alone (the fixed 30 bytes, then the name
+// and the extra field), as read_zip_index's walk sets data_offset; nullopt when no local header is
+// there. For a reader that meets the entries before the walk can run (a body still streaming in);
+// the walk checks everything else about the header afterwards.
+std::optional<uint64_t> local_data_offset(Source& src, const ZipEntry& z);
+
 }  // namespace wc

@@ -316,18 +316,22 @@ void toplevel_names(const std::vector<LibraryFile>& lib, FindingSink& s) {
 // Files so common that two copies say nothing (check-wheel-contents' ALLOWED_DUPLICATES): empty,
 // a bare line break, a coding line.
 bool allowed_duplicate(uint64_t size, const std::string& sha256) {
-  static const std::set<std::pair<uint64_t, std::string>> allowed = [] {
-    std::set<std::pair<uint64_t, std::string>> out;
+  struct Allowed {
+    std::set<std::pair<uint64_t, std::string>> contents;
+    uint64_t longest = 0;  // nothing longer is looked up (no digest copied per entry)
+  };
+  static const Allowed allowed = [] {
+    Allowed out;
     for (std::string_view text :
          {"", "\n", "\r\n", "# -*- coding: utf-8 -*-", "# -*- coding: utf-8 -*-\n", "# -*- coding: utf-8 -*-\n\r"}) {
       Digest d;
       d.update(text.data(), text.size());
-      out.insert({text.size(), d.digest_b64()});
+      out.contents.insert({text.size(), d.digest_b64()});
+      out.longest = std::max<uint64_t>(out.longest, text.size());
     }
     return out;
   }();
-  constexpr uint64_t kLongest = 26;  // no allowed text is longer: nothing to build or look up (per entry)
-  return size <= kLongest && allowed.count({size, sha256}) > 0;
+  return size <= allowed.longest && allowed.contents.count({size, sha256}) > 0;
 }
 
 // Inside a .dist-info directory, the wheel's own or a vendored package's: PEP 639 asks for copies of
