@@ -295,5 +295,33 @@ TEST_F(ElfFixture, RpathOutsideTheInstallTree) {
       << d2;
 }
 
+// A section name table lying past the end of the file: each section name it is asked for is a
+// warning (the loader never reads it), and no .nv_fatbin is made up. Built by GCC 12 at -O2, the
+// lookup assigned straight into the layout came back with stack bytes (a .nv_fatbin "at offset
+// 94365531074929", another on every run); Golden.HostileCorpusFindings found it as a finding that
+// changed from one run to the next. The file is a fuzzer's, from fuzz/corpus/elf.
+TEST(ElfReader, ASectionNameTablePastTheEndFindsNoSection) {
+  auto bytes = read_file(std::string(WC_SOURCE_DIR) + "/fuzz/corpus/elf/11eeec7973e07dc08432adda7057ee7529a09cad");
+  ASSERT_EQ(bytes.size(), 573u);
+  // As a wheel's extension module: read as it streams past (the capture path), and from the image.
+  auto wheel = WheelBuilder("elfx", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
+                   .purelib(false)
+                   .add("elfx/_ext.cpython-312-x86_64-linux-gnu.so", std::string(bytes.begin(), bytes.end()))
+                   .build();
+  for (int run = 0; run < 3; ++run) {
+    BinaryFacts image;
+    parse_elf_image(bytes.data(), bytes.size(), image);
+    WheelFacts f = facts_of(wheel, "elfx-1.0-cp312-cp312-manylinux_2_17_x86_64.whl");
+    ASSERT_EQ(f.binaries.size(), 1u);
+    for (const BinaryFacts* b : {&image, &f.binaries[0]}) {
+      for (const auto& e : b->errors) EXPECT_EQ(e.find(".nv_fatbin"), std::string::npos) << e;
+      size_t name_table = 0;
+      for (const auto& w : b->warnings)
+        name_table += w.find("section name table at file offset 553648128: range [553648128, ") == 0;
+      EXPECT_EQ(name_table, 2u) << "one for .nv_fatbin, one for .hip_fatbin";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wc

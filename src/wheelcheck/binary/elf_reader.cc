@@ -129,8 +129,10 @@ class ElfReader {
     interp_and_stack();
     dynamic();
     ElfLayout layout;
-    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff,
-                   [&] { layout.nv_fatbin = find_section(".nv_fatbin"); });
+    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff, [&] {
+      const auto found = find_section(".nv_fatbin");  // see find_section: never assigned straight in
+      layout.nv_fatbin = found;
+    });
     if (layout.nv_fatbin &&
         (layout.nv_fatbin->off > f_.size() || layout.nv_fatbin->len > f_.size() - layout.nv_fatbin->off)) {
       // The containers are still found where they lie (the scan does not need the section), but a
@@ -154,8 +156,10 @@ class ElfReader {
   // AMD GPU code: the head of .hip_fatbin (its first offload bundle names the library's targets).
   void hip_code() {
     std::optional<ByteRange> hip;
-    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff,
-                   [&] { hip = find_section(".hip_fatbin"); });
+    loader_ignored("section name table", shstrtab_ ? shstrtab_->offset : h_.shoff, [&] {
+      const auto found = find_section(".hip_fatbin");  // see find_section
+      hip = found;
+    });
     if (!hip || !hip->len || hip->off >= f_.size()) return;
     uint64_t len = std::min<uint64_t>({hip->len, kHipBundleHead, f_.size() - hip->off});
     f_.require({{hip->off, len}});
@@ -307,6 +311,11 @@ class ElfReader {
     return s;
   }
 
+  // The file range of the section called `name`; throws ParseError when a name it compares lies
+  // outside the file. Callers take the result into a local first: built by GCC 12 at -O2,
+  // `captured_optional = find_section(...)` inside loader_ignored's lambda came back engaged with
+  // stack bytes when find_section threw (a .nv_fatbin "at offset 94365531074929" in the report,
+  // another on every run; the Debug build, and the same code through a local, gave the warning).
   std::optional<ByteRange> find_section(std::string_view name) const {
     if (!shstrtab_ || secs_.empty()) return std::nullopt;
     for (const auto& s : secs_) {
