@@ -370,20 +370,13 @@ constexpr size_t kMaxCachedWheel = 2u << 20;
 constexpr size_t kMaxCachedWheel = 20u << 20;
 #endif
 TEST(Inflate, AgreesWithLibarchiveOnCachedRealWheels) {
-  const char* home = std::getenv("HOME");
-  std::string dir = std::string(home ? home : "/root") + "/.cache/wheelcheck-tests/real";
   // The manifest's small wheels are fetched here too (once, under the cache's lock): on a cold cache
   // this test must not depend on the real-wheel tests having run before it.
-  auto manifest = read_json_file(std::string(WC_SOURCE_DIR) + "/tests/real_wheels.json");
-  std::string args;
-  for (const auto& f : manifest["files"])
-    if (!f.value("large", false))
-      args += " " + shell_quote(f["project"]) + " " + shell_quote(f["file"]) + " " + shell_quote(f["sha256"]);
-  auto fetched =
-      run_command("timeout 1800 python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/fetch_wheels.py") + " " +
-                  shell_quote(dir) + args);
-  if (fetched.exit_code == 3 || fetched.exit_code == 124) GTEST_SKIP() << "PyPI not reachable: " << fetched.err;
-  ASSERT_EQ(fetched.exit_code, 0) << fetched.err;
+  bool offline = false;
+  std::string err = testing::fetch_real_wheels({}, &offline);
+  if (offline) GTEST_SKIP() << "PyPI not reachable: " << err;
+  ASSERT_EQ(err, "") << err;
+  const std::string dir = testing::real_wheel_cache();
   auto listing = run_command("ls " + shell_quote(dir) + "/*.whl 2>/dev/null");
   size_t n = 0;
   std::string line;

@@ -21,29 +21,14 @@ using testing::run_command;
 using testing::run_wheelcheck;
 using testing::shell_quote;
 
-std::string cache_dir() {
-  const char* home = std::getenv("HOME");
-  std::string dir = std::string(home ? home : "/tmp") + "/.cache/wheelcheck-tests/real";
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 const json& manifest() {
   static const json j = read_json_file(std::string(WC_SOURCE_DIR) + "/tests/real_wheels.json");
   return j;
 }
 
-// Fetches `names` (files of the manifest); "" on success, else why (the caller skips on no network).
+std::string cache_dir() { return testing::real_wheel_cache(); }
 std::string fetch(const std::vector<std::string>& names, bool* offline) {
-  std::string args;
-  for (const auto& n : names)
-    for (const auto& f : manifest()["files"])
-      if (f["file"] == n)
-        args += " " + shell_quote(f["project"]) + " " + shell_quote(n) + " " + shell_quote(f["sha256"]);
-  auto r = run_command("timeout 1800 python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/fetch_wheels.py") +
-                       " " + shell_quote(cache_dir()) + args);
-  *offline = r.exit_code == 3 || r.exit_code == 124;
-  return r.exit_code == 0 ? "" : r.err;
+  return testing::fetch_real_wheels(names, offline);
 }
 
 std::string basename_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }

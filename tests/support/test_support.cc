@@ -13,6 +13,7 @@
 #include <chrono>
 #include <thread>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 
 #include "facts/analyze.h"
 #include "policy/policy.h"
+#include "util/json_text.h"
 #include "wheel_builder.h"
 
 namespace wc::testing {
@@ -260,6 +262,28 @@ std::string python_with_packaging() {
     if (run_command(std::string(py) + " -c 'import packaging.utils, packaging.version'").exit_code == 0) return py;
   }
   return "";
+}
+
+std::string real_wheel_cache() {
+  const char* home = std::getenv("HOME");
+  std::string dir = std::string(home && *home ? home : "/tmp") + "/.cache/wheelcheck-tests/real";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string fetch_real_wheels(const std::vector<std::string>& names, bool* offline) {
+  static const nlohmann::json manifest = read_json_file(std::string(WC_SOURCE_DIR) + "/tests/real_wheels.json");
+  std::string args;
+  for (const auto& f : manifest["files"]) {
+    const std::string file = f["file"];
+    const bool wanted =
+        names.empty() ? !f.value("large", false) : std::find(names.begin(), names.end(), file) != names.end();
+    if (wanted) args += " " + shell_quote(f["project"]) + " " + shell_quote(file) + " " + shell_quote(f["sha256"]);
+  }
+  auto r = run_command("timeout 1800 python3 " + shell_quote(std::string(WC_SOURCE_DIR) + "/tools/fetch_wheels.py") +
+                       " " + shell_quote(real_wheel_cache()) + args);
+  *offline = r.exit_code == 3 || r.exit_code == 124;
+  return r.exit_code == 0 ? "" : r.err.empty() ? "tools/fetch_wheels.py exited " + std::to_string(r.exit_code) : r.err;
 }
 
 }  // namespace wc::testing

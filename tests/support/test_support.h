@@ -92,4 +92,13 @@ const SigstoreAssets& sigstore_assets();
 // A python3 that can import `packaging`, or "" (the differential test skips then).
 std::string python_with_packaging();
 
+// The real wheels of tests/real_wheels.json are downloaded at test time into this folder
+// (~/.cache/wheelcheck-tests/real, made here), never committed.
+std::string real_wheel_cache();
+// Fetches the manifest's files named in `names` (every small one when empty) into
+// real_wheel_cache() with tools/fetch_wheels.py, each checked against its pinned sha256, under the
+// cache's lock. "" when they are all there; else why, with *offline set when PyPI cannot be reached
+// (the caller skips then; any other reason is a failure).
+std::string fetch_real_wheels(const std::vector<std::string>& names, bool* offline);
+
 }  // namespace wc::testing
