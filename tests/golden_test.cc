@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "pipeline/check.h"
 #include "support/test_support.h"
 #include "util/json_text.h"
 #include "wheel_builder.h"
@@ -179,6 +180,40 @@ TEST(Golden, HostileCorpusFindings) {
   got["default"] = check_findings(files, "default", tmp.path());
   ASSERT_EQ(got["default"].size(), files.size());
   expect_golden("hostile_findings.json", got);
+}
+
+// The run judges each wheel alone as soon as it is read, then cuts its facts down to what install
+// sets read (keep_for_install_sets) and judges the install-set rules last. On every small real
+// wheel, in one run: each verdict equals check_wheel's over the whole facts, finding for finding,
+// in order (a set rule that reads something the cut drops fails here).
+TEST(Golden, CutFactsJudgeAsWholeFacts) {
+  bool offline = false;
+  std::string err = testing::fetch_real_wheels({}, &offline);
+  if (offline) GTEST_SKIP() << "cannot download wheels from PyPI: " << err;
+  ASSERT_EQ(err, "") << err;
+  std::vector<std::string> paths;
+  for (const auto& e : fs::directory_iterator(testing::real_wheel_cache()))
+    if (e.path().extension() == ".whl" && e.file_size() < (50u << 20)) paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  ASSERT_GT(paths.size(), 20u);
+  const Policy policy = load_policy("default");
+  const AnalyzeOptions opt = analyze_options_for(policy);
+  std::vector<WheelFacts> whole = analyze_all(paths, opt, 2), cut = analyze_all(paths, opt, 2);
+  std::vector<AloneVerdict> alone;
+  for (auto& f : cut) {
+    alone.push_back(judge_alone(f, policy));
+    keep_for_install_sets(f);
+  }
+  InstallSetIndex whole_index(whole), cut_index(cut);
+  size_t findings = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    SCOPED_TRACE(paths[i]);
+    auto want = check_wheel(whole[i], policy, install_set_for(whole[i], whole, &whole_index)).findings;
+    auto got = judge_in_set(std::move(alone[i]), cut[i], policy, install_set_for(cut[i], cut, &cut_index)).findings;
+    EXPECT_EQ(testing::dump(got), testing::dump(want));
+    findings += want.size();
+  }
+  EXPECT_GT(findings, 0u);
 }
 
 }  // namespace

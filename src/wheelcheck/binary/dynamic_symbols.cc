@@ -46,6 +46,10 @@ void DynamicSymbols::keep_defined(const std::vector<bool>& keep) {
 }
 
 void DynamicSymbols::index() {
+  // The tables are complete: a run holds them until its last wheel is judged, without the slack
+  // their growth left (up to half of each).
+  defined_.shrink_to_fit();
+  undefined_.shrink_to_fit();
   size_t cap = 16;
   while (cap < defined_.size() * 2) cap <<= 1;
   table_.assign(cap, 0);

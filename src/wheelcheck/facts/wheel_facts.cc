@@ -166,6 +166,44 @@ json facts_to_json(const WheelFacts& f) {
   return j;
 }
 
+namespace {
+
+template <typename T>
+void release(T& x) {
+  T().swap(x);  // clear() would keep the capacity
+}
+
+}  // namespace
+
+void keep_for_install_sets(WheelFacts& f) {
+  for (auto& e : f.entries) {  // the names stay where they are: the entry index views them
+    release(e.sha256);
+    release(e.other_digests);
+    release(e.read_error);
+    release(e.skipped);
+    release(e.version_strings);
+  }
+  release(f.inconsistent);
+  release(f.methods);
+  release(f.unsafe_names);
+  release(f.upload_refusals);
+  release(f.limit_events);
+  f.wheel_file.reset();
+  f.record.reset();
+  release(f.dist_info_read_errors);
+  release(f.captured);
+  f.variant.reset();
+  release(f.sboms);
+  f.provenance = ProvenanceFacts{};
+  for (auto& b : f.binaries) {
+    b.fatbin = FatbinFacts{};
+    b.hip = HipFacts{};
+    release(b.cxx_abi);
+    release(b.python_dll_imports);
+  }
+  release(f.sdist_facts.problems);
+}
+
 std::map<std::string, InstalledFile> install_map(const WheelFacts& f) {
   std::map<std::string, InstalledFile> out;
   const std::string record = f.dist_info.empty() ? "" : f.dist_info + "/RECORD";

@@ -150,6 +150,15 @@ struct WheelFacts {
   std::unique_ptr<InstallPaths> install_paths_;
 };
 
+// Empties what only the rules that read a wheel alone need, once they have run (judge_alone): the
+// entries' digests, errors and version strings, RECORD, WHEEL, the SBOMs, captured files, the
+// variant document, the archive's problems, the attestations, and the binaries' GPU code, C++ ABI
+// counts and Python DLL imports. What an install set reads of a wheel stays (judge_in_set, the
+// install-set index, --resolve-deps, an sdist's agreement): its name, path, METADATA and dist-info,
+// its entries' names and kinds, its binaries' loader facts and symbol tables. A run holds each
+// wheel's facts this small from its first judgement on, so its memory grows by that per wheel.
+void keep_for_install_sets(WheelFacts& f);
+
 nlohmann::json facts_to_json(const WheelFacts& f);
 // An sdist's facts: its container, entries, PKG-INFO's fields and which of them are Dynamic.
 nlohmann::json sdist_facts_to_json(const WheelFacts& f);

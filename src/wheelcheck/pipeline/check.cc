@@ -72,7 +72,8 @@ WheelFacts sdist_target(const TargetRef& t, const Limits& limits) {
 
 std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress,
-                                    const std::function<void(const std::string&)>& started) {
+                                    const std::function<void(const std::string&)>& started,
+                                    const std::function<void(size_t, WheelFacts&)>& settle) {
   std::vector<WheelFacts> facts(targets.size());
   // Jobs go to wheels first; what is left over reads entries within a wheel (one torch wheel on
   // two cores: its two large libraries inflate at once).
@@ -105,6 +106,7 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
       } catch (...) {
         facts[i] = unreadable_target(t, "analysis stopped by an internal error: unknown exception");
       }
+      if (settle) settle(i, facts[i]);
       size_t d = ++done;
       if (progress) {
         std::lock_guard<std::mutex> lock(mu);
@@ -231,24 +233,36 @@ std::vector<std::pair<TargetRef, size_t>> dependency_wheels(const std::vector<Wh
   return out;
 }
 
+// The rest of a wheel's judgement once every wheel of the run is read: the rules of its install
+// set; for an sdist, its agreement with the wheels of its version (PEP 643).
+WheelVerdict judge_rest(AloneVerdict alone, const WheelFacts& f, const std::vector<WheelFacts>& all,
+                        const Policy& policy, InstallSetIndex* index) {
+  if (f.sdist) {
+    WheelVerdict v = judge_in_set(std::move(alone), f, policy, InstallSet{});
+    FindingSink s(policy);
+    sdist_agreement(f, all, s);
+    for (auto& x : s.take()) v.findings.push_back(std::move(x));
+    for (auto& x : s.take_waived()) v.waived.push_back(std::move(x));
+    return v;
+  }
+  return judge_in_set(std::move(alone), f, policy, install_set_for(f, all, index, policy.cuda.import_loaded));
+}
+
+// A judgement that stopped: the error is the verdict.
+WheelVerdict internal_error(const Policy& policy, const std::string& what) {
+  FindingSink s(policy);
+  s.add("WC404", "checking stopped by an internal error: " + what);
+  return {s.take(), s.take_waived()};
+}
+
 }  // namespace
 
 WheelVerdict judge_wheel(const WheelFacts& f, const std::vector<WheelFacts>& all, const Policy& policy,
                          InstallSetIndex* index) {
   try {
-    if (f.sdist) {  // judged alone, then against the wheels of its version (PEP 643)
-      WheelVerdict v = check_wheel(f, policy, InstallSet{});
-      FindingSink s(policy);
-      sdist_agreement(f, all, s);
-      for (auto& x : s.take()) v.findings.push_back(std::move(x));
-      for (auto& x : s.take_waived()) v.waived.push_back(std::move(x));
-      return v;
-    }
-    return check_wheel(f, policy, install_set_for(f, all, index, policy.cuda.import_loaded));
+    return judge_rest(judge_alone(f, policy), f, all, policy, index);
   } catch (const std::exception& e) {
-    FindingSink s(policy);
-    s.add("WC404", std::string("checking stopped by an internal error: ") + e.what());
-    return {s.take(), s.take_waived()};
+    return internal_error(policy, e.what());
   }
 }
 
@@ -533,6 +547,62 @@ ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* r
   return p;
 }
 
+namespace {
+
+// What a run keeps of a wheel once it is read: its verdict so far, and its report item.
+struct Settled {
+  std::optional<AloneVerdict> alone;  // the rules that read the wheel alone
+  std::string error;                  // why they stopped, when they did (an internal error)
+  ItemResult item;                    // all but the findings
+  std::optional<SetMember> member;    // its release-set summary (a wheel, not an sdist)
+};
+
+// A wheel's report item but for its findings: sizes, notes, SBOM coverage, provenance, its
+// release-set summary (also into `member`), and its facts when asked for.
+ItemResult report_item(const WheelFacts& f, const Policy& policy, bool include_facts,
+                       std::optional<SetMember>& member) {
+  ItemResult item;
+  item.path = f.path;
+  item.size = f.file_size;
+  item.bytes_read = f.bytes_read;
+  item.requests = f.http_requests;
+  item.connections = f.http_connections;
+  item.provenance = provenance_summary(f.provenance);
+  if (f.sdist) {
+    item.kind = "sdist";
+    const SdistFacts& sd = f.sdist_facts;
+    item.notes.push_back(
+        "a source distribution (" + (sd.format.empty() ? std::string("unread") : sd.format) + ", " +
+        std::to_string(sd.entries) + " entries" +
+        (sd.pkg_info
+             ? ", PKG-INFO Metadata-Version " + sd.pkg_info->get("Metadata-Version").value_or("?") +
+                   (!promises_static_metadata(*sd.pkg_info) ? std::string(", no field promised static before 2.2")
+                    : sd.pkg_info->count("Dynamic") ? ", dynamic: " + join(sd.pkg_info->get_all("Dynamic"), ", ")
+                                                    : std::string(", nothing dynamic"))
+             : std::string()) +
+        ")");
+    return item;
+  }
+  if (!f.index_page) {
+    member = summarize(f, policy);
+    item.release = member_to_json(*member);
+  }
+  if (!f.index_page && !f.from_index_metadata) {
+    SbomCoverage cov = sbom_coverage(f);
+    item.sbom = sbom_summary(cov);
+    if (cov.documents == 0 && cov.unknown_documents == 0 && !cov.bundled.empty())
+      item.notes.push_back("no SBOM (PEP 770) declares its " + std::to_string(cov.bundled.size()) + " bundled librar" +
+                           (cov.bundled.size() == 1 ? "y" : "ies") + " (sbom.require makes this an error)");
+    else if (cov.unknown_documents)
+      item.notes.push_back(std::to_string(cov.unknown_documents) + " SBOM" + (cov.unknown_documents == 1 ? "" : "s") +
+                           " in a format wheelcheck does not read (PEP 770 accepts any standard): not checked");
+  }
+  if (include_facts) item.facts = facts_to_json(f);
+  return item;
+}
+
+}  // namespace
+
 RunReport run_check(const CheckRequest& req, const Policy& policy) {
   RunReport report;
   auto targets = expand_target_refs(req.targets, req.match, &report.target_notes);
@@ -575,30 +645,33 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   opt.binaries = req.binaries;
   opt.depth = req.depth;
   const std::optional<TrustedRoot> trust = load_trust_root(req, policy);  // a bad root is a usage error, first
-  auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started);
+  // Each wheel, as soon as it is read and on the thread that read it: its PEP 740 attestations
+  // (beside a local file, or as the index offers them for a wheel it lists; a wheel given by URL
+  // alone has none to fetch: a note in WC913), the rules that read it alone, its report item, and
+  // then its facts cut down to what install sets read. The run holds no wheel's facts whole past
+  // its own turn.
+  std::vector<Settled> settled(targets.size());
+  auto settle = [&](size_t i, WheelFacts& f) {
+    if (!is_url(targets[i].location))
+      f.provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
+                                       policy.limits.max_metadata_bytes, f.content_sha256);
+    else if (trust && targets[i].from_index && !targets[i].variants_index)  // fetched only to be verified
+      f.provenance = gather_index_provenance(targets[i], &*trust, policy.limits.max_metadata_bytes, f.content_sha256);
+    Settled& s = settled[i];
+    try {
+      s.alone = judge_alone(f, policy);
+    } catch (const std::exception& e) {
+      s.error = e.what();
+    }
+    s.item = report_item(f, policy, req.include_facts, s.member);
+    // The exported names are compared with a baseline's (WC711) and nothing else in the run: the
+    // report keeps them packed in the item's release record.
+    if (s.member && req.baseline.empty())
+      for (auto& b : s.member->binaries) std::vector<std::string>().swap(b.exports);
+    keep_for_install_sets(f);
+  };
+  auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started, settle);
   const size_t judged = facts.size();
-  // PEP 740 attestations beside each local file, or as the index offers them for a wheel it lists
-  // (a wheel given by URL alone has none to fetch: a note in WC913), on the analysis's threads:
-  // OpenSSL 3's per-call algorithm fetches make a verification ~4 ms.
-  {
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next++) < judged;)
-        if (!is_url(targets[i].location))
-          facts[i].provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
-                                                  policy.limits.max_metadata_bytes, facts[i].content_sha256);
-        else if (trust && targets[i].from_index && !targets[i].variants_index)  // fetched only to be verified
-          facts[i].provenance = gather_index_provenance(targets[i], trust ? &*trust : nullptr,
-                                                        policy.limits.max_metadata_bytes, facts[i].content_sha256);
-    };
-    std::deque<GuardedThread> pool;  // a worker's exception is rethrown here, never std::terminate
-    const unsigned n = std::min<size_t>(req.jobs ? req.jobs : default_jobs(), std::max<size_t>(judged, 1));
-    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    for (auto& t : pool)
-      if (t.error()) std::rethrow_exception(t.error());
-  }
   if (policy.provenance.require && !policy.provenance.publisher.any())
     report.target_notes.push_back(
         "provenance.require without provenance.publisher: an attestation from any Sigstore identity passes");
@@ -644,51 +717,21 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   std::vector<SetMember> members;
   InstallSetIndex index(facts);
   for (size_t i = 0; i < judged; ++i) {
-    const WheelFacts& f = facts[i];
-    ItemResult item;
-    item.path = f.path;
-    WheelVerdict v = judge_wheel(f, facts, policy, &index);
-    item.findings = std::move(v.findings);
-    item.waived = std::move(v.waived);
-    item.size = f.file_size;
-    item.bytes_read = f.bytes_read;
-    item.requests = f.http_requests;
-    item.connections = f.http_connections;
-    if (f.sdist) {
-      item.kind = "sdist";
-      const SdistFacts& sd = f.sdist_facts;
-      item.notes.push_back(
-          "a source distribution (" + (sd.format.empty() ? std::string("unread") : sd.format) + ", " +
-          std::to_string(sd.entries) + " entries" +
-          (sd.pkg_info
-               ? ", PKG-INFO Metadata-Version " + sd.pkg_info->get("Metadata-Version").value_or("?") +
-                     (!promises_static_metadata(*sd.pkg_info) ? std::string(", no field promised static before 2.2")
-                      : sd.pkg_info->count("Dynamic") ? ", dynamic: " + join(sd.pkg_info->get_all("Dynamic"), ", ")
-                                                      : std::string(", nothing dynamic"))
-               : std::string()) +
-          ")");
-      item.provenance = provenance_summary(f.provenance);
-      report.items.push_back(std::move(item));
-      continue;
+    Settled& s = settled[i];
+    WheelVerdict v;
+    if (!s.alone) {
+      v = internal_error(policy, s.error);
+    } else {
+      try {
+        v = judge_rest(std::move(*s.alone), facts[i], facts, policy, &index);
+      } catch (const std::exception& e) {
+        v = internal_error(policy, e.what());
+      }
     }
-    if (!f.index_page) {
-      members.push_back(summarize(f, policy));
-      item.release = member_to_json(members.back());
-    }
-    if (!f.index_page && !f.from_index_metadata) {
-      SbomCoverage cov = sbom_coverage(f);
-      item.sbom = sbom_summary(cov);
-      if (cov.documents == 0 && cov.unknown_documents == 0 && !cov.bundled.empty())
-        item.notes.push_back("no SBOM (PEP 770) declares its " + std::to_string(cov.bundled.size()) +
-                             " bundled librar" + (cov.bundled.size() == 1 ? "y" : "ies") +
-                             " (sbom.require makes this an error)");
-      else if (cov.unknown_documents)
-        item.notes.push_back(std::to_string(cov.unknown_documents) + " SBOM" + (cov.unknown_documents == 1 ? "" : "s") +
-                             " in a format wheelcheck does not read (PEP 770 accepts any standard): not checked");
-    }
-    item.provenance = provenance_summary(f.provenance);
-    if (req.include_facts) item.facts = facts_to_json(f);
-    report.items.push_back(std::move(item));
+    s.item.findings = std::move(v.findings);
+    s.item.waived = std::move(v.waived);
+    if (s.member) members.push_back(std::move(*s.member));
+    report.items.push_back(std::move(s.item));
   }
   if (req.shard_count && (release_rules_apply(policy) || !req.baseline.empty()))
     report.set_note = "shard " + std::to_string(req.shard_index) + "/" + std::to_string(req.shard_count) +

@@ -46,10 +46,13 @@ RunReport run_check(const CheckRequest& req, const Policy& policy);
 std::vector<WheelFacts> analyze_all(const std::vector<std::string>& paths, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress = {});
 // The same over index targets: at --depth metadata, a wheel whose index serves its core metadata
-// (PEP 658) is judged from that alone.
+// (PEP 658) is judged from that alone. `settle(i, facts)` runs on the reading thread as soon as
+// target i is read (before `progress` counts it): what the run does with each wheel before the
+// next is read.
 std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const AnalyzeOptions& opt, unsigned jobs,
                                     const std::function<void(size_t, size_t, const std::string&)>& progress = {},
-                                    const std::function<void(const std::string&)>& started = {});
+                                    const std::function<void(const std::string&)>& started = {},
+                                    const std::function<void(size_t, WheelFacts&)>& settle = {});
 
 // The release-set members of a previous JSON report (--baseline); throws std::runtime_error naming
 // the file when it is not a wheelcheck report.

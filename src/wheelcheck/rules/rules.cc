@@ -30,42 +30,76 @@ void FindingSink::add_waived(const std::string& rule, std::string message, std::
   waived_.push_back({Finding{rule, sev, std::move(message), std::move(entry), std::nullopt, {}}, std::move(reason)});
 }
 
-WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& given) {
-  InstallSet set = given;  // the wheel always belongs to its own install set
-  if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
+namespace {
+
+void sort_by_rule(std::vector<Finding>& fs) {
+  std::stable_sort(fs.begin(), fs.end(), [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+}
+
+}  // namespace
+
+AloneVerdict judge_alone(const WheelFacts& f, const Policy& p) {
+  AloneVerdict v;
   FindingSink s(p);
   if (f.sdist) {  // a source distribution: its archive, its PKG-INFO, who published it
     for (const auto& u : f.unreadable) s.add("WC404", u.message);
     index_hash_rule(f, s);
     sdist_rules(f, s);
     provenance_rules(f, s);
-    WheelVerdict v{s.take(), s.take_waived()};
-    std::stable_sort(v.findings.begin(), v.findings.end(),
-                     [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
-    return v;
+  } else {
+    auto mark = [&](size_t k) { v.at[k] = s.count(), v.waived_at[k] = s.waived_count(); };
+    if (!f.index_page) name_rules(f, s);
+    archive_rules(f, s);
+    // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
+    if (f.readable()) {
+      v.in_set = true;
+      distinfo_rules(f, s);
+      mark(0);  // pypi_metadata_rules
+      record_rules(f, s);
+      content_rules(f, s);
+      mark(1);  // binary_rules
+      symbol_rules(f, s);
+      mark(2);  // link_rules, torch_abi_rules
+      variant_rules(f, s);
+      cuda_rules(f, s);
+      sbom_rules(f, s);
+    }
+    // Who published the file does not depend on reading it.
+    if (!f.index_page) provenance_rules(f, s);
   }
-  if (!f.index_page) name_rules(f, s);
-  archive_rules(f, s);
-  // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
-  if (f.readable()) {
-    distinfo_rules(f, s);
-    pypi_metadata_rules(f, set, s);
-    record_rules(f, s);
-    content_rules(f, s);
-    binary_rules(f, set, s);
-    symbol_rules(f, s);
-    link_rules(f, set, s);
-    torch_abi_rules(f, set, s);
-    variant_rules(f, s);
-    cuda_rules(f, s);
-    sbom_rules(f, s);
-  }
-  // Who published the file does not depend on reading it.
-  if (!f.index_page) provenance_rules(f, s);
-  WheelVerdict v{s.take(), s.take_waived()};
-  std::stable_sort(v.findings.begin(), v.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.rule < b.rule; });
+  v.findings = s.take();
+  v.waived = s.take_waived();
   return v;
+}
+
+WheelVerdict judge_in_set(AloneVerdict alone, const WheelFacts& f, const Policy& p, const InstallSet& given) {
+  WheelVerdict v;
+  if (!alone.in_set) {
+    v = {std::move(alone.findings), std::move(alone.waived)};
+  } else {
+    InstallSet set = given;  // the wheel always belongs to its own install set
+    if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
+    std::array<FindingSink, 3> sinks{FindingSink(p), FindingSink(p), FindingSink(p)};
+    pypi_metadata_rules(f, set, sinks[0]);
+    binary_rules(f, set, sinks[1]);
+    link_rules(f, set, sinks[2]);
+    torch_abi_rules(f, set, sinks[2]);
+    size_t from = 0, waived_from = 0;
+    for (size_t k = 0; k < sinks.size(); ++k) {
+      for (; from < alone.at[k]; ++from) v.findings.push_back(std::move(alone.findings[from]));
+      for (; waived_from < alone.waived_at[k]; ++waived_from) v.waived.push_back(std::move(alone.waived[waived_from]));
+      for (auto& x : sinks[k].take()) v.findings.push_back(std::move(x));
+      for (auto& x : sinks[k].take_waived()) v.waived.push_back(std::move(x));
+    }
+    for (; from < alone.findings.size(); ++from) v.findings.push_back(std::move(alone.findings[from]));
+    for (; waived_from < alone.waived.size(); ++waived_from) v.waived.push_back(std::move(alone.waived[waived_from]));
+  }
+  sort_by_rule(v.findings);
+  return v;
+}
+
+WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set) {
+  return judge_in_set(judge_alone(f, p), f, p, set);
 }
 
 bool has_errors(const std::vector<Finding>& fs) {

@@ -1,6 +1,7 @@
 // Rules: pure functions of facts and policy. One file per family; check_wheel runs them all.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ class FindingSink {
   // A finding a rule-specific waiver (with its reason) covers: reported, never failing.
   void add_waived(const std::string& rule, std::string message, std::string entry, std::string reason);
   std::vector<Finding> take() { return std::move(out_); }
+  size_t count() const { return out_.size(); }  // findings so far (waived ones apart)
+  size_t waived_count() const { return waived_.size(); }
   std::vector<WaivedFinding> take_waived() { return std::move(waived_); }
   const Policy& policy() const { return policy_; }
 
@@ -65,6 +68,22 @@ struct WheelVerdict {
   std::vector<WaivedFinding> waived;
 };
 WheelVerdict check_wheel(const WheelFacts& f, const Policy& p, const InstallSet& set = {});
+
+// check_wheel in two steps, so that a run need not hold every wheel's facts whole until its last
+// wheel is read: the rules that read the wheel alone (judge_alone, as soon as it is read), then
+// those that read its install set (judge_in_set: WC205, WC501-WC510, WC514-WC517, once every
+// wheel of the run is read), which read no more of any wheel's facts than keep_for_install_sets()
+// leaves. Together they give check_wheel's verdict, findings in its order.
+struct AloneVerdict {
+  std::vector<Finding> findings;  // in the order the rules ran
+  std::vector<WaivedFinding> waived;
+  // The install-set rules' findings go after the first at[k] of these (waived_at[k] waived ones):
+  // WC205's after the layout's, the binaries' after the content's, the links' after the symbols'.
+  std::array<size_t, 3> at{}, waived_at{};
+  bool in_set = false;  // the install-set rules run: a readable wheel (not an sdist)
+};
+AloneVerdict judge_alone(const WheelFacts& f, const Policy& p);
+WheelVerdict judge_in_set(AloneVerdict alone, const WheelFacts& f, const Policy& p, const InstallSet& set);
 
 // The Requires-Dist dependencies of `f` that install libraries by the policy's providers table
 // (installed on f's platform, by default or through one of f's extras): what --resolve-deps fetches.
