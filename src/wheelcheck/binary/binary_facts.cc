@@ -1,6 +1,7 @@
 #include "binary/binary_facts.h"
 
 #include <set>
+#include <unordered_set>
 
 #include "binary/elf_reader.h"
 #include "binary/fatbin.h"
@@ -79,6 +80,20 @@ bool FatbinFacts::container_has_code(size_t container) const {
 }
 std::vector<std::string> FatbinFacts::ptx() const { return names_of(entries, FatbinEntry::ptx); }
 
+std::vector<std::string_view> imported_names(const BinaryFacts& b) {
+  std::vector<std::string_view> out;
+  if (!b.symbols) {
+    out.assign(b.undefined_symbols.begin(), b.undefined_symbols.end());
+    return out;
+  }
+  const DynamicSymbols& d = *b.symbols;
+  std::unordered_set<uint32_t> seen;  // one name offset, one name (a table may name one string a million times)
+  out.reserve(d.undefined().size());
+  for (const auto& s : d.undefined())
+    if (seen.insert(s.name).second) out.push_back(d.name(s));
+  return out;
+}
+
 json binary_to_json(const BinaryFacts& b) {
   json j = {{"path", b.path}, {"format", b.format}, {"arch", b.arch}};
   if (b.headers_only) j["headers_only"] = true;
@@ -116,8 +131,8 @@ json binary_to_json(const BinaryFacts& b) {
   }
   // The Python C-API the binary imports (what WC511 audits for abi3 wheels).
   std::vector<std::string> py;
-  for (const auto& sym : b.undefined_symbols)
-    if (sym.starts_with("Py") || sym.starts_with("_Py")) py.push_back(sym);
+  for (const auto sym : imported_names(b))
+    if (sym.starts_with("Py") || sym.starts_with("_Py")) py.emplace_back(sym);
   std::sort(py.begin(), py.end());
   py.erase(std::unique(py.begin(), py.end()), py.end());
   if (!py.empty()) j["python_api_imports"] = py;

@@ -88,8 +88,9 @@ struct BinaryFacts {
   std::vector<std::string> needed, rpath, runpath;
   std::map<std::string, std::vector<std::string>> version_needs;  // library -> GLIBC_2.17, ...
   std::vector<std::string> version_defs;
-  // Undefined, non-weak: ELF .dynsym, Mach-O undefined externals (without the leading underscore),
-  // PE imports by name from the Python DLLs.
+  // Undefined, non-weak: Mach-O undefined externals (without the leading underscore), PE imports by
+  // name from the Python DLLs. An ELF file's are in `symbols`, never copied: read them all through
+  // imported_names().
   std::vector<std::string> undefined_symbols;
   bool undefined_symbols_read = false;
   // ELF: the whole .dynsym with its versions, exports indexed (WC514 binds imports to them);
@@ -136,6 +137,11 @@ struct BinaryFacts {
   // Newest needed version per prefix (GLIBC, GLIBCXX, CXXABI, GCC), e.g. {"GLIBC": "2.28"}.
   std::map<std::string, std::string> max_symbol_versions() const;
 };
+
+// The names a binary imports, undefined and not weak, each once, in table order: an ELF file's
+// from its dynamic symbol table (views of its one .dynstr copy), a Mach-O or PE file's from
+// undefined_symbols. The views live as long as `b`'s facts.
+std::vector<std::string_view> imported_names(const BinaryFacts& b);
 
 nlohmann::json binary_to_json(const BinaryFacts& b);
 // "elf", "macho", "pe", "fatbin" (a bare NVIDIA fatbin file) or "" from a file's first bytes

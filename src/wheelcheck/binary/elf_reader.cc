@@ -660,7 +660,7 @@ class ElfReader {
     }
     syms.set_versioned(versym.has_value());
     charge_memory(count * sizeof(DynamicSymbols::Symbol) * 3, ".dynsym entries and their index");
-    std::unordered_set<uint32_t> named;                     // name offsets already copied into undefined_symbols
+    std::unordered_set<uint32_t> named;                     // name offsets already charged for
     std::vector<std::pair<uint32_t, uint32_t>> defined_at;  // (.dynsym index, name offset) of each definition
     // Each string-table offset is measured once: 43,689 symbols naming one 8 MiB string cost one
     // scan, not 43,689 (the cost grows with the table, never with references x name length).
@@ -704,10 +704,10 @@ class ElfReader {
         continue;
       }
       if (bind != 1 /* STB_GLOBAL */) continue;
-      syms.add_undefined(s);
-      if (!named.insert(name).second) continue;
-      charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
-      out_.undefined_symbols.emplace_back(sym);
+      syms.add_undefined(s);  // named by offset: imported_names() views them, nothing is copied
+      // Every rule that reads imports walks each distinct name once: charged as if held, so names
+      // summing past the budget (distinct suffixes of one 8 MiB string) stop the reader here.
+      if (named.insert(name).second) charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
     }
     if (auto reach = reachable_by_hash(hashes, strtab, count, defined_at)) {
       std::vector<std::string> lost;

@@ -85,8 +85,10 @@ void abi3_binary(const BinaryFacts& b, const PyVersion& floor, const std::string
   std::vector<std::string> outside, later;
   std::map<const AbiPolicy::SymbolWaiver*, std::vector<std::string>> waived;
   std::set<std::string> seen;
-  for (const auto& sym : b.undefined_symbols) {
-    if (!python_api_name(sym) || !seen.insert(sym).second) continue;
+  for (const auto name : imported_names(b)) {
+    if (!python_api_name(name)) continue;
+    const std::string sym(name);
+    if (!seen.insert(sym).second) continue;
     auto it = abi.stable_abi.find(sym);
     std::string why;
     if (it == abi.stable_abi.end()) {
@@ -136,9 +138,9 @@ void abi3t_binary(const BinaryFacts& b, FindingSink& s) {
     return;
   }
   std::vector<std::string> def_api;
+  const auto imports = imported_names(b);
   for (const char* f : {"PyModuleDef_Init", "PyModule_Create2", "PyModule_FromDefAndSpec2", "PyModule_ExecDef"})
-    if (std::find(b.undefined_symbols.begin(), b.undefined_symbols.end(), f) != b.undefined_symbols.end())
-      def_api.push_back(f);
+    if (std::find(imports.begin(), imports.end(), f) != imports.end()) def_api.push_back(f);
   if (!def_api.empty())
     s.add("WC511",
           "abi3t extension defines its module through PyModuleDef (imports " + join(def_api, ", ") +

@@ -74,7 +74,7 @@ std::vector<std::string_view> torch_imports(const BinaryFacts& b) {
     for (const auto& [dll, names] : b.dll_imports)
       if (torch_library(to_lower(dll))) out.insert(out.end(), names.begin(), names.end());
   } else {
-    out.assign(b.undefined_symbols.begin(), b.undefined_symbols.end());
+    out = imported_names(b);
   }
   return out;
 }

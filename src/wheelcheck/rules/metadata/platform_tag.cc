@@ -89,9 +89,9 @@ std::string level_refuses(const LinuxLevel& l, const std::string& family, const 
     }
     for (const auto& [lib, symbols] : l.blacklist) {
       if (std::find(b->needed.begin(), b->needed.end(), lib) == b->needed.end()) continue;
-      for (const auto& u : b->undefined_symbols)
-        if (symbols.count(u))
-          return b->path + " takes " + u + " from " + lib + ", which " + name + " does not guarantee";
+      for (const auto u : imported_names(*b))
+        if (symbols.count(std::string(u)))
+          return b->path + " takes " + std::string(u) + " from " + lib + ", which " + name + " does not guarantee";
     }
   }
   return "";
@@ -194,9 +194,9 @@ JustifiedTag justified_platform_tag(const WheelFacts& f, const Policy& p) {
   if (shape.libc.empty()) shape.libc = libc_from_names(elves);
   // Interpreter features only some CPython builds have (auditwheel's pyfpe and UCS-2 checks).
   for (const auto* b : elves)
-    for (const auto& u : b->undefined_symbols)
-      if (u == "PyFPE_jbuf" || u.rfind("PyUnicodeUCS2_", 0) == 0)
-        return fail(b->path + " uses " + u + ", which only some CPython builds provide");
+    for (const auto u : imported_names(*b))
+      if (u == "PyFPE_jbuf" || u.starts_with("PyUnicodeUCS2_"))
+        return fail(b->path + " uses " + std::string(u) + ", which only some CPython builds provide");
   if (shape.arch == "x86_64")
     for (const auto* b : elves)
       if (b->x86_isa_level && *b->x86_isa_level > p.linux.x86_64_isa_baseline)
