@@ -78,7 +78,8 @@ struct AloneVerdict {
   std::vector<Finding> findings;  // in the order the rules ran
   std::vector<WaivedFinding> waived;
   // The install-set rules' findings go after the first at[k] of these (waived_at[k] waived ones):
-  // WC205's after the layout's, the binaries' after the content's, the links' after the symbols'.
+  // WC205's after the dist-info rules', the binaries' after the content rules', the links' after
+  // the symbol rules'.
   std::array<size_t, 3> at{}, waived_at{};
   bool in_set = false;  // the install-set rules run: a readable wheel (not an sdist)
 };
