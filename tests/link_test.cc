@@ -11,7 +11,9 @@
 #include "binary/dynamic_symbols.h"
 #include "binary/elf_reader.h"
 #include "pipeline/check.h"
+#include "rules/loader/install_set.h"
 #include "rules/loader/torch_abi.h"
+#include "rules/rules.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -61,17 +63,28 @@ class Link : public ::testing::Test {
     return dir.file(name);
   }
 
-  // wheelcheck's verdict on the extension wheel (the first package) with the others in the run.
+  // wheelcheck's verdict on the extension wheel (the first package) with the others in the run. A
+  // run judges the install-set rules over facts cut down after each wheel's own rules (symbol
+  // tables slimmed to imports and definitions' hashes): that verdict must be the whole facts' one.
   std::vector<Finding> judge(const std::vector<Package>& pkgs, const std::string& policy = "default") {
-    std::vector<WheelFacts> run;
+    std::vector<WheelFacts> run, cut;
+    const Policy pol = load_policy(policy);
+    std::vector<AloneVerdict> alone;
     for (const auto& p : pkgs) {
       WheelBuilder w(p.name, p.version, p.tag);
       w.purelib(false);
       for (const auto& r : p.requires_dist) w.requires_dist(r);
       for (const auto& [path, bytes] : p.files) w.add(path, bytes);
-      run.push_back(testing::facts_of(w.build(), w.filename()));
+      auto zip = w.build();
+      run.push_back(testing::facts_of(zip, w.filename()));
+      cut.push_back(testing::facts_of(zip, w.filename()));
+      alone.push_back(judge_alone(cut.back(), pol));
+      keep_for_install_sets(cut.back());
     }
-    return judge_wheel(run[0], run, load_policy(policy)).findings;
+    auto whole = judge_wheel(run[0], run, pol).findings;
+    auto from_cut = judge_in_set(std::move(alone[0]), cut[0], pol, install_set_for(cut[0], cut)).findings;
+    EXPECT_EQ(testing::dump(from_cut), testing::dump(whole));
+    return whole;
   }
 
   // The loader's verdict: the packages installed into one site-packages, `preload` opened first as
@@ -606,6 +619,72 @@ TEST(LinkIndex, OneNameManyTimesIsOneSlot) {
       return true;
     });
   EXPECT_EQ(hits, 1u);  // name0 only
+}
+
+// The slimmed copy a run holds for the install-set rules answers every question the install-set
+// rules ask as the whole table does: each definition of each name (versions, hidden), no
+// definition of a name it lacks, the imports by name with their versions, the namespaces the
+// definitions open; and it holds less than the names it no longer has.
+TEST(LinkIndex, SlimmedSymbolsAnswerAsTheWholeTable) {
+  testing::TempDir dir;
+  std::string map = dir.file("v.map");
+  std::string text = "V_1 { global: *; };\nV_2 { global: f; } V_1;\n";
+  testing::write_file(map, std::vector<uint8_t>(text.begin(), text.end()));
+  std::string src =
+      "namespace c10 { int first(int x) { return x + 1; } }\n"
+      "namespace at { namespace detail { int second(int x) { return x * 2; } } }\n"
+      "struct Gadget { int use(int); }; int Gadget::use(int x) { return x - 1; }\n"
+      "extern \"C\" { int f_old(void) { return 1; } int f_new(void) { return 2; } int puts(const char*);\n"
+      "int talk(void) { return puts(\"hi\"); } }\n"
+      "__asm__(\".symver f_old,f@V_1\"); __asm__(\".symver f_new,f@@V_2\");\n";
+  testing::write_file(dir.file("l.cc"), std::vector<uint8_t>(src.begin(), src.end()));
+  auto r = testing::run_command("g++ -O1 -shared -fPIC " + testing::shell_quote(dir.file("l.cc")) + " -o " +
+                                testing::shell_quote(dir.file("l.so")) + " -Wl,--version-script," +
+                                testing::shell_quote(map));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto bytes = testing::read_file(dir.file("l.so"));
+  BinaryFacts b;
+  parse_elf_image(bytes.data(), bytes.size(), b);
+  ASSERT_TRUE(b.symbols);
+  const DynamicSymbols& whole = *b.symbols;
+  auto slim = whole.slimmed();
+  ASSERT_TRUE(slim->slim());
+  EXPECT_TRUE(slim->defined().empty());
+  EXPECT_EQ(slim->definition_count(), whole.defined().size());
+  EXPECT_LT(slim->strings().size(), whole.strings().size());
+  auto answers = [](const DynamicSymbols& d, std::string_view name) {
+    std::vector<std::string> out;
+    d.for_each_definition(name, DynamicSymbols::hash(name), [&](const DynamicSymbols::Symbol& s) {
+      out.push_back(std::string(d.version_name(s.version)) + (s.hidden ? " hidden" : ""));
+      return false;
+    });
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  size_t asked = 0;
+  for (const auto& def : whole.defined()) {
+    std::string name(whole.name(def));
+    EXPECT_EQ(answers(*slim, name), answers(whole, name)) << name;
+    EXPECT_TRUE(answers(*slim, name + "x").empty()) << name;
+    ++asked;
+  }
+  EXPECT_GT(asked, 5u);
+  EXPECT_EQ(answers(*slim, "f"), (std::vector<std::string>{"V_1 hidden", "V_2"}));
+  EXPECT_TRUE(answers(*slim, "g").empty());
+  EXPECT_EQ(slim->defined_namespaces(), whole.defined_namespaces());
+  EXPECT_EQ(slim->defined_namespaces(), (std::vector<std::string_view>{"Gadget", "at", "c10"}));
+  ASSERT_EQ(slim->undefined().size(), whole.undefined().size());
+  for (size_t i = 0; i < whole.undefined().size(); ++i) {
+    const auto &a = whole.undefined()[i], &z = slim->undefined()[i];
+    EXPECT_EQ(slim->name(z), whole.name(a));
+    EXPECT_EQ(slim->version_name(z.version), whole.version_name(a.version));
+    EXPECT_EQ(slim->version_file(z.version), whole.version_file(a.version));
+  }
+  BinaryFacts slimmed = b;
+  slimmed.symbols = slim;
+  const auto imports = imported_names(slimmed);
+  EXPECT_EQ(imports, imported_names(b));
+  EXPECT_NE(std::find(imports.begin(), imports.end(), "puts"), imports.end());
 }
 
 // The generated tables against their generators: the shim table (tools/gen_torch_stable_abi.py reads

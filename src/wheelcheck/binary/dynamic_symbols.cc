@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "util/budget.h"
+#include "util/parse.h"
 
 namespace wc {
 
@@ -75,7 +76,88 @@ void DynamicSymbols::index() {
 
 size_t DynamicSymbols::bytes() const {
   return strings_.capacity() + (defined_.capacity() + undefined_.capacity()) * sizeof(Symbol) +
-         versions_.capacity() * sizeof(Version) + (table_.capacity() + next_.capacity()) * sizeof(uint32_t);
+         versions_.capacity() * sizeof(Version) + (table_.capacity() + next_.capacity()) * sizeof(uint32_t) +
+         slim_defined_.capacity() * sizeof(SlimDefinition) +
+         slim_namespaces_.capacity() * sizeof(std::pair<uint32_t, uint32_t>);
+}
+
+namespace {
+
+// "c10" from _ZN3c106detail...; empty when the name opens no namespace.
+std::string_view outer_namespace(std::string_view n) {
+  if (!n.starts_with("_ZN")) return {};
+  n.remove_prefix(3);
+  while (!n.empty() && std::string_view("rVKRO").find(n[0]) != std::string_view::npos) n.remove_prefix(1);
+  uint64_t len = 0;
+  if (!consume_number(n, n.size(), len) || len == 0 || len > n.size()) return {};
+  return n.substr(0, len);
+}
+
+}  // namespace
+
+std::vector<std::string_view> DynamicSymbols::defined_namespaces() const {
+  std::vector<std::string_view> out;
+  if (slim_) {
+    out.reserve(slim_namespaces_.size());
+    for (auto [off, len] : slim_namespaces_) out.push_back(text(off, len));
+    return out;
+  }
+  // Definitions naming one string-table offset open one namespace: each offset is parsed once.
+  std::unordered_map<uint32_t, bool> seen;
+  for (const auto& def : defined_) {
+    if (!seen.emplace(def.name, true).second) continue;
+    if (std::string_view ns = outer_namespace(name(def)); !ns.empty()) out.push_back(ns);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::shared_ptr<const DynamicSymbols> DynamicSymbols::slimmed() const {
+  if (slim_) return std::make_shared<DynamicSymbols>(*this);
+  auto out = std::make_shared<DynamicSymbols>();
+  DynamicSymbols& d = *out;
+  d.slim_ = true;
+  d.has_versions_ = has_versions_;
+  // Each string-table offset copied once (a table may name one long string many times).
+  std::unordered_map<uint32_t, uint32_t> moved;
+  auto keep = [&](uint32_t off, uint32_t len) -> uint32_t {
+    if (len == 0) return 0;
+    auto [it, fresh] = moved.emplace(off, 0);
+    if (fresh) {
+      it->second = static_cast<uint32_t>(d.strings_.size());
+      d.strings_.append(text(off, len));
+    }
+    return it->second;
+  };
+  d.undefined_.reserve(undefined_.size());
+  for (Symbol s : undefined_) {
+    s.name = keep(s.name, s.len);
+    d.undefined_.push_back(s);
+  }
+  d.versions_ = versions_;
+  d.have_version_ = have_version_;
+  for (auto& v : d.versions_) {
+    v.file = keep(v.file, v.file_len);
+    v.name = keep(v.name, v.name_len);
+  }
+  for (std::string_view ns : defined_namespaces()) {
+    auto off = static_cast<uint32_t>(d.strings_.size());
+    d.strings_.append(ns);
+    d.slim_namespaces_.emplace_back(off, static_cast<uint32_t>(ns.size()));
+  }
+  d.strings_.shrink_to_fit();
+  // Names hashed once per string-table offset, like index().
+  std::unordered_map<uint32_t, uint64_t> hashed;
+  d.slim_defined_.reserve(defined_.size());
+  for (const auto& def : defined_) {
+    auto [it, fresh] = hashed.emplace(def.name, 0);
+    if (fresh) it->second = hash(name(def));
+    d.slim_defined_.push_back({it->second, def.len, def.version, def.hidden});
+  }
+  std::stable_sort(d.slim_defined_.begin(), d.slim_defined_.end(),
+                   [](const SlimDefinition& a, const SlimDefinition& b) { return a.hash < b.hash; });
+  return out;
 }
 
 }  // namespace wc

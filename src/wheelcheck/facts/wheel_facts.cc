@@ -196,6 +196,8 @@ void keep_for_install_sets(WheelFacts& f) {
   release(f.sboms);
   f.provenance = ProvenanceFacts{};
   for (auto& b : f.binaries) {
+    // The install-set rules ask only whether a name is defined: the definitions' names go.
+    if (b.symbols) b.symbols = b.symbols->slimmed();
     b.fatbin = FatbinFacts{};
     b.hip = HipFacts{};
     release(b.cxx_abi);

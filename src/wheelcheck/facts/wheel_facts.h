@@ -155,7 +155,8 @@ struct WheelFacts {
 // variant document, the archive's problems, the attestations, and the binaries' GPU code, C++ ABI
 // counts and Python DLL imports. What an install set reads of a wheel stays (judge_in_set, the
 // install-set index, --resolve-deps, an sdist's agreement): its name, path, METADATA and dist-info,
-// its entries' names and kinds, its binaries' loader facts and symbol tables. A run holds each
+// its entries' names and kinds, its binaries' loader facts and symbol tables (slimmed: imports by
+// name, definitions by their names' hashes; DynamicSymbols::slimmed). A run holds each
 // wheel's facts this small from its first judgement on, so its memory grows by that per wheel.
 void keep_for_install_sets(WheelFacts& f);
 

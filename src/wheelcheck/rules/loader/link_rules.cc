@@ -175,7 +175,7 @@ constexpr size_t kShownSymbols = 3;
 // (c10 for libc10.so): then a name of that namespace binds there or nowhere, and a library of
 // unknown symbols (libcuda.so.1, a system library) is not trusted to define it. The outermost
 // namespaces the scope's definitions name (_ZN[rVKRO]*<len><id>...) are gathered once, on the first
-// question.
+// question (DynamicSymbols::defined_namespaces).
 class Namespaces {
  public:
   explicit Namespaces(const Scope& scope) : scope_(scope) {}
@@ -192,16 +192,8 @@ class Namespaces {
     gathered_ = true;
     for (const auto& l : scope_.libs()) {
       if (!l.symbols()) continue;
-      const DynamicSymbols& d = *l.binary->symbols;
-      for (const auto& def : d.defined()) {
-        std::string_view n = d.name(def);
-        if (!n.starts_with("_ZN")) continue;
-        n.remove_prefix(3);
-        while (!n.empty() && std::string_view("rVKRO").find(n[0]) != std::string_view::npos) n.remove_prefix(1);
-        uint64_t len = 0;
-        if (!consume_number(n, n.size(), len) || len == 0 || len > n.size()) continue;
-        if (std::string_view ns = n.substr(0, len); !defined_.count(ns)) defined_.emplace(ns);
-      }
+      for (std::string_view ns : l.binary->symbols->defined_namespaces())
+        if (!defined_.count(ns)) defined_.emplace(ns);
     }
   }
   const Scope& scope_;
