@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "facts/analyze.h"
 #include "io/targets.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
@@ -161,6 +162,18 @@ TEST(Remote, IndexHashIsTheBytesServed) {
     auto shallow = run_wheelcheck({"check", "--depth", "metadata", "--format", "json", server.url("bad/demo/")});
     const auto sj = nlohmann::json::parse(shallow.out);
     EXPECT_EQ(sj["wheels"][0]["findings"].dump().find("WC407") == std::string::npos, ranges) << shallow.out;
+    // A URL given directly has no digest to be held against: its body streams unhashed
+    // (AnalyzeOptions::hash_body), and nothing else of its facts changes.
+    AnalyzeOptions hashed, unhashed;
+    unhashed.hash_body = false;
+    WheelFacts h = analyze_target(server.url("files/" + wheel), hashed);
+    WheelFacts u = analyze_target(server.url("files/" + wheel), unhashed);
+    EXPECT_EQ(h.content_sha256, sha(wheel)) << "ranges " << ranges;
+    EXPECT_EQ(u.content_sha256, "") << "ranges " << ranges;
+    ASSERT_EQ(u.entries.size(), h.entries.size());
+    for (size_t i = 0; i < h.entries.size(); ++i) EXPECT_EQ(u.entries[i].sha256, h.entries[i].sha256);
+    auto direct = run_wheelcheck({"check", server.url("files/" + wheel)});
+    EXPECT_EQ(direct.exit_code, 0) << direct.out << direct.err;
   }
 }
 

@@ -846,7 +846,7 @@ WheelFacts analyze_wheel(Source& src, const AnalyzeOptions& opt) {
 WheelFacts analyze_target(const std::string& path, const AnalyzeOptions& opt) {
   std::unique_ptr<Source> src;
   try {
-    src = open_source(path, opt.depth == Depth::full ? ReadPlan::whole : ReadPlan::ranges);
+    src = open_source(path, opt.depth == Depth::full ? ReadPlan::whole : ReadPlan::ranges, opt.hash_body);
   } catch (const IoError& e) {
     WheelFacts f;
     f.path = display_url(path);

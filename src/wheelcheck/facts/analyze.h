@@ -27,6 +27,9 @@ struct AnalyzeOptions {
   // by two: one inflates while another hashes and scans. The tests lower it to keep their wheels small.
   uint64_t pipeline_min_bytes = 32u << 20;
   Depth depth = Depth::full;
+  // A remote wheel's whole body is hashed as it arrives (WheelFacts::content_sha256). Off for a
+  // target whose digest nothing reads (a URL given directly: no index digest, no index provenance).
+  bool hash_body = true;
   std::vector<std::string> capture_files;  // entries kept as text (e.g. a version file the policy reads)
   // Called on the reading thread (a worker's, with several threads) before each entry is read: the
   // tests inject faults there (an allocation failure in a worker must end as a finding).

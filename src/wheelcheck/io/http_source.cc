@@ -26,6 +26,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "io/source.h"
@@ -457,7 +458,9 @@ void require_ok(const Reply& r, const std::string& url, std::initializer_list<lo
 // Readers wait for the bytes they need; a failed stream is an IoError for every reader.
 class Spool {
  public:
-  explicit Spool(const std::string& shown) {
+  // `hash`: the body's sha256 is taken as it arrives (digest_hex()); without it, digest_hex() is "".
+  Spool(const std::string& shown, bool hash) {
+    if (hash) sha_.emplace("sha256");
     const char* dir = std::getenv("TMPDIR");
     std::string d = dir && *dir ? dir : "/tmp";
     fd_ = ::open(d.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -475,7 +478,7 @@ class Spool {
   // From the transfer: the bytes at `off` (always where the spool ends).
   bool append(uint64_t off, const char* p, size_t n) {
     if (off != have_ || cancelled_) return false;
-    sha_.update(p, n);  // in order, from byte 0: the body's hash at no second pass
+    if (sha_) sha_->update(p, n);  // in order, from byte 0: the body's hash at no second pass
     for (size_t done = 0; done < n;) {
       ssize_t w = ::pwrite(fd_, p + done, n - done, static_cast<off_t>(off + done));
       if (w < 0 && errno == EINTR) continue;
@@ -498,7 +501,7 @@ class Spool {
   void cancel() { cancelled_ = true; }
   uint64_t have() const { return have_; }
   // Once the transfer has ended (its thread joined): the sha256 of what arrived.
-  std::string digest_hex() { return sha_.digest_hex(); }
+  std::string digest_hex() { return sha_ ? sha_->digest_hex() : std::string(); }
   // Waits until [off, off + n) is here (or the stream failed: IoError with its reason).
   void read(uint64_t off, void* buf, size_t n, const std::string& shown) {
     {
@@ -521,13 +524,14 @@ class Spool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::string error_;
-  Digest sha_{"sha256"};
+  std::optional<Digest> sha_;
 };
 
 class HttpSource : public Source {
  public:
-  HttpSource(std::string url, ReadPlan plan)
-      : url_(std::move(url)),
+  HttpSource(std::string url, ReadPlan plan, bool hash_body)
+      : hash_body_(hash_body),
+        url_(std::move(url)),
         shown_(display_url(url_)),
         deadline_(Clock::now() + std::chrono::seconds(options().wheel_seconds)) {
     Reply r = perform(url_, "0-0", 1 << 16, "", deadline_, conn_);
@@ -550,7 +554,7 @@ class HttpSource : public Source {
       }
     } else if (whole_reply) {
       // The server ignores Range and the file fit in the probe's reply: that is the body.
-      spool_ = std::make_unique<Spool>(shown_);
+      spool_ = std::make_unique<Spool>(shown_, hash_body_);
       spool_->append(0, r.body.data(), r.body.size());
       size_ = spool_->have();
       sha256_ = spool_->digest_hex();
@@ -675,7 +679,7 @@ class HttpSource : public Source {
   // One GET of the whole body (from byte 0; resumed from where it stopped when a retry is needed)
   // into the spool, on a thread of its own.
   void start_stream(bool ranged) {
-    spool_ = std::make_unique<Spool>(shown_);
+    spool_ = std::make_unique<Spool>(shown_, hash_body_);
     stream_ = std::make_unique<std::thread>([this, ranged] {
       std::string fault;  // why the sink refused bytes
       try {
@@ -767,6 +771,7 @@ class HttpSource : public Source {
     return insert_span(lo, std::move(r.body));
   }
 
+  const bool hash_body_;  // content_sha256() wanted: the body is hashed as it streams in
   std::string url_, shown_;
   Clock::time_point deadline_;  // everything read for this wheel ends by then
   Connection conn_;             // one handle for this wheel's range requests (under mu_)
@@ -806,9 +811,9 @@ std::string http_get(const std::string& url, const std::string& accept, uint64_t
   return r.body;
 }
 
-std::unique_ptr<Source> open_source(const std::string& target, ReadPlan plan) {
+std::unique_ptr<Source> open_source(const std::string& target, ReadPlan plan, bool hash_body) {
   if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0)
-    return std::make_unique<HttpSource>(target, plan);
+    return std::make_unique<HttpSource>(target, plan, hash_body);
   return std::make_unique<FileSource>(target);
 }
 

@@ -80,6 +80,10 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
   unsigned n = std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, targets.size()));
   AnalyzeOptions per_wheel = opt;
   per_wheel.threads = std::max(1u, (jobs ? jobs : default_jobs()) / n);
+  // A wheel's whole-file digest is read only against what its index says (WC407, PEP 740
+  // provenance from the index): a URL given directly streams unhashed.
+  AnalyzeOptions unhashed = per_wheel;
+  unhashed.hash_body = false;
   std::atomic<size_t> next{0}, done{0};
   std::mutex mu;
   auto worker = [&] {
@@ -95,8 +99,9 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
         else if (t.sdist)
           facts[i] = sdist_target(t, opt.limits);
         else
-          facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty() ? analyze_index_metadata(t, per_wheel)
-                                                                             : analyze_target(t.location, per_wheel);
+          facts[i] = opt.depth == Depth::metadata && !t.metadata_url.empty()
+                         ? analyze_index_metadata(t, per_wheel)
+                         : analyze_target(t.location, t.from_index ? per_wheel : unhashed);
         if (t.from_index && t.sha256.size() == 64) facts[i].index_sha256 = t.sha256;
       } catch (const std::bad_alloc&) {
         facts[i] =
