@@ -160,6 +160,40 @@ TEST_F(CaptureFixture, ThreadsAndThePipelineNeverChangeTheFacts) {
   }
 }
 
+// The reader makes a capture only for an entry whose first bytes are a binary's: the same entries
+// end as binaries as when every entry was fed to a capture of its own (the reference here), a
+// truncated ELF header and and a Java class header that is a universal Mach-O only when named like a library.
+TEST_F(CaptureFixture, OnlyEntriesSniffedAsBinariesAreCaptured) {
+  auto lib = gcc("lib.so", "int f(int x) { return x + 1; }\n", "-shared -fPIC");
+  std::map<std::string, std::string> entries = {
+      {"pkg/lib.so", std::string(lib.begin(), lib.end())},
+      {"pkg/tiny.so", std::string(lib.begin(), lib.begin() + 40)},  // an ELF header cut at 40 bytes
+      {"pkg/head.so", std::string(lib.begin(), lib.begin() + 64)},  // exactly the sniffed prefix
+      {"pkg/fat.dylib", std::string("\xca\xfe\xba\xbe\0\0\0\x34", 8) + std::string(12, '\0')},
+      {"pkg/Fat.class", std::string("\xca\xfe\xba\xbe\0\0\0\x34", 8) + std::string(12, '\0')},
+      {"pkg/notes.txt", std::string(40, 'n')},
+      {"pkg/mod.py", pseudo_random_text(100000, 3)},
+      {"pkg/empty.so", ""},
+  };
+  testing::WheelBuilder w("pkg", "1.0", "cp312-cp312-manylinux_2_17_x86_64");
+  w.purelib(false);
+  for (const auto& [name, bytes] : entries) w.add(name, bytes);
+  auto zip = w.build();
+  MemorySource src("pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl", zip);
+  WheelFacts f = analyze_wheel(src, AnalyzeOptions{});
+  std::map<std::string, std::string> got, want;
+  for (const auto& b : f.binaries) got[b.path] = binary_to_json(b).dump();
+  for (const auto& [name, bytes] : entries) {
+    BinaryCapture c(name, bytes.size());
+    c.data(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    if (!c.finish()) continue;
+    if (c.is_binary()) want[name] = binary_to_json(c.take()).dump();
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_TRUE(want.count("pkg/lib.so") && want.count("pkg/head.so") && want.count("pkg/fat.dylib"));
+  EXPECT_FALSE(want.count("pkg/Fat.class") || want.count("pkg/notes.txt") || want.count("pkg/mod.py"));
+}
+
 // --- the fast path against libarchive -------------------------------------------------------------
 
 struct EntryOutcome {

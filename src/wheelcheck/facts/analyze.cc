@@ -243,8 +243,9 @@ class WheelReader {
     std::optional<VersionScan> versions;  // a well-known library's version strings (WC904)
     std::string* text = nullptr;          // dist-info files and files a policy reads
     std::optional<BinaryCapture> capture;
-    bool scan_python = false;  // a .py file, in a wheel shipping libraries its code may name
-    std::string python;        // its text (never more than it declares: data() stops there)
+    bool capture_pending = false;  // made at the first bytes, only when they are a binary's (data())
+    bool scan_python = false;      // a .py file, in a wheel shipping libraries its code may name
+    std::string python;            // its text (never more than it declares: data() stops there)
   };
 
   bool data(Work& w, const uint8_t* p, size_t n) {
@@ -253,6 +254,14 @@ class WheelReader {
     if (n > e.size - e.bytes_read) {  // never more than the entry declares (libarchive's readers do not check)
       e.read_error = "entry inflates past its declared size of " + std::to_string(e.size) + " bytes";
       return false;
+    }
+    if (w.capture_pending) {
+      // A capture sniffs the first 64 bytes (or the whole entry, when shorter) and keeps nothing
+      // of an entry they do not show to be a binary: sniffed here first, most entries (Python
+      // files) never get one. A first piece shorter than that gets its capture as before.
+      w.capture_pending = false;
+      const size_t first = std::min<size_t>(n, 64);
+      if ((first < 64 && n != e.size) || !sniff_binary(p, first, e.name).empty()) w.capture.emplace(e.name, e.size);
     }
     e.bytes_read += n;
     w.sha256.update(p, n);
@@ -344,7 +353,7 @@ class WheelReader {
       // would otherwise peak at three times its size while it grows).
       w.text->reserve(static_cast<size_t>(std::min<uint64_t>(z.uncompressed_size, opt_.limits.max_metadata_bytes)));
     }
-    if (opt_.binaries) w.capture.emplace(z.name, z.uncompressed_size);
+    w.capture_pending = opt_.binaries;
     if (!library_stems_.empty() && z.name.ends_with(".py") && z.uncompressed_size <= kMaxPythonScan)
       w.scan_python = true, w.python.reserve(static_cast<size_t>(z.uncompressed_size));
     if (is_native_library_name(z.name) || is_lettered_shared_library_name(z.name))
@@ -459,6 +468,8 @@ class WheelReader {
       return;
     }
     Work w = start(i);
+    w.capture_pending = false;  // read through the capture from the first byte (finish_prefix)
+    w.capture.emplace(z.name, z.uncompressed_size);
     bool not_binary = false;
     EntryRead r = read_entry(
         src_, z,
