@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -150,8 +152,8 @@ struct DirectoryClash {
   size_t file, dir;
 };
 
-std::vector<DirectoryClash> file_directory_clashes(const std::unordered_map<std::string, size_t>& files,
-                                                   const std::vector<std::pair<std::string, size_t>>& dirs) {
+std::vector<DirectoryClash> file_directory_clashes(const std::unordered_map<std::string_view, size_t>& files,
+                                                   const std::vector<std::pair<std::string_view, size_t>>& dirs) {
   struct Key {
     std::string_view key;
     size_t entry;
@@ -213,13 +215,23 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   const std::optional<Severity> on_case_folding =
       reach.windows || reach.macos ? std::nullopt : std::optional(Severity::warning);
   // Hashed, not ordered (100,000 entries are 100,000 insertions each): findings come in entry order,
-  // and file_directory_clashes sorts what it needs.
-  std::unordered_map<std::string, size_t> files;                           // install key -> the first entry placing it
-  std::vector<std::pair<std::string, size_t>> dir_keys;                    // directory entries: install key, entry
-  std::unordered_map<std::string, std::pair<std::string, size_t>> folded;  // case-folded key -> the key, its entry
+  // and file_directory_clashes sorts what it needs. Keys are views: of the entry's own name where
+  // that is where it installs (every entry outside .data), else of a string kept in `owned`.
+  std::unordered_map<std::string_view, size_t> files;         // install key -> the first entry placing it
+  std::vector<std::pair<std::string_view, size_t>> dir_keys;  // directory entries: install key, entry
+  std::unordered_map<std::string_view, std::pair<std::string_view, size_t>>
+      folded;                     // case-folded key -> the key, its entry
+  std::deque<std::string> owned;  // a deque: what it holds never moves
+  auto keep = [&](std::string text) -> std::string_view { return owned.emplace_back(std::move(text)); };
+  // to_lower(nfc(key)) is the key itself when it is ASCII without capitals (NFC leaves ASCII as it is).
+  auto fold = [&](std::string_view key) -> std::string_view {
+    for (char c : key)
+      if (static_cast<unsigned char>(c) >= 0x80 || (c >= 'A' && c <= 'Z')) return keep(to_lower(nfc(key)));
+    return key;
+  };
   files.reserve(f.entries.size());
   folded.reserve(f.entries.size());
-  std::set<std::string> foreign;
+  std::set<std::string, std::less<>> foreign;
   // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
   // file name) for a .data path and splits it until it meets that directory: 'x-1.0.data_y/z' or
   // 'x-1.0.data.py' never does, and the install loops forever (run: it does).
@@ -236,8 +248,13 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
     // Where a refused entry would land is moot: its WC401 says all (no Windows-collapse finding
     // for the '..' of ../../etc/cron.d/evil).
     if (!unsafe_path_reason(e.name, s.policy().limits.max_path_length).empty()) continue;
-    auto t = install_target(e.name);
-    if (!t) {
+    // install_target's answer without its copies for the common case: an entry outside a .data
+    // directory installs at its own name in site-packages.
+    const std::string_view name = e.name;
+    const size_t slash = name.find('/');
+    const bool in_data = slash != std::string_view::npos && name.substr(0, slash).ends_with(".data");
+    std::optional<InstallTarget> t;
+    if (in_data && !(t = install_target(name))) {
       if (e.kind == EntryKind::file)
         s.add("WC102",
               "a .data entry outside purelib/, platlib/, headers/, scripts/ and data/: pip and installer refuse the "
@@ -245,9 +262,11 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
               e.name);
       continue;
     }
-    std::string key = t->key();
+    const bool library = !t || t->library();
+    const std::string_view path = t ? std::string_view(t->path) : name;
+    std::string_view key = t ? keep(t->key()) : name;
     if (e.kind == EntryKind::directory) {
-      while (key.ends_with('/')) key.pop_back();
+      while (key.ends_with('/')) key.remove_suffix(1);
       if (!key.empty()) dir_keys.emplace_back(key, i);
     } else if (auto [it, fresh] = files.emplace(key, i); !fresh && f.entries[it->second].name != e.name) {
       s.add("WC401",
@@ -255,7 +274,7 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
                 clip_for_display(f.entries[it->second].name) + "' does: one overwrites the other",
             e.name);
     }
-    if (auto [it, fresh] = folded.emplace(to_lower(nfc(key)), std::pair(key, i)); !fresh && key != it->second.first)
+    if (auto [it, fresh] = folded.emplace(fold(key), std::pair(key, i)); !fresh && key != it->second.first)
       s.add("WC401",
             "installs to '" + clip_for_display(key) +
                 "', which a case-insensitive file system (Windows, macOS) takes "
@@ -263,19 +282,23 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
                 clip_for_display(it->second.first) + "' (the entry '" +
                 clip_for_display(f.entries[it->second.second].name) + "')",
             e.name, std::nullopt, on_case_folding);
-    std::string top = t->path.substr(0, t->path.find('/'));
-    if (t->library() && top != f.dist_info && (top.ends_with(".dist-info") || top.ends_with(".egg-info")) &&
-        (e.name != t->path || top.ends_with(".egg-info")) && foreign.insert(top).second)
+    const std::string_view top = path.substr(0, path.find('/'));
+    if (library && top != f.dist_info && (top.ends_with(".dist-info") || top.ends_with(".egg-info")) &&
+        (name != path || top.ends_with(".egg-info")) && foreign.insert(std::string(top)).second)
       s.add("WC102",
             "installs the metadata directory '" + clip_for_display(top) +
                 "' into site-packages beside the wheel's own: pip list and importlib.metadata then report the "
                 "project it names",
             e.name);
-    for (std::string_view c : split(t->path, '/'))
-      if (std::string why = windows_collapse(c); !why.empty()) {
+    for (std::string_view rest = path;;) {
+      const size_t cut = rest.find('/');
+      if (std::string why = windows_collapse(rest.substr(0, cut)); !why.empty()) {
         s.add("WC401", why, e.name, std::nullopt, on_windows);
         break;
       }
+      if (cut == std::string_view::npos) break;
+      rest.remove_prefix(cut + 1);
+    }
   }
   for (const auto& c : file_directory_clashes(files, dir_keys))
     s.add("WC401",
