@@ -162,7 +162,7 @@ TEST_F(CaptureFixture, ThreadsAndThePipelineNeverChangeTheFacts) {
 
 // The reader makes a capture only for an entry whose first bytes are a binary's: the same entries
 // end as binaries as when every entry was fed to a capture of its own (the reference here), a
-// truncated ELF header and and a Java class header that is a universal Mach-O only when named like a library.
+// truncated ELF header and a Java class header (a universal Mach-O only when named like a library) included.
 TEST_F(CaptureFixture, OnlyEntriesSniffedAsBinariesAreCaptured) {
   auto lib = gcc("lib.so", "int f(int x) { return x + 1; }\n", "-shared -fPIC");
   std::map<std::string, std::string> entries = {
