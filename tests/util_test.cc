@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <sstream>
+#include <thread>
+#include <vector>
 
 #include "binary/sparse_file.h"
 #include "support/test_support.h"
 #include "util/cursor.h"
+#include "util/digest.h"
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -219,6 +223,36 @@ TEST(Parse, AsciiClassesEqualTheCLocale) {
   EXPECT_EQ(to_lower("Python3.DLL"), "python3.dll");
   EXPECT_TRUE(iequals("KERNEL32.dll", "kernel32.DLL"));
   EXPECT_EQ(trim(" \t\v\f\r\n x \n"), "x");
+}
+
+// Each algorithm a RECORD may name is fetched once and kept: every Digest of it, on any thread,
+// gives what Python's hashlib gives for the same bytes; a name OpenSSL does not know throws, and
+// keeps throwing (it is not remembered).
+TEST(Digests, FetchedOnceAndAsHashlibSays) {
+  const std::string text = "wheelcheck";
+  const std::vector<std::string> algos = {"sha256", "sha384", "sha512", "sha1", "md5", "sha224", "sha512-256"};
+  std::string script = "import hashlib\n";
+  for (const auto& a : algos) script += "print(hashlib.new('" + a + "', b'" + text + "').hexdigest())\n";
+  auto r = testing::run_command("python3 -c " + testing::shell_quote(script));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream want(r.out);
+  for (const auto& a : algos) {
+    std::string line;
+    std::getline(want, line);
+    for (int round = 0; round < 2; ++round) {
+      std::vector<std::string> got(2);
+      std::vector<std::thread> threads;
+      for (size_t t = 0; t < got.size(); ++t)
+        threads.emplace_back([&, t] {
+          Digest d(a);
+          d.update(text.data(), text.size());
+          got[t] = d.digest_hex();
+        });
+      for (auto& t : threads) t.join();
+      for (const auto& g : got) EXPECT_EQ(g, line) << a << " round " << round;
+    }
+  }
+  for (int round = 0; round < 2; ++round) EXPECT_THROW(Digest("no-such-digest"), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,13 +1,42 @@
 #include "util/digest.h"
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "util/strings.h"
 
 namespace wc {
+namespace {
+
+// The algorithm's implementation, fetched once for the process. OpenSSL 3 looks it up again at
+// every EVP_DigestInit_ex given the legacy EVP_MD that EVP_get_digestbyname returns (a lock and a
+// table walk for every entry of a wheel); a fetched one is used as it is. The names accepted are
+// EVP_get_digestbyname's, as before; unknown ones are not remembered (RECORD names them).
+const EVP_MD* fetch_once(const std::string& algorithm) {
+  auto fetch = [](const std::string& name) -> const EVP_MD* {
+    const EVP_MD* legacy = EVP_get_digestbyname(name.c_str());
+    if (!legacy) return nullptr;
+    const EVP_MD* md = EVP_MD_fetch(nullptr, EVP_MD_get0_name(legacy), nullptr);
+    return md ? md : legacy;
+  };
+  if (algorithm == "sha256") {
+    static const EVP_MD* sha256 = fetch("sha256");
+    return sha256;
+  }
+  static std::mutex mu;
+  static std::map<std::string, const EVP_MD*, std::less<>> fetched;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = fetched.find(algorithm); it != fetched.end()) return it->second;
+  const EVP_MD* md = fetch(algorithm);
+  if (md) fetched.emplace(algorithm, md);
+  return md;
+}
+
+}  // namespace
 
 Digest::Digest(const std::string& algorithm) : ctx_(EVP_MD_CTX_new()) {
-  const EVP_MD* md = EVP_get_digestbyname(algorithm.c_str());
+  const EVP_MD* md = fetch_once(algorithm);
   if (!md) throw std::invalid_argument("unknown digest algorithm '" + algorithm + "'");
   if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), md, nullptr) != 1)
     throw std::runtime_error("OpenSSL: cannot initialise " + algorithm);
