@@ -5,6 +5,7 @@
 #include "facts/analyze.h"
 #include "io/source.h"
 #include "policy/policy.h"
+#include "rules/rules.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 
@@ -28,6 +29,37 @@ long count_rule(const std::vector<Finding>& fs, const std::string& rule) {
 }
 
 WheelBuilder base() { return WheelBuilder("demo-pkg", "1.0").add("demo_pkg/__init__.py", "x = 1\n"); }
+
+// Why a name may not be installed (WC401), component by component: each reason at the first,
+// a middle and the last component, and the names that pass.
+TEST(Rules, UnsafePathReasons) {
+  const uint64_t limit = 4096;
+  const std::string long_part(256, 'x'), max_part(255, 'x');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a/b.py", ""},
+      {"a/", ""},
+      {"a/b/", ""},
+      {"a/" + max_part, ""},
+      {"a/" + long_part, "path component over 255 bytes"},
+      {long_part + "/a", "path component over 255 bytes"},
+      {"a//b", "empty path component"},
+      {"a//", "empty path component"},
+      {"./a", "'.' component"},
+      {"a/./b", "'.' component"},
+      {"a/.", "'.' component"},
+      {"../a", "'..' component escapes the install directory"},
+      {"a/../b", "'..' component escapes the install directory"},
+      {"a/..", "'..' component escapes the install directory"},
+      {"a/...", ""},
+      {"a/.b", ""},
+      {"/a", "absolute path"},
+      {"C:a", "drive letter"},
+      {"a\\b", "name contains a backslash"},
+      {"", "empty name"},
+  };
+  for (const auto& [name, why] : cases) EXPECT_EQ(unsafe_path_reason(name, limit), why) << name;
+  EXPECT_NE(unsafe_path_reason("a/" + max_part, 100), "");  // the whole name over the limit
+}
 
 TEST(Rules, CorrectWheelHasNoFindings) {
   auto fs = check(base());

@@ -34,14 +34,17 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.size() >= 2 && is_alpha(name[0]) && name[1] == ':') return "drive letter";
   if (name.size() > max_len)
     return "path is " + std::to_string(name.size()) + " bytes, over the limit of " + std::to_string(max_len);
-  auto parts = split(name, '/');
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i] == "..") return "'..' component escapes the install directory";
-    if (parts[i] == ".") return "'.' component";
-    if (parts[i].empty() && i + 1 != parts.size()) return "empty path component";
-    if (parts[i].size() > 255) return "path component over 255 bytes";
+  // Component by component, in place (every rule that places entries asks this of every entry).
+  for (std::string_view rest = name;;) {
+    const size_t cut = rest.find('/');
+    const std::string_view part = rest.substr(0, cut);
+    if (part == "..") return "'..' component escapes the install directory";
+    if (part == ".") return "'.' component";
+    if (part.empty() && cut != std::string_view::npos) return "empty path component";
+    if (part.size() > 255) return "path component over 255 bytes";
+    if (cut == std::string_view::npos) return "";
+    rest.remove_prefix(cut + 1);
   }
-  return "";
 }
 
 namespace {
