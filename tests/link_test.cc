@@ -11,7 +11,6 @@
 #include "binary/dynamic_symbols.h"
 #include "binary/elf_reader.h"
 #include "pipeline/check.h"
-#include "rules/loader/install_set.h"
 #include "rules/loader/torch_abi.h"
 #include "rules/rules.h"
 #include "support/test_support.h"
@@ -63,28 +62,18 @@ class Link : public ::testing::Test {
     return dir.file(name);
   }
 
-  // wheelcheck's verdict on the extension wheel (the first package) with the others in the run. A
-  // run judges the install-set rules over facts cut down after each wheel's own rules (symbol
-  // tables slimmed to imports and definitions' hashes): that verdict must be the whole facts' one.
+  // wheelcheck's verdict on the extension wheel (the first package) with the others in the run,
+  // the same over whole facts and over the facts a run keeps for the install-set rules.
   std::vector<Finding> judge(const std::vector<Package>& pkgs, const std::string& policy = "default") {
-    std::vector<WheelFacts> run, cut;
-    const Policy pol = load_policy(policy);
-    std::vector<AloneVerdict> alone;
+    std::vector<std::pair<std::vector<uint8_t>, std::string>> wheels;
     for (const auto& p : pkgs) {
       WheelBuilder w(p.name, p.version, p.tag);
       w.purelib(false);
       for (const auto& r : p.requires_dist) w.requires_dist(r);
       for (const auto& [path, bytes] : p.files) w.add(path, bytes);
-      auto zip = w.build();
-      run.push_back(testing::facts_of(zip, w.filename()));
-      cut.push_back(testing::facts_of(zip, w.filename()));
-      alone.push_back(judge_alone(cut.back(), pol));
-      keep_for_install_sets(cut.back());
+      wheels.emplace_back(w.build(), w.filename());
     }
-    auto whole = judge_wheel(run[0], run, pol).findings;
-    auto from_cut = judge_in_set(std::move(alone[0]), cut[0], pol, install_set_for(cut[0], cut)).findings;
-    EXPECT_EQ(testing::dump(from_cut), testing::dump(whole));
-    return whole;
+    return testing::judge_first_of_run(wheels, load_policy(policy));
   }
 
   // The loader's verdict: the packages installed into one site-packages, `preload` opened first as

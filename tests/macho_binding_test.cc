@@ -54,11 +54,13 @@ class MachOBind : public ::testing::Test {
     auto b = testing::read_file(dir.file(name));
     return std::string(b.begin(), b.end());
   }
+  // The first wheel's verdict in the run, the same over whole facts and over what a run keeps for
+  // the install-set rules (its Mach-O exports as hashes).
   static std::vector<Finding> judge(std::vector<const WheelBuilder*> run_of) {
     static const Policy p = load_policy("default");
-    std::vector<WheelFacts> run;
-    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
-    return judge_wheel(run[0], run, p).findings;
+    std::vector<std::pair<std::vector<uint8_t>, std::string>> wheels;
+    for (const auto* w : run_of) wheels.emplace_back(w->build(), w->filename());
+    return testing::judge_first_of_run(wheels, p);
   }
 };
 

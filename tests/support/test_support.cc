@@ -24,7 +24,9 @@
 #include <sstream>
 
 #include "facts/analyze.h"
+#include "pipeline/check.h"
 #include "policy/policy.h"
+#include "rules/loader/install_set.h"
 #include "util/json_text.h"
 #include "wheel_builder.h"
 
@@ -180,6 +182,22 @@ RunResult run_wheelcheck(const std::vector<std::string>& args) {
 WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename) {
   MemorySource src(filename, zip);
   return analyze_wheel(src, analyze_options_for(load_policy("default")));
+}
+
+std::vector<Finding> judge_first_of_run(const std::vector<std::pair<std::vector<uint8_t>, std::string>>& wheels,
+                                        const Policy& policy) {
+  std::vector<WheelFacts> run, cut;
+  std::vector<AloneVerdict> alone;
+  for (const auto& [zip, filename] : wheels) {
+    run.push_back(facts_of(zip, filename));
+    cut.push_back(facts_of(zip, filename));
+    alone.push_back(judge_alone(cut.back(), policy));
+    keep_for_install_sets(cut.back());
+  }
+  auto whole = judge_wheel(run[0], run, policy).findings;
+  auto from_cut = judge_in_set(std::move(alone[0]), cut[0], policy, install_set_for(cut[0], cut)).findings;
+  EXPECT_EQ(dump(from_cut), dump(whole));
+  return whole;
 }
 
 std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename,

@@ -48,6 +48,12 @@ std::string schema_complaints(const std::vector<std::string>& files, bool* unava
 WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename);
 std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::string& filename,
                                  const std::string& policy = "default");
+// The first wheel's findings in a run of `wheels` (bytes, file name), judged whole (judge_wheel).
+// A run judges them otherwise: each wheel's own rules first, then the install-set rules over facts
+// cut down for them (keep_for_install_sets: symbol tables slimmed, Mach-O exports hashed); the
+// test fails when that verdict is not the same, finding for finding.
+std::vector<Finding> judge_first_of_run(const std::vector<std::pair<std::vector<uint8_t>, std::string>>& wheels,
+                                        const Policy& policy);
 std::vector<std::string> rule_ids(const std::vector<Finding>& fs);
 bool has_rule(const std::vector<Finding>& fs, const std::string& id);
 std::string dump(const std::vector<Finding>& fs);

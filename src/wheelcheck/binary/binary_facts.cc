@@ -1,5 +1,6 @@
 #include "binary/binary_facts.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_set>
 
@@ -180,6 +181,31 @@ std::string sniff_binary(const uint8_t* p, size_t n) {
   if (n >= 64 && p[0] == 'M' && p[1] == 'Z') return "pe";
   if (n >= 16 && be(0) == 0x50ED55BA) return "fatbin";  // 0xBA55ED50 little-endian
   return "";
+}
+
+bool MachOSlice::exports_name(std::string_view name) const {
+  if (exports_hashed) return std::binary_search(export_hashes.begin(), export_hashes.end(), DynamicSymbols::hash(name));
+  return std::binary_search(exports.begin(), exports.end(), name);
+}
+
+std::vector<std::string> MachOSlice::export_namespaces() const {
+  if (exports_hashed) return hashed_namespaces;
+  std::set<std::string, std::less<>> out;
+  for (const auto& e : exports) {
+    std::string_view c = std::string_view(e).starts_with('_') ? std::string_view(e).substr(1) : e;  // C's name
+    if (auto ns = classify_mangled(c).namespaces; !ns.empty() && !out.count(ns.front())) out.emplace(ns.front());
+  }
+  return {out.begin(), out.end()};
+}
+
+void MachOSlice::hash_exports() {
+  if (exports_hashed) return;
+  hashed_namespaces = export_namespaces();
+  export_hashes.reserve(exports.size());
+  for (const auto& e : exports) export_hashes.push_back(DynamicSymbols::hash(e));
+  std::sort(export_hashes.begin(), export_hashes.end());
+  std::vector<std::string>().swap(exports);
+  exports_hashed = true;
 }
 
 std::string sniff_binary(const uint8_t* p, size_t n, std::string_view name) {

@@ -72,6 +72,16 @@ struct MachOSlice {
   std::vector<MachOImport> imports;
   std::vector<std::string> exports;
   bool imports_read = false, exports_read = false;
+  // Kept for the install-set rules alone (keep_for_install_sets): the exports as the sorted 64-bit
+  // hashes of their names (DynamicSymbols::hash) and the outer namespaces they define, `exports`
+  // emptied.
+  std::vector<uint64_t> export_hashes;
+  std::vector<std::string> hashed_namespaces;
+  bool exports_hashed = false;
+  bool exports_name(std::string_view name) const;  // from whichever it holds
+  // The outermost C++ namespaces of the exported names ("c10" for __ZN3c104gone...), sorted, each once.
+  std::vector<std::string> export_namespaces() const;
+  void hash_exports();
 };
 
 struct BinaryFacts {

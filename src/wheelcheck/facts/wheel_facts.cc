@@ -198,6 +198,7 @@ void keep_for_install_sets(WheelFacts& f) {
   for (auto& b : f.binaries) {
     // The install-set rules ask only whether a name is defined: the definitions' names go.
     if (b.symbols) b.symbols = b.symbols->slimmed();
+    for (auto& sl : b.slices) sl.hash_exports();  // Mach-O: whether a name is exported, by its hash
     b.fatbin = FatbinFacts{};
     b.hip = HipFacts{};
     release(b.cxx_abi);

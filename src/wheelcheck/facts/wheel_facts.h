@@ -156,7 +156,8 @@ struct WheelFacts {
 // counts and Python DLL imports. What an install set reads of a wheel stays (judge_in_set, the
 // install-set index, --resolve-deps, an sdist's agreement): its name, path, METADATA and dist-info,
 // its entries' names and kinds, its binaries' loader facts and symbol tables (slimmed: imports by
-// name, definitions by their names' hashes; DynamicSymbols::slimmed). A run holds each
+// name, definitions by their names' hashes, DynamicSymbols::slimmed; Mach-O exports by their
+// names' hashes and the namespaces they define, MachOSlice::hash_exports). A run holds each
 // wheel's facts this small from its first judgement on, so its memory grows by that per wheel.
 void keep_for_install_sets(WheelFacts& f);
 

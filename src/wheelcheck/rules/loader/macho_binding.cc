@@ -93,7 +93,7 @@ class Binder {
   // Whether `image` (slice `sl` of binary `b` of wheel `w`) exports `name`, itself or through the
   // dylibs it re-exports. A re-exported dylib of the system, or one not found, is taken on trust.
   bool exports(const WheelFacts& w, const BinaryFacts& b, const MachOSlice& sl, const std::string& name, int depth) {
-    if (std::binary_search(sl.exports.begin(), sl.exports.end(), name)) return true;
+    if (sl.exports_name(name)) return true;
     if (depth >= 8) return false;
     for (const auto& r : sl.reexported_dylibs) {
       DylibFound found = find_dylib(w, b, sl, r, set_, p_, ios_);
@@ -120,8 +120,7 @@ class Binder {
         for (const auto& other : w->binaries)
           if (other.format == "macho") add(other);
     for (const auto* s : *process_)
-      for (const auto& e : s->exports)
-        if (auto ns = classify_mangled(c_name(e)).namespaces; !ns.empty()) namespaces_.emplace(ns.front());
+      for (auto& ns : s->export_namespaces()) namespaces_.emplace(std::move(ns));
     return *process_;
   }
 
@@ -132,7 +131,7 @@ class Binder {
       return;
     }
     for (const auto* s : process())
-      if (std::binary_search(s->exports.begin(), s->exports.end(), raw)) {
+      if (s->exports_name(raw)) {
         ++r.trusted["flat lookup, defined by an image of the process"];
         return;
       }
