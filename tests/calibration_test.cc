@@ -34,9 +34,9 @@ class Gcc : public ::testing::Test {
   // The findings of the first wheel, judged in a run of all of them (default policy).
   static std::vector<Finding> judge(std::vector<const WheelBuilder*> run_of) {
     static const Policy p = load_policy("default");
-    std::vector<WheelFacts> run;
-    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
-    return judge_wheel(run[0], run, p).findings;
+    std::vector<std::pair<std::vector<uint8_t>, std::string>> wheels;
+    for (const auto* w : run_of) wheels.emplace_back(w->build(), w->filename());
+    return testing::judge_first_of_run(wheels, p);  // whole facts, and the facts a run keeps, alike
   }
   // A library that needs `soname` (a stub built here), with `rpath`.
   std::string needing(const std::string& soname, const std::string& rpath = "") {

@@ -208,8 +208,11 @@ TEST(Golden, CutFactsJudgeAsWholeFacts) {
   size_t findings = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
     SCOPED_TRACE(paths[i]);
-    auto want = check_wheel(whole[i], policy, install_set_for(whole[i], whole, &whole_index)).findings;
-    auto got = judge_in_set(std::move(alone[i]), cut[i], policy, install_set_for(cut[i], cut, &cut_index)).findings;
+    // The sets as a run makes them, import-loaded providers (cuda.import_loaded) included.
+    const auto& loaded = policy.cuda.import_loaded;
+    auto want = check_wheel(whole[i], policy, install_set_for(whole[i], whole, &whole_index, loaded)).findings;
+    auto got =
+        judge_in_set(std::move(alone[i]), cut[i], policy, install_set_for(cut[i], cut, &cut_index, loaded)).findings;
     EXPECT_EQ(testing::dump(got), testing::dump(want));
     findings += want.size();
   }

@@ -36,9 +36,9 @@ class Loader : public ::testing::Test {
   // The findings of the first wheel, judged in a run of all of them (default policy).
   static std::vector<Finding> judge(std::vector<const WheelBuilder*> run_of) {
     static const Policy p = load_policy("default");
-    std::vector<WheelFacts> run;
-    for (const auto* w : run_of) run.push_back(testing::facts_of(w->build(), w->filename()));
-    return judge_wheel(run[0], run, p).findings;
+    std::vector<std::pair<std::vector<uint8_t>, std::string>> wheels;
+    for (const auto* w : run_of) wheels.emplace_back(w->build(), w->filename());
+    return testing::judge_first_of_run(wheels, p);  // whole facts, and the facts a run keeps, alike
   }
   // A torch-like provider `version` whose torch/lib/libc10.so defines `defines` (C source).
   WheelBuilder torch(const std::string& version, const std::string& defines, const std::string& tag = kTag) {

@@ -248,9 +248,7 @@ TEST(MachOLoad, ALibraryThePackageLoadsItselfIsAnImageOfTheProcess) {
         .add("aud/lib/libaud.so", std::string(lib.begin(), lib.end()))
         .add("aud/lib/_aud.so", std::string(ext.begin(), ext.end()));
     static const Policy p = load_policy("default");
-    std::vector<WheelFacts> run;
-    run.push_back(testing::facts_of(w.build(), w.filename()));
-    return judge_wheel(run[0], run, p).findings;
+    return testing::judge_first_of_run({{w.build(), w.filename()}}, p);
   };
   auto loads = judge("import torch\ntorch.ops.load_library(_path('lib/libaud.so'))\n");
   EXPECT_FALSE(testing::has_rule(loads, "WC503")) << testing::dump(loads);

@@ -195,7 +195,9 @@ std::vector<Finding> judge_first_of_run(const std::vector<std::pair<std::vector<
     keep_for_install_sets(cut.back());
   }
   auto whole = judge_wheel(run[0], run, policy).findings;
-  auto from_cut = judge_in_set(std::move(alone[0]), cut[0], policy, install_set_for(cut[0], cut)).findings;
+  auto from_cut = judge_in_set(std::move(alone[0]), cut[0], policy,
+                               install_set_for(cut[0], cut, nullptr, policy.cuda.import_loaded))
+                      .findings;
   EXPECT_EQ(dump(from_cut), dump(whole));
   return whole;
 }
