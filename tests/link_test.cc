@@ -10,9 +10,8 @@
 #include "binary/binary_facts.h"
 #include "binary/dynamic_symbols.h"
 #include "binary/elf_reader.h"
-#include "pipeline/check.h"
+#include "policy/policy.h"
 #include "rules/loader/torch_abi.h"
-#include "rules/rules.h"
 #include "support/test_support.h"
 #include "wheel_builder.h"
 

@@ -5,7 +5,7 @@
 // a runtime the declared torch does not bring.
 #include <gtest/gtest.h>
 
-#include "pipeline/check.h"
+#include "policy/policy.h"
 #include "rules/loader/install_set.h"
 #include "rules/loader/symbol_binding.h"
 #include "support/fixtures.h"

@@ -12,7 +12,7 @@
 
 #include "binary/binary_facts.h"
 #include "binary/macho_dyld_info.h"
-#include "pipeline/check.h"
+#include "policy/policy.h"
 #include "rules/loader/install_set.h"
 #include "rules/loader/symbol_binding.h"
 #include "support/fixtures.h"

@@ -192,8 +192,8 @@ std::vector<std::string> MachOSlice::export_namespaces() const {
   if (exports_hashed) return hashed_namespaces;
   std::set<std::string, std::less<>> out;
   for (const auto& e : exports) {
-    std::string_view c = std::string_view(e).starts_with('_') ? std::string_view(e).substr(1) : e;  // C's name
-    if (auto ns = classify_mangled(c).namespaces; !ns.empty() && !out.count(ns.front())) out.emplace(ns.front());
+    if (auto ns = classify_mangled(macho_c_name(e)).namespaces; !ns.empty() && !out.count(ns.front()))
+      out.emplace(ns.front());
   }
   return {out.begin(), out.end()};
 }

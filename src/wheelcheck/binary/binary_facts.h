@@ -54,6 +54,10 @@ struct MachOImport {
   bool weak = false;  // a weak import: dyld binds it to null when no image defines it
 };
 
+// A Mach-O symbol's C name: the table's name without the '_' the compiler puts before it ("_foo"
+// -> "foo"; "__ZN3c106detail..." -> "_ZN3c106detail...", the Itanium mangling).
+inline std::string_view macho_c_name(std::string_view raw) { return raw.starts_with('_') ? raw.substr(1) : raw; }
+
 struct MachOSlice {
   std::string arch;  // x86_64, arm64, i386, ...
   uint32_t cputype = 0;
@@ -155,7 +159,8 @@ std::vector<std::string_view> imported_names(const BinaryFacts& b);
 
 nlohmann::json binary_to_json(const BinaryFacts& b);
 // "elf", "macho", "pe", "fatbin" (a bare NVIDIA fatbin file) or "" from a file's first bytes
-// (at least 64 when the file has them).
+// (at least 64 when the file has them; no byte past the 64th is read, so any longer first piece
+// gives the same answer).
 std::string sniff_binary(const uint8_t* p, size_t n);
 // The same for an entry named `name`: a universal Mach-O header (0xcafebabe) whose slice count is
 // implausible is still "macho" when the name is a native library's (a Java class file shares the

@@ -257,11 +257,11 @@ class WheelReader {
     }
     if (w.capture_pending) {
       // A capture sniffs the first 64 bytes (or the whole entry, when shorter) and keeps nothing
-      // of an entry they do not show to be a binary: sniffed here first, most entries (Python
-      // files) never get one. A first piece shorter than that gets its capture as before.
+      // of an entry they do not show to be a binary. e.magic, sniffed from this first piece just
+      // above, is that answer (sniff_binary reads no byte past the 64th), so most entries (Python
+      // files) never get a capture; a first piece too short to tell gets one as before.
       w.capture_pending = false;
-      const size_t first = std::min<size_t>(n, 64);
-      if ((first < 64 && n != e.size) || !sniff_binary(p, first, e.name).empty()) w.capture.emplace(e.name, e.size);
+      if ((n < 64 && n != e.size) || !e.magic.empty()) w.capture.emplace(e.name, e.size);
     }
     e.bytes_read += n;
     w.sha256.update(p, n);

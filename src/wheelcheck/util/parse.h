@@ -1,8 +1,9 @@
 // Numbers and fixed shapes in untrusted text (file names, METADATA, RECORD, HTTP headers, policy
 // values). One range-checked number parser that returns an error instead of throwing, and small
 // linear scanners for the prefix/digits/suffix shapes the formats use. Nothing here recurses or
-// allocates per input character; std::regex is never applied to input (GCC's recurses once per
-// character and overflows the stack on long lines).
+// allocates per input character, and no backtracking regular-expression engine reads input
+// (libstdc++'s recurses once per character and overflows the stack on long lines; the policy's
+// own patterns go through RE2, util/pattern.h).
 #pragma once
 
 #include <cstdint>

@@ -57,17 +57,23 @@ std::string install_path(std::string_view entry) {
   return "";
 }
 
-std::optional<InstallTarget> install_target(std::string_view entry) {
+std::optional<InstallTargetView> install_target_view(std::string_view entry) {
   auto slash = entry.find('/');
   if (slash == std::string_view::npos || !entry.substr(0, slash).ends_with(".data"))
-    return InstallTarget{"", std::string(entry)};
+    return InstallTargetView{"", entry};
   std::string_view rest = entry.substr(slash + 1);
   auto sub = rest.find('/');
-  if (sub == std::string_view::npos) return rest.empty() ? std::optional(InstallTarget{"", ""}) : std::nullopt;
+  if (sub == std::string_view::npos) return rest.empty() ? std::optional(InstallTargetView{"", ""}) : std::nullopt;
   std::string_view scheme = rest.substr(0, sub);
   for (std::string_view known : {"purelib", "platlib", "headers", "scripts", "data"})
-    if (scheme == known) return InstallTarget{std::string(scheme), std::string(rest.substr(sub + 1))};
+    if (scheme == known) return InstallTargetView{scheme, rest.substr(sub + 1)};
   return std::nullopt;
+}
+
+std::optional<InstallTarget> install_target(std::string_view entry) {
+  auto t = install_target_view(entry);
+  if (!t) return std::nullopt;
+  return InstallTarget{std::string(t->scheme), std::string(t->path)};
 }
 
 bool is_native_library_name(std::string_view name) {

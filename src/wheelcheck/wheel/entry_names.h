@@ -16,13 +16,21 @@ std::string install_path(std::string_view entry);
 // goes to `x` in that scheme, anything else to `entry` in the root scheme (scheme ""). nullopt
 // for a `.data` entry no installer places: a scheme other than purelib, platlib, headers, scripts,
 // data, or a file directly under `{name}.data/` (pip and installer refuse the wheel).
-struct InstallTarget {
-  std::string scheme;  // "" (the root: purelib or platlib as WHEEL says), or the .data scheme
-  std::string path;    // within the scheme
+template <typename S>
+struct BasicInstallTarget {
+  S scheme;  // "" (the root: purelib or platlib as WHEEL says), or the .data scheme
+  S path;    // within the scheme
   bool library() const { return scheme.empty() || scheme == "purelib" || scheme == "platlib"; }
-  // One namespace for all schemes: site-packages paths as they are, the others as `<scheme>/path`.
-  std::string key() const { return library() ? path : "<" + scheme + ">/" + path; }
+  // One namespace for all schemes: site-packages paths as they are (the path itself), the others
+  // as `<scheme>/path`.
+  std::string key() const {
+    return library() ? std::string(path) : "<" + std::string(scheme) + ">/" + std::string(path);
+  }
 };
+using InstallTarget = BasicInstallTarget<std::string>;
+// The same as views of the entry name, for a rule that asks it of every entry without copying.
+using InstallTargetView = BasicInstallTarget<std::string_view>;
+std::optional<InstallTargetView> install_target_view(std::string_view entry);
 std::optional<InstallTarget> install_target(std::string_view entry);
 // A Python keyword (`def`, `with`, `None`...): no import statement can spell it as a name.
 bool is_python_keyword(std::string_view name);

@@ -18,6 +18,22 @@
 
 namespace wc {
 
+namespace {
+
+// Calls f(component, last) for each '/'-separated component of `path`, in place, until f returns true.
+template <typename F>
+bool any_component(std::string_view path, F&& f) {
+  for (;;) {
+    const size_t cut = path.find('/');
+    const bool last = cut == std::string_view::npos;
+    if (f(path.substr(0, cut), last)) return true;
+    if (last) return false;
+    path.remove_prefix(cut + 1);
+  }
+}
+
+}  // namespace
+
 std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.empty()) return "empty name";
   if (name.find('\0') != std::string::npos) return "name contains NUL";
@@ -35,16 +51,19 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.size() > max_len)
     return "path is " + std::to_string(name.size()) + " bytes, over the limit of " + std::to_string(max_len);
   // Component by component, in place (every rule that places entries asks this of every entry).
-  for (std::string_view rest = name;;) {
-    const size_t cut = rest.find('/');
-    const std::string_view part = rest.substr(0, cut);
-    if (part == "..") return "'..' component escapes the install directory";
-    if (part == ".") return "'.' component";
-    if (part.empty() && cut != std::string_view::npos) return "empty path component";
-    if (part.size() > 255) return "path component over 255 bytes";
-    if (cut == std::string_view::npos) return "";
-    rest.remove_prefix(cut + 1);
-  }
+  const char* why = "";
+  any_component(name, [&](std::string_view part, bool last) {
+    if (part == "..")
+      why = "'..' component escapes the install directory";
+    else if (part == ".")
+      why = "'.' component";
+    else if (part.empty() && !last)
+      why = "empty path component";
+    else if (part.size() > 255)
+      why = "path component over 255 bytes";
+    return *why != '\0';
+  });
+  return why;
 }
 
 namespace {
@@ -218,8 +237,8 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   const std::optional<Severity> on_case_folding =
       reach.windows || reach.macos ? std::nullopt : std::optional(Severity::warning);
   // Hashed, not ordered (100,000 entries are 100,000 insertions each): findings come in entry order,
-  // and file_directory_clashes sorts what it needs. Keys are views: of the entry's own name where
-  // that is where it installs (every entry outside .data), else of a string kept in `owned`.
+  // and file_directory_clashes sorts what it needs. Keys are views: of the entry names (a library
+  // path is its own key), or of a string kept in `owned` (`<scheme>/path`, case-folded keys).
   std::unordered_map<std::string_view, size_t> files;         // install key -> the first entry placing it
   std::vector<std::pair<std::string_view, size_t>> dir_keys;  // directory entries: install key, entry
   std::unordered_map<std::string_view, std::pair<std::string_view, size_t>>
@@ -251,13 +270,9 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
     // Where a refused entry would land is moot: its WC401 says all (no Windows-collapse finding
     // for the '..' of ../../etc/cron.d/evil).
     if (!unsafe_path_reason(e.name, s.policy().limits.max_path_length).empty()) continue;
-    // install_target's answer without its copies for the common case: an entry outside a .data
-    // directory installs at its own name in site-packages.
     const std::string_view name = e.name;
-    const size_t slash = name.find('/');
-    const bool in_data = slash != std::string_view::npos && name.substr(0, slash).ends_with(".data");
-    std::optional<InstallTarget> t;
-    if (in_data && !(t = install_target(name))) {
+    const auto t = install_target_view(name);  // views of the name: no copies per entry
+    if (!t) {
       if (e.kind == EntryKind::file)
         s.add("WC102",
               "a .data entry outside purelib/, platlib/, headers/, scripts/ and data/: pip and installer refuse the "
@@ -265,9 +280,8 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
               e.name);
       continue;
     }
-    const bool library = !t || t->library();
-    const std::string_view path = t ? std::string_view(t->path) : name;
-    std::string_view key = t ? keep(t->key()) : name;
+    const std::string_view path = t->path;
+    std::string_view key = t->library() ? path : keep(t->key());  // a library path is its own key
     if (e.kind == EntryKind::directory) {
       while (key.ends_with('/')) key.remove_suffix(1);
       if (!key.empty()) dir_keys.emplace_back(key, i);
@@ -286,22 +300,18 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
                 clip_for_display(f.entries[it->second.second].name) + "')",
             e.name, std::nullopt, on_case_folding);
     const std::string_view top = path.substr(0, path.find('/'));
-    if (library && top != f.dist_info && (top.ends_with(".dist-info") || top.ends_with(".egg-info")) &&
+    if (t->library() && top != f.dist_info && (top.ends_with(".dist-info") || top.ends_with(".egg-info")) &&
         (name != path || top.ends_with(".egg-info")) && foreign.insert(std::string(top)).second)
       s.add("WC102",
             "installs the metadata directory '" + clip_for_display(top) +
                 "' into site-packages beside the wheel's own: pip list and importlib.metadata then report the "
                 "project it names",
             e.name);
-    for (std::string_view rest = path;;) {
-      const size_t cut = rest.find('/');
-      if (std::string why = windows_collapse(rest.substr(0, cut)); !why.empty()) {
-        s.add("WC401", why, e.name, std::nullopt, on_windows);
-        break;
-      }
-      if (cut == std::string_view::npos) break;
-      rest.remove_prefix(cut + 1);
-    }
+    any_component(path, [&](std::string_view c, bool) {
+      std::string why = windows_collapse(c);
+      if (!why.empty()) s.add("WC401", why, e.name, std::nullopt, on_windows);
+      return !why.empty();
+    });
   }
   for (const auto& c : file_directory_clashes(files, dir_keys))
     s.add("WC401",

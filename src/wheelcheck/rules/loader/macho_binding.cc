@@ -31,9 +31,6 @@ bool ios_wheel(const WheelFacts& f) {
                      [](const std::string& t) { return classify_platform(to_lower(t)).family == PlatformFamily::ios; });
 }
 
-// "_foo" -> "foo"; "__ZN3c106detail..." -> "_ZN3c106detail..." (the C name, the Itanium mangling).
-std::string_view c_name(std::string_view raw) { return raw.starts_with('_') ? raw.substr(1) : raw; }
-
 struct SliceResult {
   size_t imports = 0, unbound = 0;
   std::vector<std::string> shown;
@@ -84,7 +81,7 @@ class Binder {
   void miss(SliceResult& r, const std::string& raw, const std::string& where) {
     ++r.unbound;
     if (r.shown.size() >= kShown) return;
-    std::string_view name = c_name(raw);
+    std::string_view name = macho_c_name(raw);
     std::string d = demangle_for_display(name);
     r.shown.push_back(clip_for_display(raw, 160) + (d.empty() ? "" : " (" + clip_for_display(d, 160) + ")") + ", " +
                       where);
@@ -125,7 +122,7 @@ class Binder {
   }
 
   void flat(SliceResult& r, const std::string& raw) {
-    std::string_view name = c_name(raw);
+    std::string_view name = macho_c_name(raw);
     if (name.starts_with("Py") || name.starts_with("_Py")) {
       ++r.trusted["the Python C API (the interpreter defines it)"];
       return;
