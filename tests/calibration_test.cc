@@ -325,6 +325,16 @@ TEST_F(Gcc, ResolveDepsReadsTheDependencyFromAnIndex) {
   EXPECT_EQ(resolved["wheels"][0]["findings"].dump().find("WC503"), std::string::npos) << resolved.dump(1);
   ASSERT_EQ(resolved["dependencies"].size(), 1u) << resolved.dump(1);
   EXPECT_EQ(resolved["dependencies"][0], server.url("files/" + good.filename()));
+  // Beside another checked wheel, each wheel's binaries are parked in the run's spill file once its
+  // own rules have run: the dependency is still found from them, and still resolves the need.
+  std::string other = WheelBuilder("other", "1.0").add("other/a.py", "x").write(site.path());
+  auto two =
+      testing::run_wheelcheck({"check", app_path, other, "--format", "json", "--resolve-deps", server.url("simple")});
+  auto both = nlohmann::json::parse(two.out, nullptr, false);
+  ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
+  ASSERT_EQ(both["wheels"].size(), 2u) << both.dump(1);
+  EXPECT_EQ(both["wheels"][0]["findings"].dump().find("WC503"), std::string::npos) << both.dump(1);
+  EXPECT_EQ(both["dependencies"], resolved["dependencies"]) << both.dump(1);
   auto [rc2, hollowed] = run("empty");
   EXPECT_EQ(rc2, 1) << hollowed.dump(1);
   EXPECT_NE(hollowed.dump().find("needs libcublas.so.13, which is not found"), std::string::npos) << hollowed.dump(1);

@@ -50,8 +50,10 @@ std::vector<Finding> findings_of(const std::vector<uint8_t>& zip, const std::str
                                  const std::string& policy = "default");
 // The first wheel's findings in a run of `wheels` (bytes, file name), judged whole (judge_wheel).
 // A run judges them otherwise: each wheel's own rules first, then the install-set rules over facts
-// cut down for them (keep_for_install_sets: symbol tables slimmed, Mach-O exports hashed); the
-// test fails when that verdict is not the same, finding for finding.
+// cut down for them (keep_for_install_sets: symbol tables slimmed, Mach-O exports hashed) and,
+// with several wheels, parked in a spill file and read back as the set reaches them (facts/spill.h,
+// through the install-set index); the test fails when either verdict is not the same, finding for
+// finding.
 std::vector<Finding> judge_first_of_run(const std::vector<std::pair<std::vector<uint8_t>, std::string>>& wheels,
                                         const Policy& policy);
 std::vector<std::string> rule_ids(const std::vector<Finding>& fs);

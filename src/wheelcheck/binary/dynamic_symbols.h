@@ -93,6 +93,12 @@ class DynamicSymbols {
   // whether it is hidden. Call after index().
   std::shared_ptr<const DynamicSymbols> slimmed() const;
   bool slim() const { return slim_; }
+  // Every member, to a run's spill file and back (facts/spill.cc): a(member) for each, in one order.
+  template <typename Archive>
+  void transfer(Archive& a) {
+    a(strings_, defined_, undefined_, versions_, have_version_, table_, next_, has_versions_, slim_defined_,
+      slim_namespaces_, slim_);
+  }
 
  private:
   std::string strings_;

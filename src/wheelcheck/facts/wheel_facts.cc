@@ -189,6 +189,7 @@ void keep_for_install_sets(WheelFacts& f) {
   release(f.upload_refusals);
   release(f.limit_events);
   f.wheel_file.reset();
+  if (f.metadata) release(f.metadata->body);  // the description: no install-set rule reads it
   f.record.reset();
   release(f.dist_info_read_errors);
   release(f.captured);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "facts/sdist.h"
+#include "facts/spill.h"
 #include "io/source.h"
 #include "io/targets.h"
 #include "provenance/sigstore.h"
@@ -554,6 +555,69 @@ ProvenanceFacts gather_index_provenance(const TargetRef& t, const TrustedRoot* r
 
 namespace {
 
+// Where a run keeps what the install-set rules read of each wheel (its entries and binaries, as
+// keep_for_install_sets() leaves them) from its own judgement to its set's: in the spill file, so
+// the run's memory does not grow with its wheel count. A set being judged is read back whole; of
+// the records read back, the most recently used stay loaded up to `resident` bytes of records
+// between judgements (the providers many wheels share, a torch's CUDA libraries, are not read again
+// for each). A run of one wheel parks nothing; without a spill file (no $TMPDIR to write), every
+// wheel stays in memory, with a note.
+class Parking {
+ public:
+  Parking(size_t wheels, uint64_t resident, std::vector<std::string>& notes)
+      : resident_(resident), places_(wheels), dirs_(wheels), stamp_(wheels, 0) {
+    if (wheels < 2) return;
+    try {
+      spill_.emplace();
+    } catch (const std::exception& e) {
+      notes.push_back(std::string(e.what()) + ": every wheel's facts stay in memory until the end of the run");
+    }
+  }
+  // From the thread that read wheel i, once its own rules have run and its facts are cut.
+  void park(size_t i, WheelFacts& f) {
+    if (!spill_ || (f.entries.empty() && f.binaries.empty())) return;
+    dirs_[i] = install_dirs(f);  // the install-set index asks without reading the entries back
+    try {
+      places_[i] = spill_->park(f);
+    } catch (const std::exception&) {
+      // The file could not take it (a full disk): this wheel stays in memory, judged the same.
+    }
+  }
+  void attach(std::vector<WheelFacts>* facts) { facts_ = facts; }
+  // Wheel i's entries and binaries, in memory until the next trim().
+  void load(size_t i) {
+    if (i >= places_.size() || !places_[i]) return;
+    stamp_[i] = ++clock_;
+    if (std::find(loaded_.begin(), loaded_.end(), i) != loaded_.end()) return;
+    spill_->restore((*facts_)[i], *places_[i]);
+    loaded_.push_back(i);
+    loaded_bytes_ += places_[i]->size;
+  }
+  // Between judgements: the least recently used go back to the file until `resident` bytes are
+  // held (the most recent stays, whatever its size).
+  void trim() {
+    std::sort(loaded_.begin(), loaded_.end(), [&](size_t a, size_t b) { return stamp_[a] > stamp_[b]; });
+    while (loaded_bytes_ > resident_ && loaded_.size() > 1) {
+      size_t i = loaded_.back();
+      loaded_.pop_back();
+      loaded_bytes_ -= places_[i]->size;
+      FactsSpill::unload((*facts_)[i]);
+    }
+  }
+  // Every wheel's install_dirs(), for the install-set index (none when nothing was parked).
+  std::vector<std::set<std::string>> take_dirs() { return spill_ ? std::move(dirs_) : decltype(dirs_)(); }
+
+ private:
+  uint64_t resident_;
+  std::optional<FactsSpill> spill_;
+  std::vector<std::optional<FactsSpill::Place>> places_;
+  std::vector<std::set<std::string>> dirs_;
+  std::vector<uint64_t> stamp_;
+  std::vector<size_t> loaded_;
+  uint64_t loaded_bytes_ = 0, clock_ = 0;
+  std::vector<WheelFacts>* facts_ = nullptr;
+};
+
 // What a run keeps of a wheel once it is read: its verdict so far, and its report item.
 struct Settled {
   std::optional<AloneVerdict> alone;  // the rules that read the wheel alone
@@ -656,6 +720,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   // then its facts cut down to what install sets read. The run holds no wheel's facts whole past
   // its own turn.
   std::vector<Settled> settled(targets.size());
+  Parking parking(targets.size(), req.resident_bytes, report.target_notes);
   auto settle = [&](size_t i, WheelFacts& f) {
     if (!is_url(targets[i].location))
       f.provenance = gather_provenance(targets[i].location, req.provenance_dir, trust ? &*trust : nullptr,
@@ -674,8 +739,10 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     if (s.member && req.baseline.empty())
       for (auto& b : s.member->binaries) std::vector<std::string>().swap(b.exports);
     keep_for_install_sets(f);
+    parking.park(i, f);
   };
   auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started, settle);
+  parking.attach(&facts);
   const size_t judged = facts.size();
   if (policy.provenance.require && !policy.provenance.publisher.any())
     report.target_notes.push_back(
@@ -690,6 +757,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     std::vector<std::vector<size_t>> roots(facts.size());
     for (size_t i = 0; i < roots.size(); ++i) roots[i] = {i};
     for (size_t from = 0, round = 0; round < 3; ++round) {
+      // From METADATA alone (declared_providers): no parked wheel is read back for it.
       auto deps = dependency_wheels(facts, roots, from, policy, req.resolve_deps, pages, report.dependency_notes);
       from = facts.size();
       if (deps.empty()) break;
@@ -720,7 +788,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   report.policy_source = policy.spec;
   report.depth = req.depth == Depth::metadata ? "metadata" : "full";
   std::vector<SetMember> members;
-  InstallSetIndex index(facts);
+  InstallSetIndex index(facts, parking.take_dirs(), [&parking](size_t i) { parking.load(i); });
   for (size_t i = 0; i < judged; ++i) {
     Settled& s = settled[i];
     WheelVerdict v;
@@ -728,10 +796,12 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       v = internal_error(policy, s.error);
     } else {
       try {
+        parking.load(i);
         v = judge_rest(std::move(*s.alone), facts[i], facts, policy, &index);
       } catch (const std::exception& e) {
         v = internal_error(policy, e.what());
       }
+      parking.trim();
     }
     s.item.findings = std::move(v.findings);
     s.item.waived = std::move(v.waived);

@@ -35,6 +35,11 @@ struct CheckRequest {
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
   // Called when a wheel's analysis starts (from worker threads, serialised with `progress`).
   std::function<void(const std::string& path)> started;
+  // A run of several wheels parks each one's entries and binaries in a spill file once its own
+  // rules have run (facts/spill.h): of those read back for a set, the most recently used stay
+  // loaded up to this many bytes of records between judgements (tests set 0: every wheel but the
+  // last used is read back each time a set reaches it).
+  uint64_t resident_bytes = 8ull << 20;
 };
 
 // Expands the targets (throws std::runtime_error for a target that does not exist or lists no

@@ -146,7 +146,8 @@ std::set<std::string> searched_dirs(const WheelFacts& w) {
   return out;
 }
 
-// The directories `w` installs files into ("" for site-packages itself), each once.
+}  // namespace
+
 std::set<std::string> install_dirs(const WheelFacts& w) {
   std::set<std::string> out;
   for (const auto& e : w.entries) {
@@ -159,19 +160,20 @@ std::set<std::string> install_dirs(const WheelFacts& w) {
   return out;
 }
 
-}  // namespace
-
-InstallSetIndex::InstallSetIndex(const std::vector<WheelFacts>& all) : all_(all) {
+InstallSetIndex::InstallSetIndex(const std::vector<WheelFacts>& all, std::vector<std::set<std::string>> dirs,
+                                 std::function<void(size_t)> load)
+    : all_(all), dirs_(std::move(dirs)), dirs_given_(std::min(dirs_.size(), all.size())), load_(std::move(load)) {
   for (size_t i = 0; i < all.size(); ++i)
     if (all[i].filename.valid) by_project_[all[i].filename.canonical_name].push_back(i);
 }
 
 void InstallSetIndex::index_dirs() {
-  if (dirs_.size() == all_.size()) return;  // done (or no wheels)
+  if (dirs_indexed_) return;
+  dirs_indexed_ = true;
   dirs_.resize(all_.size());
   for (size_t k = 0; k < all_.size(); ++k) {
     if (!all_[k].filename.valid) continue;
-    dirs_[k] = install_dirs(all_[k]);
+    if (k >= dirs_given_) dirs_[k] = install_dirs(all_[k]);
     for (const auto& d : dirs_[k]) by_dir_[d].push_back(k);
   }
 }
@@ -234,13 +236,15 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
             for (const auto& d : sl.dylibs)
               if (d.starts_with("@rpath/")) needs.emplace(last_component(d));
         }
-      auto imported_provider = [&](const WheelFacts& u) {
-        return !needs.empty() &&
-               std::find(import_loaded.begin(), import_loaded.end(), u.filename.canonical_name) !=
-                   import_loaded.end() &&
-               std::any_of(u.binaries.begin(), u.binaries.end(), [&](const BinaryFacts& lib) {
-                 return needs.count(lib.soname) || needs.count(std::string(last_component(lib.path)));
-               });
+      auto imported_provider = [&](size_t i) {
+        const WheelFacts& u = all[i];
+        if (needs.empty() ||
+            std::find(import_loaded.begin(), import_loaded.end(), u.filename.canonical_name) == import_loaded.end())
+          return false;
+        if (index) index->load(i);
+        return std::any_of(u.binaries.begin(), u.binaries.end(), [&](const BinaryFacts& lib) {
+          return needs.count(lib.soname) || needs.count(std::string(last_component(lib.path)));
+        });
       };
       // u joins when w declares its project, w's binaries search a folder u installs into, or u is a
       // project whose import loads its libraries and ships one w's binaries need by soname (torchao
@@ -262,8 +266,9 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
             wanted.count(u.filename.canonical_name) > 0 ||
             (!dirs.empty() && std::any_of(dirs.begin(), dirs.end(),
                                           [&](const std::string& d) { return install_dirs_at(i).count(d) > 0; })) ||
-            imported_provider(u);
+            imported_provider(i);
         if (reached && in.insert(&u).second) {
+          if (index) index->load(i);  // its binaries are read next, and by the rules
           set.wheels.push_back(&u);
           queue.push_back(&u);
         }
@@ -291,10 +296,12 @@ InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& a
       if (present || slot.second.empty()) continue;
       const WheelFacts* best = nullptr;
       std::optional<Version> best_v;
+      size_t best_at = 0;
       for (size_t i : slot.second) {
         auto v = parse_version(all[i].filename.version_text);
-        if (!best || (v && (!best_v || compare(*best_v, *v) < 0))) best = &all[i], best_v = v;
+        if (!best || (v && (!best_v || compare(*best_v, *v) < 0))) best = &all[i], best_v = v, best_at = i;
       }
+      if (index) index->load(best_at);
       std::vector<std::string> lines;
       for (const auto& line : slot.first->metadata->get_all("Requires-Dist"))
         if (auto r = parse_requirement(line); r && r->canonical_name == name) lines.push_back(line);

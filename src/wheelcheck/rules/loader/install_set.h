@@ -3,6 +3,7 @@
 // against wheels of its own set: an aarch64 cusolver wheel does not find x86_64 cublas.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -43,19 +44,32 @@ class InstallSetIndex;
 InstallSet install_set_for(const WheelFacts& f, const std::vector<WheelFacts>& all, InstallSetIndex* index = nullptr,
                            const std::vector<std::string>& import_loaded = {});
 
+// The directories `w` installs files into ("" for site-packages itself), each once.
+std::set<std::string> install_dirs(const WheelFacts& w);
+
 // Where each wheel of a run is found: by canonical project name and, once a search path asks, by
 // the folders it installs into. Made once per run; the positions are in `all`'s order.
 class InstallSetIndex {
  public:
-  explicit InstallSetIndex(const std::vector<WheelFacts>& all);
+  // For a run that parks its wheels' entries and binaries (facts/spill.h): `dirs`, install_dirs() of
+  // the first wheels of `all`, taken before they were parked (the others' are read from their
+  // entries), and `load`, called with a wheel's position before its entries or binaries are read.
+  explicit InstallSetIndex(const std::vector<WheelFacts>& all, std::vector<std::set<std::string>> dirs = {},
+                           std::function<void(size_t)> load = {});
   // The positions of the wheels of `projects`, and of those installing into one of `dirs`, ascending.
   std::vector<size_t> reached_by(const std::set<std::string>& projects, const std::set<std::string>& dirs);
   const std::set<std::string>& install_dirs_of(size_t i);
+  void load(size_t i) const {
+    if (load_) load_(i);
+  }
 
  private:
   const std::vector<WheelFacts>& all_;
   std::map<std::string, std::vector<size_t>> by_project_, by_dir_;
   std::vector<std::set<std::string>> dirs_;  // every wheel's, made when a search path first asks
+  size_t dirs_given_ = 0;
+  bool dirs_indexed_ = false;
+  std::function<void(size_t)> load_;
   void index_dirs();
 };
 
