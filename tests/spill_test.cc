@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <thread>
 
 #include "binary/binary_facts.h"
@@ -225,14 +226,35 @@ TEST(Spill, ParkedFactsComeBackFromTheFile) {
     total += at[k].size;
   }
   EXPECT_EQ(spill.bytes(), total);
+  // What the wheel installs was never asked: asked now, with the entries parked, it is an error
+  // (an empty answer would stay for good), not a verdict.
+  EXPECT_THROW(facts[0].installs("pkg/lib/libl.so"), std::logic_error);
   for (size_t k = facts.size(); k-- > 0;) {  // in any order, more than once
     spill.restore(facts[k], at[k]);
     EXPECT_EQ(spill_record(facts[k]), before[k]) << k;
+    EXPECT_TRUE(facts[k].installs("pkg/m" + std::to_string(k) + ".py"));
     FactsSpill::unload(facts[k]);
     EXPECT_TRUE(facts[k].binaries.empty());
     spill.restore(facts[k], at[k]);
     EXPECT_NE(facts[k].find_entry("pkg/m" + std::to_string(k) + ".py"), nullptr);
   }
+  // Once answered, the answer stays while the entries are parked again (a set read back many times
+  // is not indexed again), and is the same.
+  WheelFacts lib;
+  EntryFacts so;
+  so.name = "pkg/lib/libl.so.1";
+  lib.entries.push_back(so);
+  so.name = "pkg/data.txt";
+  lib.entries.push_back(so);
+  lib.reindex();
+  EXPECT_TRUE(lib.installs("pkg/lib/libl.so.1"));
+  EXPECT_FALSE(lib.installs("pkg/lib/other.so"));
+  auto place = spill.park(lib);
+  EXPECT_TRUE(lib.installs("pkg/lib/libl.so.1"));
+  EXPECT_FALSE(lib.installs("pkg/lib/other.so"));
+  spill.restore(lib, place);
+  EXPECT_TRUE(lib.installs("pkg/lib/libl.so.1"));
+  EXPECT_EQ(lib.entries.size(), 2u);
 }
 
 TEST(Spill, ADamagedRecordIsAnErrorNeverACrash) {

@@ -228,9 +228,8 @@ void read_spill_record(const std::string& record, WheelFacts& f) {
   std::vector<BinaryFacts> binaries;
   in(entries, binaries);
   if (in.p != in.end) throw std::runtime_error("a spill record holds more than its facts");
-  f.entries = std::move(entries);
+  f.unpark_entries(std::move(entries));
   f.binaries = std::move(binaries);
-  f.reindex();
 }
 
 FactsSpill::FactsSpill() {
@@ -274,9 +273,8 @@ void FactsSpill::restore(WheelFacts& f, Place at) const {
 }
 
 void FactsSpill::unload(WheelFacts& f) {
-  release(f.entries);
+  f.park_entries();
   release(f.binaries);
-  f.reindex();
 }
 
 }  // namespace wc

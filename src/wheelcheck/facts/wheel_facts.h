@@ -141,6 +141,11 @@ struct WheelFacts {
   // "<data>/x" for what the data scheme installs into the environment's prefix.
   // Built on first use (only the library-resolution rules ask), once, thread-safely.
   bool installs(const std::string& path) const;
+  // A run's spill file (facts/spill.h) parks the entries and brings them back unchanged: what
+  // installs() built from them stays (a set read back many times is not indexed again each time).
+  // installs() is not to be asked while they are parked, unless it was answered before.
+  void park_entries();
+  void unpark_entries(std::vector<EntryFacts> e);
 
  private:
   struct InstallPaths;
@@ -148,6 +153,7 @@ struct WheelFacts {
   // elements where they are); anything that adds entries calls reindex().
   std::unordered_map<std::string_view, size_t> entry_index_;
   std::unique_ptr<InstallPaths> install_paths_;
+  bool entries_parked_ = false;
 };
 
 // Empties what only the rules that read a wheel alone need, once they have run (judge_alone): the
