@@ -615,9 +615,6 @@ TEST(LinkIndex, OneNameManyTimesIsOneSlot) {
 // definitions open; and it holds less than the names it no longer has.
 TEST(LinkIndex, SlimmedSymbolsAnswerAsTheWholeTable) {
   testing::TempDir dir;
-  std::string map = dir.file("v.map");
-  std::string text = "V_1 { global: *; };\nV_2 { global: f; } V_1;\n";
-  testing::write_file(map, std::vector<uint8_t>(text.begin(), text.end()));
   std::string src =
       "namespace c10 { int first(int x) { return x + 1; } }\n"
       "namespace at { namespace detail { int second(int x) { return x * 2; } } }\n"
@@ -625,12 +622,8 @@ TEST(LinkIndex, SlimmedSymbolsAnswerAsTheWholeTable) {
       "extern \"C\" { int f_old(void) { return 1; } int f_new(void) { return 2; } int puts(const char*);\n"
       "int talk(void) { return puts(\"hi\"); } }\n"
       "__asm__(\".symver f_old,f@V_1\"); __asm__(\".symver f_new,f@@V_2\");\n";
-  testing::write_file(dir.file("l.cc"), std::vector<uint8_t>(src.begin(), src.end()));
-  auto r = testing::run_command("g++ -O1 -shared -fPIC " + testing::shell_quote(dir.file("l.cc")) + " -o " +
-                                testing::shell_quote(dir.file("l.so")) + " -Wl,--version-script," +
-                                testing::shell_quote(map));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto bytes = testing::read_file(dir.file("l.so"));
+  auto bytes = testing::gxx_versioned_library(dir, src);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   BinaryFacts b;
   parse_elf_image(bytes.data(), bytes.size(), b);
   ASSERT_TRUE(b.symbols);
@@ -640,15 +633,7 @@ TEST(LinkIndex, SlimmedSymbolsAnswerAsTheWholeTable) {
   EXPECT_TRUE(slim->defined().empty());
   EXPECT_EQ(slim->definition_count(), whole.defined().size());
   EXPECT_LT(slim->strings().size(), whole.strings().size());
-  auto answers = [](const DynamicSymbols& d, std::string_view name) {
-    std::vector<std::string> out;
-    d.for_each_definition(name, DynamicSymbols::hash(name), [&](const DynamicSymbols::Symbol& s) {
-      out.push_back(std::string(d.version_name(s.version)) + (s.hidden ? " hidden" : ""));
-      return false;
-    });
-    std::sort(out.begin(), out.end());
-    return out;
-  };
+  const auto answers = testing::definitions_of;
   size_t asked = 0;
   for (const auto& def : whole.defined()) {
     std::string name(whole.name(def));

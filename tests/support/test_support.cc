@@ -268,6 +268,27 @@ std::string gcc_shared_object(const TempDir& dir, const std::string& name, const
   return std::string(b.begin(), b.end());
 }
 
+std::vector<uint8_t> gxx_versioned_library(const TempDir& dir, const std::string& src, const std::string& flags) {
+  const std::string map = "V_1 { global: *; };\nV_2 { global: f; } V_1;\n";
+  write_file(dir.file("v.map"), std::vector<uint8_t>(map.begin(), map.end()));
+  write_file(dir.file("l.cc"), std::vector<uint8_t>(src.begin(), src.end()));
+  auto r =
+      run_command("g++ -O1 -shared -fPIC " + shell_quote(dir.file("l.cc")) + " -o " + shell_quote(dir.file("l.so")) +
+                  " -Wl,--version-script," + shell_quote(dir.file("v.map")) + " " + flags);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return read_file(dir.file("l.so"));
+}
+
+std::vector<std::string> definitions_of(const DynamicSymbols& d, std::string_view name) {
+  std::vector<std::string> out;
+  d.for_each_definition(name, DynamicSymbols::hash(name), [&](const DynamicSymbols::Symbol& s) {
+    out.push_back(std::string(d.version_name(s.version)) + (s.hidden ? " hidden" : ""));
+    return false;
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::string dump(const std::vector<Finding>& fs) {
   std::string s;
   for (const auto& f : fs) s += f.rule + " [" + severity_name(f.severity) + "] " + f.entry + ": " + f.message + "\n";

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/dynamic_symbols.h"
 #include "facts/wheel_facts.h"
 #include "rules/rules.h"
 
@@ -63,6 +64,12 @@ std::string dump(const std::vector<Finding>& fs);
 // dir); its bytes. A failed compile is the test's failure.
 std::string gcc_shared_object(const TempDir& dir, const std::string& name, const std::string& src,
                               const std::string& flags = "");
+// A C++ library (g++) from `src` with two symbol versions, V_1 for every name and V_2 for `f`: the
+// source's `.symver` lines make f@V_1 a hidden definition beside f@@V_2.
+std::vector<uint8_t> gxx_versioned_library(const TempDir& dir, const std::string& src, const std::string& flags = "");
+// What a symbol table answers for `name`: each definition's version ("V_2", " hidden" after a
+// non-default one), sorted.
+std::vector<std::string> definitions_of(const DynamicSymbols& d, std::string_view name);
 // Whether dump(fs) holds `text` (a finding's "WC511 [error] entry: message", or part of one).
 bool says(const std::vector<Finding>& fs, const std::string& text);
 

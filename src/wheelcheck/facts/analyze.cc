@@ -919,7 +919,6 @@ const EntryFacts* WheelFacts::find_entry(const std::string& name) const {
 struct WheelFacts::InstallPaths {
   std::once_flag once;
   std::unordered_set<std::string> paths;
-  std::atomic<bool> built = false;
 };
 
 void WheelFacts::reindex() {
@@ -933,23 +932,19 @@ void WheelFacts::reindex() {
 void WheelFacts::park_entries() {
   std::vector<EntryFacts>().swap(entries);
   std::unordered_map<std::string_view, size_t>().swap(entry_index_);
+  install_paths_ = std::make_unique<InstallPaths>();  // as many names as the entries: built again when asked
   entries_parked_ = true;
 }
 
 void WheelFacts::unpark_entries(std::vector<EntryFacts> e) {
   entries = std::move(e);
-  entry_index_.clear();
-  entry_index_.reserve(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) entry_index_.emplace(entries[i].name, i);
-  if (!install_paths_) install_paths_ = std::make_unique<InstallPaths>();
-  entries_parked_ = false;
+  reindex();
 }
 
 bool WheelFacts::installs(const std::string& path) const {
   if (!install_paths_) return false;
-  // Built from parked (empty) entries it would answer no for good: a bug to surface, not a verdict.
-  if (entries_parked_ && !install_paths_->built)
-    throw std::logic_error(this->path + ": installs() asked while its entries are parked");
+  // Parked, the entries are not there to answer: a bug to surface, never a verdict.
+  if (entries_parked_) throw std::logic_error(this->path + ": installs() asked while its entries are parked");
   std::call_once(install_paths_->once, [&] {
     for (const auto& e : entries) {
       if (e.kind == EntryKind::directory) continue;
@@ -958,7 +953,6 @@ bool WheelFacts::installs(const std::string& path) const {
       auto t = install_target(e.name);
       if (t && (t->library() || t->scheme == "data") && !t->key().empty()) install_paths_->paths.insert(t->key());
     }
-    install_paths_->built = true;
   });
   return install_paths_->paths.count(path) > 0;
 }

@@ -141,9 +141,9 @@ struct WheelFacts {
   // "<data>/x" for what the data scheme installs into the environment's prefix.
   // Built on first use (only the library-resolution rules ask), once, thread-safely.
   bool installs(const std::string& path) const;
-  // A run's spill file (facts/spill.h) parks the entries and brings them back unchanged: what
-  // installs() built from them stays (a set read back many times is not indexed again each time).
-  // installs() is not to be asked while they are parked, unless it was answered before.
+  // A run's spill file (facts/spill.h) parks the entries (with the name index and what installs()
+  // built from them) and brings them back unchanged. installs() asked while they are parked throws
+  // std::logic_error: an answer from no entries would be wrong, so it is never given.
   void park_entries();
   void unpark_entries(std::vector<EntryFacts> e);
 
