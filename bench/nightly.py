@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A nightly at scale (issue 48, part 3): `wheelcheck check` over 50, 100 and 200 wheels, from a
+"""A nightly at scale (issue 48, part 3): `wheelcheck check` over 50, 100, 200 and 400 wheels, from a
 folder and from a PEP 503 index page served on loopback (tests/tools/range_server.py),
 measuring wall, CPU (user + system), max RSS and the cost per wheel. The wheels are the real ones
 the tests fetch (tests/real_wheels.json's small ones into ~/.cache/wheelcheck-tests/real, fetched
@@ -47,7 +47,7 @@ def main():
         return 2
     work = tempfile.mkdtemp(prefix="wc-nightly-")
     try:
-        counts = (50, 100, 200)
+        counts = (50, 100, 200, 400)
         files = []
         for k in range(max(counts)):
             w = real[k % len(real)]
@@ -68,10 +68,12 @@ def main():
         server = subprocess.Popen([sys.executable, os.path.join(root, "tests", "tools", "range_server.py"), "0"],
                                   cwd=work, stdout=subprocess.PIPE, text=True)
         port = int(server.stdout.readline())
-        print(f"{len(real)} distinct real wheels, {sum(os.path.getsize(p) for p in files) / 1e6:.0f} MB in the 200", file=sys.stderr)
+        print(f"{len(real)} distinct real wheels, {sum(os.path.getsize(p) for p in files) / 1e6:.0f} MB in the {max(counts)}", file=sys.stderr)
         print("| input | wheels | MB | wall | CPU | max RSS | wall per wheel | CPU per wheel |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        growth = []
         for where in ("folder", "index page"):
+            rss_at = {}
             for n in counts:
                 if where == "folder":
                     argv = [wc, "check", "-q", "--format", "json"] + files[:n]
@@ -83,9 +85,13 @@ def main():
                 got = len(report["wheels"])
                 if got != n:
                     raise SystemExit(f"{where} {n}: the report has {got} wheels")
+                rss_at[n] = rss
                 mb = sum(os.path.getsize(p) for p in files[:n]) / 1e6
                 print(f"| {where} | {n} | {mb:.0f} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | "
                       f"{1000 * wall / n:.1f} ms | {1000 * cpu / n:.1f} ms |")
+            lo, hi = counts[1], counts[-1]
+            growth.append(f"{where} {(rss_at[hi] - rss_at[lo]) / (hi - lo):.3f} MB per wheel from {lo} to {hi}")
+        print("\nRSS growth: " + "; ".join(growth) + ".")
         server.terminate()
         server.wait()
     finally:
