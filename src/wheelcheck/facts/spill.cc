@@ -19,8 +19,8 @@
 namespace wc {
 namespace {
 
-// Each field of a record, in the order the struct's fields() below list them: written by Out,
-// read back by In. Numbers and trivially copyable records go as their bytes (the file is read by
+// Each field of a record, in the order each struct's io() below lists them: written by Out, read
+// back by In. Numbers and trivially copyable records go as their bytes (the file is read by
 // the process that wrote it), the rest as a length and its elements.
 struct Out {
   static constexpr bool reading = false;

@@ -25,8 +25,9 @@ class FactsSpill {
   FactsSpill(const FactsSpill&) = delete;
   FactsSpill& operator=(const FactsSpill&) = delete;
 
-  // Writes f's entries and binaries (every field) and empties them: f then answers as a wheel with
-  // neither, until restore(). Safe to call from several threads at once.
+  // Writes f's entries and binaries (every field) and empties them: until restore(), f holds
+  // neither (find_entry() finds nothing; installs() throws). Safe to call from several threads at
+  // once.
   Place park(WheelFacts& f);
   // Puts back what park() took from f, field for field. Throws std::runtime_error when the file
   // cannot be read back.

@@ -158,10 +158,9 @@ struct WheelFacts {
 
 // Empties what only the rules that read a wheel alone need, once they have run (judge_alone): the
 // entries' digests, errors and version strings, RECORD, WHEEL, METADATA's body (the description),
-// the SBOMs, captured files, the
-// variant document, the archive's problems, the attestations, and the binaries' GPU code, C++ ABI
-// counts and Python DLL imports. What an install set reads of a wheel stays (judge_in_set, the
-// install-set index, --resolve-deps, an sdist's agreement): its name, path, METADATA and dist-info,
+// the SBOMs, captured files, the variant document, the archive's problems, the attestations, and
+// the binaries' GPU code, C++ ABI counts and Python DLL imports. What an install set reads of a wheel stays
+// (judge_in_set, the install-set index, --resolve-deps, an sdist's agreement): its name, path, METADATA and dist-info,
 // its entries' names and kinds, its binaries' loader facts and symbol tables (slimmed: imports by
 // name, definitions by their names' hashes, DynamicSymbols::slimmed; Mach-O exports by their
 // names' hashes and the namespaces they define, MachOSlice::hash_exports). A run of several wheels
