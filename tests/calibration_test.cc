@@ -326,7 +326,8 @@ TEST_F(Gcc, ResolveDepsReadsTheDependencyFromAnIndex) {
   ASSERT_EQ(resolved["dependencies"].size(), 1u) << resolved.dump(1);
   EXPECT_EQ(resolved["dependencies"][0], server.url("files/" + good.filename()));
   // Beside another checked wheel, each wheel's binaries are parked in the run's spill file once its
-  // own rules have run: the dependency is still found from them, and still resolves the need.
+  // own rules have run: the dependency (named by METADATA) is still fetched, and still resolves the
+  // need of the binary read back for the judgement.
   std::string other = WheelBuilder("other", "1.0").add("other/a.py", "x").write(site.path());
   auto two =
       testing::run_wheelcheck({"check", app_path, other, "--format", "json", "--resolve-deps", server.url("simple")});
