@@ -188,40 +188,40 @@ WheelFacts facts_of(const std::vector<uint8_t>& zip, const std::string& filename
 
 std::vector<Finding> judge_first_of_run(const std::vector<std::pair<std::vector<uint8_t>, std::string>>& wheels,
                                         const Policy& policy) {
-  std::vector<WheelFacts> run, cut, parked;
-  std::vector<AloneVerdict> alone, alone_parked;
-  FactsSpill spill;
-  std::vector<FactsSpill::Place> at;
-  std::vector<std::set<std::string>> dirs;
+  std::vector<WheelFacts> run, cut;
+  std::vector<AloneVerdict> alone;
   for (const auto& [zip, filename] : wheels) {
     run.push_back(facts_of(zip, filename));
     cut.push_back(facts_of(zip, filename));
     alone.push_back(judge_alone(cut.back(), policy));
     keep_for_install_sets(cut.back());
-    // As a run of several wheels keeps them: cut, then parked in the spill file, their install
-    // directories taken first; read back only when the set being judged reaches them.
-    parked.push_back(facts_of(zip, filename));
-    alone_parked.push_back(judge_alone(parked.back(), policy));
-    keep_for_install_sets(parked.back());
-    dirs.push_back(install_dirs(parked.back()));
-    at.push_back(spill.park(parked.back()));
-    EXPECT_TRUE(parked.back().entries.empty() && parked.back().binaries.empty());
   }
   auto whole = judge_wheel(run[0], run, policy).findings;
+  AloneVerdict first = alone[0];  // judged twice
   auto from_cut = judge_in_set(std::move(alone[0]), cut[0], policy,
                                install_set_for(cut[0], cut, nullptr, policy.cuda.import_loaded))
                       .findings;
   EXPECT_EQ(dump(from_cut), dump(whole));
-  std::vector<bool> loaded(parked.size());
+  // Then as a run of several wheels keeps them: parked in the spill file, their install directories
+  // taken first; read back only when the set being judged reaches them (the index's hook).
+  FactsSpill spill;
+  std::vector<FactsSpill::Place> at;
+  std::vector<std::set<std::string>> dirs;
+  for (auto& f : cut) {
+    dirs.push_back(install_dirs(f));
+    at.push_back(spill.park(f));
+    EXPECT_TRUE(f.entries.empty() && f.binaries.empty());
+  }
+  std::vector<bool> loaded(cut.size());
   auto load = [&](size_t i) {
-    if (!loaded[i]) spill.restore(parked[i], at[i]);
+    if (!loaded[i]) spill.restore(cut[i], at[i]);
     loaded[i] = true;
   };
-  InstallSetIndex index(parked, dirs, load);
+  InstallSetIndex index(cut, dirs, load);
   load(0);
-  auto from_parked = judge_in_set(std::move(alone_parked[0]), parked[0], policy,
-                                  install_set_for(parked[0], parked, &index, policy.cuda.import_loaded))
-                         .findings;
+  auto from_parked =
+      judge_in_set(std::move(first), cut[0], policy, install_set_for(cut[0], cut, &index, policy.cuda.import_loaded))
+          .findings;
   EXPECT_EQ(dump(from_parked), dump(whole));
   return whole;
 }

@@ -208,11 +208,6 @@ void In::operator()(T&... xs) {
   (io(*this, xs), ...);
 }
 
-template <typename T>
-void release(T& x) {
-  T().swap(x);  // clear() would keep the capacity
-}
-
 }  // namespace
 
 std::string spill_record(const WheelFacts& f) {
@@ -274,7 +269,7 @@ void FactsSpill::restore(WheelFacts& f, Place at) const {
 
 void FactsSpill::unload(WheelFacts& f) {
   f.park_entries();
-  release(f.binaries);
+  std::vector<BinaryFacts>().swap(f.binaries);  // clear() would keep the capacity
 }
 
 }  // namespace wc

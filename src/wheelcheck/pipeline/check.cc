@@ -565,7 +565,7 @@ namespace {
 class Parking {
  public:
   Parking(size_t wheels, uint64_t resident, std::vector<std::string>& notes)
-      : resident_(resident), places_(wheels), dirs_(wheels), stamp_(wheels, 0) {
+      : resident_(resident), places_(wheels), dirs_(wheels) {
     if (wheels < 2) return;
     try {
       spill_.emplace();
@@ -587,22 +587,23 @@ class Parking {
   // Wheel i's entries and binaries, in memory until the next trim().
   void load(size_t i) {
     if (i >= places_.size() || !places_[i]) return;
-    stamp_[i] = ++clock_;
-    if (std::find(loaded_.begin(), loaded_.end(), i) != loaded_.end()) return;
-    spill_->restore((*facts_)[i], *places_[i]);
+    if (auto it = std::find(loaded_.begin(), loaded_.end(), i); it != loaded_.end()) {
+      loaded_.erase(it);  // already here: now the most recently used
+    } else {
+      spill_->restore((*facts_)[i], *places_[i]);
+      loaded_bytes_ += places_[i]->size;
+    }
     loaded_.push_back(i);
-    loaded_bytes_ += places_[i]->size;
   }
   // Between judgements: the least recently used go back to the file until `resident` bytes are
   // held (the most recent stays, whatever its size).
   void trim() {
-    std::sort(loaded_.begin(), loaded_.end(), [&](size_t a, size_t b) { return stamp_[a] > stamp_[b]; });
-    while (loaded_bytes_ > resident_ && loaded_.size() > 1) {
-      size_t i = loaded_.back();
-      loaded_.pop_back();
-      loaded_bytes_ -= places_[i]->size;
-      FactsSpill::unload((*facts_)[i]);
+    size_t gone = 0;
+    for (; loaded_bytes_ > resident_ && loaded_.size() - gone > 1; ++gone) {
+      loaded_bytes_ -= places_[loaded_[gone]]->size;
+      FactsSpill::unload((*facts_)[loaded_[gone]]);
     }
+    loaded_.erase(loaded_.begin(), loaded_.begin() + static_cast<std::ptrdiff_t>(gone));
   }
   // Every wheel's install_dirs(), for the install-set index (none when nothing was parked).
   std::vector<std::set<std::string>> take_dirs() { return spill_ ? std::move(dirs_) : decltype(dirs_)(); }
@@ -612,9 +613,8 @@ class Parking {
   std::optional<FactsSpill> spill_;
   std::vector<std::optional<FactsSpill::Place>> places_;
   std::vector<std::set<std::string>> dirs_;
-  std::vector<uint64_t> stamp_;
-  std::vector<size_t> loaded_;
-  uint64_t loaded_bytes_ = 0, clock_ = 0;
+  std::vector<size_t> loaded_;  // read back, least recently used first
+  uint64_t loaded_bytes_ = 0;
   std::vector<WheelFacts>* facts_ = nullptr;
 };
 
