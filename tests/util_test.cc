@@ -3,7 +3,12 @@
 // CSV readers behind METADATA, WHEEL and RECORD.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -14,6 +19,7 @@
 #include "util/digest.h"
 #include "util/json_text.h"
 #include "util/parse.h"
+#include "util/scratch_file.h"
 #include "util/strings.h"
 #include "wheel/entry_names.h"
 #include "wheel/metadata.h"
@@ -253,6 +259,44 @@ TEST(Digests, FetchedOnceAndAsHashlibSays) {
     }
   }
   for (int round = 0; round < 2; ++round) EXPECT_THROW(Digest("no-such-digest"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wc
+
+namespace wc {
+namespace {
+
+// The scratch files a spool and a spill file use: unnamed (nothing left in the folder), read back
+// as written, a read past the end said as such, a folder that cannot take one an error.
+TEST(ScratchFile, UnnamedWrittenAndReadBack) {
+  testing::TempDir dir;
+  const char* was = std::getenv("TMPDIR");
+  const std::string saved = was ? was : "";
+  setenv("TMPDIR", dir.path().c_str(), 1);
+  std::string in;
+  int fd = open_scratch_file("test", in);
+  setenv("TMPDIR", dir.file("missing").c_str(), 1);
+  std::string none;
+  errno = 0;
+  EXPECT_EQ(open_scratch_file("test", none), -1);
+  EXPECT_NE(errno, 0);
+  EXPECT_EQ(none, dir.file("missing"));
+  if (was)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(in, dir.path());
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  const std::string text = "0123456789";
+  EXPECT_EQ(write_all_at(fd, text.data(), text.size(), 100), "");
+  std::string back(4, '\0');
+  EXPECT_EQ(read_all_at(fd, back.data(), back.size(), 103), "");
+  EXPECT_EQ(back, "3456");
+  EXPECT_EQ(read_all_at(fd, back.data(), back.size(), 108), "it ends early");
+  ::close(fd);
+  EXPECT_NE(write_all_at(fd, text.data(), text.size(), 0), "");  // a closed descriptor: why, not a crash
 }
 
 }  // namespace

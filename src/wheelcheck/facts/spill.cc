@@ -1,10 +1,8 @@
 #include "facts/spill.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "binary/binary_facts.h"
+#include "util/scratch_file.h"
 
 namespace wc {
 namespace {
@@ -228,14 +227,7 @@ void read_spill_record(const std::string& record, WheelFacts& f) {
 }
 
 FactsSpill::FactsSpill() {
-  const char* dir = std::getenv("TMPDIR");
-  dir_ = dir && *dir ? dir : "/tmp";
-  fd_ = ::open(dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    std::string tmpl = dir_ + "/wheelcheck-spill-XXXXXX";
-    fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd_ >= 0) ::unlink(tmpl.c_str());
-  }
+  fd_ = open_scratch_file("spill", dir_);
   if (fd_ < 0) throw std::runtime_error("cannot make a spill file in " + dir_ + ": " + std::strerror(errno));
 }
 
@@ -244,26 +236,16 @@ FactsSpill::~FactsSpill() { ::close(fd_); }
 FactsSpill::Place FactsSpill::park(WheelFacts& f) {
   std::string rec = spill_record(f);
   Place at{end_.fetch_add(rec.size()), rec.size()};
-  for (size_t done = 0; done < rec.size();) {
-    ssize_t w = ::pwrite(fd_, rec.data() + done, rec.size() - done, static_cast<off_t>(at.offset + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw std::runtime_error("cannot write the spill file in " + dir_ + ": " + std::strerror(errno));
-    done += static_cast<size_t>(w);
-  }
+  if (std::string why = write_all_at(fd_, rec.data(), rec.size(), at.offset); !why.empty())
+    throw std::runtime_error("cannot write the spill file in " + dir_ + ": " + why);
   unload(f);
   return at;
 }
 
 void FactsSpill::restore(WheelFacts& f, Place at) const {
   std::string rec(at.size, '\0');
-  for (size_t done = 0; done < rec.size();) {
-    ssize_t r = ::pread(fd_, rec.data() + done, rec.size() - done, static_cast<off_t>(at.offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      throw std::runtime_error("cannot read the spill file in " + dir_ +
-                               " back: " + (r == 0 ? std::string("it ends early") : std::strerror(errno)));
-    done += static_cast<size_t>(r);
-  }
+  if (std::string why = read_all_at(fd_, rec.data(), rec.size(), at.offset); !why.empty())
+    throw std::runtime_error("cannot read the spill file in " + dir_ + " back: " + why);
   read_spill_record(rec, f);
 }
 

@@ -32,6 +32,7 @@
 #include "io/source.h"
 #include "util/digest.h"
 #include "util/parse.h"
+#include "util/scratch_file.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -461,14 +462,8 @@ class Spool {
   // `hash`: the body's sha256 is taken as it arrives (digest_hex()); without it, digest_hex() is "".
   Spool(const std::string& shown, bool hash) {
     if (hash) sha_.emplace("sha256");
-    const char* dir = std::getenv("TMPDIR");
-    std::string d = dir && *dir ? dir : "/tmp";
-    fd_ = ::open(d.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd_ < 0) {
-      std::string tmpl = d + "/wheelcheck-spool-XXXXXX";
-      fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-      if (fd_ >= 0) ::unlink(tmpl.c_str());
-    }
+    std::string d;
+    fd_ = open_scratch_file("spool", d);
     if (fd_ < 0) throw IoError(shown + ": cannot make a spool file in " + d + ": " + std::strerror(errno));
   }
   ~Spool() { ::close(fd_); }
@@ -479,14 +474,9 @@ class Spool {
   bool append(uint64_t off, const char* p, size_t n) {
     if (off != have_ || cancelled_) return false;
     if (sha_) sha_->update(p, n);  // in order, from byte 0: the body's hash at no second pass
-    for (size_t done = 0; done < n;) {
-      ssize_t w = ::pwrite(fd_, p + done, n - done, static_cast<off_t>(off + done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        fail(std::string("cannot write the spool file: ") + std::strerror(errno));
-        return false;
-      }
-      done += static_cast<size_t>(w);
+    if (std::string why = write_all_at(fd_, p, n, off); !why.empty()) {
+      fail("cannot write the spool file: " + why);
+      return false;
     }
     std::lock_guard<std::mutex> l(mu_);
     have_ += n;
@@ -509,12 +499,8 @@ class Spool {
       cv_.wait(l, [&] { return have_ >= off + n || !error_.empty(); });
       if (have_ < off + n) throw IoError(error_);
     }
-    for (size_t done = 0; done < n;) {
-      ssize_t r = ::pread(fd_, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(off + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw IoError(shown + ": cannot read the spool file: " + std::strerror(errno));
-      done += static_cast<size_t>(r);
-    }
+    if (std::string why = read_all_at(fd_, buf, n, off); !why.empty())
+      throw IoError(shown + ": cannot read the spool file: " + why);
   }
 
  private:
