@@ -950,8 +950,9 @@ bool WheelFacts::installs(const std::string& path) const {
       if (e.kind == EntryKind::directory) continue;
       // Site-packages paths, and the data scheme's as "<data>/path" (what binaries reach through
       // $ORIGIN/../lib from .data/data/bin, or $ORIGIN/../../../../lib from site-packages).
-      auto t = install_target(e.name);
-      if (t && (t->library() || t->scheme == "data") && !t->key().empty()) install_paths_->paths.insert(t->key());
+      auto t = install_target_view(e.name);
+      if (!t || !(t->library() || t->scheme == "data")) continue;
+      if (std::string key = t->key(); !key.empty()) install_paths_->paths.insert(std::move(key));
     }
   });
   return install_paths_->paths.count(path) > 0;
