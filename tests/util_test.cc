@@ -271,21 +271,15 @@ namespace {
 // as written, a read past the end said as such, a folder that cannot take one an error.
 TEST(ScratchFile, UnnamedWrittenAndReadBack) {
   testing::TempDir dir;
-  const char* was = std::getenv("TMPDIR");
-  const std::string saved = was ? was : "";
-  setenv("TMPDIR", dir.path().c_str(), 1);
+  testing::ScopedEnv tmpdir("TMPDIR", dir.path());
   std::string in;
   int fd = open_scratch_file("test", in);
-  setenv("TMPDIR", dir.file("missing").c_str(), 1);
+  tmpdir.set(dir.file("missing"));
   std::string none;
   errno = 0;
   EXPECT_EQ(open_scratch_file("test", none), -1);
   EXPECT_NE(errno, 0);
   EXPECT_EQ(none, dir.file("missing"));
-  if (was)
-    setenv("TMPDIR", saved.c_str(), 1);
-  else
-    unsetenv("TMPDIR");
   ASSERT_GE(fd, 0);
   EXPECT_EQ(in, dir.path());
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
@@ -297,6 +291,49 @@ TEST(ScratchFile, UnnamedWrittenAndReadBack) {
   EXPECT_EQ(read_all_at(fd, back.data(), back.size(), 108), "it ends early");
   ::close(fd);
   EXPECT_NE(write_all_at(fd, text.data(), text.size(), 0), "");  // a closed descriptor: why, not a crash
+}
+
+// Records appended from eight threads at once each come back as written, wherever they landed;
+// what is not there, and a folder that takes no file, are errors naming the file and the folder.
+TEST(ScratchFile, AppendedFromThreadsAndReadBack) {
+  testing::TempDir dir;
+  testing::ScopedEnv tmpdir("TMPDIR", dir.path());
+  AppendFile file("records");
+  EXPECT_EQ(file.dir(), dir.path());
+  constexpr int kThreads = 8, kEach = 200;
+  std::vector<std::vector<AppendFile::Place>> places(kThreads);
+  auto record = [](int t, int k) {
+    return std::string(static_cast<size_t>(t * 37 + k % 13), char('a' + t)) + "#" + std::to_string(k);
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int k = 0; k < kEach; ++k) places[t].push_back(file.append(record(t, k)));
+      });
+  }
+  uint64_t total = 0;
+  for (int t = 0; t < kThreads; ++t)
+    for (int k = 0; k < kEach; ++k) {
+      ASSERT_EQ(file.read(places[t][k]), record(t, k)) << t << " " << k;
+      total += places[t][k].size;
+    }
+  EXPECT_EQ(file.bytes(), total);  // nothing overlaps, nothing between
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  try {
+    file.read({total - 2, 10});
+    ADD_FAILURE() << "a read past the end";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot read the records file in " + dir.path() + " back: it ends early");
+  }
+  tmpdir.set(dir.file("missing"));
+  try {
+    AppendFile none("spill");
+    ADD_FAILURE() << "a file in a missing folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot make a spill file in " + dir.file("missing") + ": ", 0), 0u)
+        << e.what();
+  }
 }
 
 }  // namespace

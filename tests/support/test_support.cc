@@ -49,6 +49,20 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
+ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+  if (const char* was = std::getenv(name_.c_str())) had_ = true, was_ = was;
+  set(value);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_)
+    setenv(name_.c_str(), was_.c_str(), 1);
+  else
+    unsetenv(name_.c_str());
+}
+
+void ScopedEnv::set(const std::string& value) const { setenv(name_.c_str(), value.c_str(), 1); }
+
 namespace {
 
 int free_port() {

@@ -21,6 +21,20 @@ class TempDir {
   std::string path_;
 };
 
+// Sets an environment variable until destruction, then puts back what it was (or unsets it).
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void set(const std::string& value) const;
+
+ private:
+  std::string name_, was_;
+  bool had_ = false;
+};
+
 struct RunResult {
   int exit_code = -1;
   std::string out, err;

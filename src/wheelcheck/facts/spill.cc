@@ -1,8 +1,5 @@
 #include "facts/spill.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -226,28 +223,15 @@ void read_spill_record(const std::string& record, WheelFacts& f) {
   f.binaries = std::move(binaries);
 }
 
-FactsSpill::FactsSpill() {
-  fd_ = open_scratch_file("spill", dir_);
-  if (fd_ < 0) throw std::runtime_error("cannot make a spill file in " + dir_ + ": " + std::strerror(errno));
-}
-
-FactsSpill::~FactsSpill() { ::close(fd_); }
+FactsSpill::FactsSpill() : file_("spill") {}
 
 FactsSpill::Place FactsSpill::park(WheelFacts& f) {
-  std::string rec = spill_record(f);
-  Place at{end_.fetch_add(rec.size()), rec.size()};
-  if (std::string why = write_all_at(fd_, rec.data(), rec.size(), at.offset); !why.empty())
-    throw std::runtime_error("cannot write the spill file in " + dir_ + ": " + why);
+  Place at = file_.append(spill_record(f));
   unload(f);
   return at;
 }
 
-void FactsSpill::restore(WheelFacts& f, Place at) const {
-  std::string rec(at.size, '\0');
-  if (std::string why = read_all_at(fd_, rec.data(), rec.size(), at.offset); !why.empty())
-    throw std::runtime_error("cannot read the spill file in " + dir_ + " back: " + why);
-  read_spill_record(rec, f);
-}
+void FactsSpill::restore(WheelFacts& f, Place at) const { read_spill_record(file_.read(at), f); }
 
 void FactsSpill::unload(WheelFacts& f) {
   f.park_entries();

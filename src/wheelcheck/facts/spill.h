@@ -5,25 +5,20 @@
 // run.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 
 #include "facts/wheel_facts.h"
+#include "util/scratch_file.h"
 
 namespace wc {
 
 class FactsSpill {
  public:
   // Where one wheel's record lies in the file.
-  struct Place {
-    uint64_t offset = 0, size = 0;
-  };
+  using Place = AppendFile::Place;
   // Throws std::runtime_error naming the folder when no file can be made there.
   FactsSpill();
-  ~FactsSpill();
-  FactsSpill(const FactsSpill&) = delete;
-  FactsSpill& operator=(const FactsSpill&) = delete;
 
   // Writes f's entries and binaries (every field) and empties them: until restore(), f holds
   // neither (find_entry() finds nothing; installs() throws). Safe to call from several threads at
@@ -34,12 +29,10 @@ class FactsSpill {
   void restore(WheelFacts& f, Place p) const;
   // Empties f's entries and binaries again (they are in the file already).
   static void unload(WheelFacts& f);
-  uint64_t bytes() const { return end_; }  // the file's size
+  uint64_t bytes() const { return file_.bytes(); }  // the file's size
 
  private:
-  int fd_ = -1;
-  std::string dir_;
-  std::atomic<uint64_t> end_{0};
+  AppendFile file_;
 };
 
 // The same record without a file: what park() writes and restore() reads (tests).

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <utility>
 
 namespace wc {
 
@@ -40,6 +42,27 @@ std::string read_all_at(int fd, void* p, size_t n, uint64_t off) {
     done += static_cast<size_t>(r);
   }
   return "";
+}
+
+AppendFile::AppendFile(std::string stem) : stem_(std::move(stem)) {
+  fd_ = open_scratch_file(stem_, dir_);
+  if (fd_ < 0) throw std::runtime_error("cannot make a " + stem_ + " file in " + dir_ + ": " + std::strerror(errno));
+}
+
+AppendFile::~AppendFile() { ::close(fd_); }
+
+AppendFile::Place AppendFile::append(std::string_view bytes) {
+  Place at{end_.fetch_add(bytes.size()), bytes.size()};
+  if (std::string why = write_all_at(fd_, bytes.data(), bytes.size(), at.offset); !why.empty())
+    throw std::runtime_error("cannot write the " + stem_ + " file in " + dir_ + ": " + why);
+  return at;
+}
+
+std::string AppendFile::read(Place at) const {
+  std::string bytes(at.size, '\0');
+  if (std::string why = read_all_at(fd_, bytes.data(), bytes.size(), at.offset); !why.empty())
+    throw std::runtime_error("cannot read the " + stem_ + " file in " + dir_ + " back: " + why);
+  return bytes;
 }
 
 }  // namespace wc
