@@ -319,15 +319,17 @@ TEST(Spill, ARunJudgesTheSameWithItsWheelsParked) {
   EXPECT_TRUE(parked.target_notes.empty());
   EXPECT_EQ(findings(run(2)), verdict);
   EXPECT_EQ(findings(run(2, 64 << 20)), verdict);  // every record stays once read
-  const char* was = std::getenv("TMPDIR");
-  std::string saved = was ? was : "";
-  setenv("TMPDIR", dir.file("no/such/folder").c_str(), 1);
-  const auto in_memory = run(2);
-  if (was)
-    setenv("TMPDIR", saved.c_str(), 1);
-  else
-    unsetenv("TMPDIR");
+  const auto in_memory = [&] {
+    testing::ScopedEnv tmpdir("TMPDIR", dir.file("no/such/folder"));
+    return run(2);
+  }();
   EXPECT_EQ(findings(in_memory), verdict);
+  for (size_t k = 0; k < targets.size(); ++k) {  // the release records: in the file, or held; the same
+    EXPECT_TRUE(parked.items[k].release.parked()) << k;
+    EXPECT_FALSE(in_memory.items[k].release.parked()) << k;
+    EXPECT_EQ(parked.items[k].release.get(), in_memory.items[k].release.get()) << k;
+    EXPECT_TRUE(parked.items[k].release.get().contains("filename")) << k;
+  }
   ASSERT_EQ(in_memory.target_notes.size(), 1u);
   EXPECT_NE(in_memory.target_notes[0].find("cannot make a spill file in " + dir.file("no/such/folder")),
             std::string::npos)

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -569,6 +570,7 @@ class Parking {
     if (wheels < 2) return;
     try {
       spill_.emplace();
+      records_ = std::make_shared<AppendFile>("records");
     } catch (const std::exception& e) {
       notes.push_back(std::string(e.what()) + ": every wheel's facts stay in memory until the end of the run");
     }
@@ -582,6 +584,10 @@ class Parking {
     } catch (const std::exception&) {
       // The file could not take it (a full disk): this wheel stays in memory, judged the same.
     }
+  }
+  // A report item's release record, into the run's record file until the report is written.
+  void park_record(StoredJson& record) {
+    if (records_) record.park(records_);
   }
   void attach(std::vector<WheelFacts>* facts) { facts_ = facts; }
   // Wheel i's entries and binaries, in memory until the next trim().
@@ -611,6 +617,7 @@ class Parking {
  private:
   uint64_t resident_;
   std::optional<FactsSpill> spill_;
+  std::shared_ptr<AppendFile> records_;  // the report items' release records
   std::vector<std::optional<FactsSpill::Place>> places_;
   std::vector<std::set<std::string>> dirs_;
   std::vector<size_t> loaded_;  // read back, least recently used first
@@ -738,6 +745,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     // report keeps them packed in the item's release record.
     if (s.member && req.baseline.empty())
       for (auto& b : s.member->binaries) std::vector<std::string>().swap(b.exports);
+    parking.park_record(s.item.release);
     keep_for_install_sets(f);
     parking.park(i, f);
   };

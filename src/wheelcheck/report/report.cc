@@ -262,26 +262,29 @@ void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt) {
         << "symbol versions, undefined symbols (not resolved: WC514) and GPU code were not read" << reset << "\n";
 }
 
-json report_to_json(const RunReport& r) {
-  json items = json::array();
-  for (const auto& i : r.items) {
-    json item = {{"path", i.path},
-                 {"verdict", i.skipped  ? "skip"
-                             : i.pass() ? "pass"
-                                        : "fail"},
-                 {"findings", findings_json(i.findings)}};
-    if (!i.kind.empty()) item["kind"] = i.kind;
-    if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
-    if (i.skipped) item["skip_reason"] = i.skip_reason;
-    if (!i.notes.empty()) item["notes"] = i.notes;
-    if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
-    if (i.requests) item["requests"] = i.requests, item["connections"] = i.connections;
-    if (!i.release.is_null()) item["release"] = i.release;
-    if (!i.sbom.is_null()) item["sbom"] = i.sbom;
-    if (!i.provenance.is_null()) item["provenance"] = i.provenance;
-    if (!i.facts.is_null()) item["facts"] = i.facts;
-    items.push_back(std::move(item));
-  }
+namespace {
+
+json item_to_json(const ItemResult& i) {
+  json item = {{"path", i.path},
+               {"verdict", i.skipped  ? "skip"
+                           : i.pass() ? "pass"
+                                      : "fail"},
+               {"findings", findings_json(i.findings)}};
+  if (!i.kind.empty()) item["kind"] = i.kind;
+  if (!i.waived.empty()) item["waived"] = waived_json(i.waived);
+  if (i.skipped) item["skip_reason"] = i.skip_reason;
+  if (!i.notes.empty()) item["notes"] = i.notes;
+  if (i.size || i.bytes_read) item["size"] = i.size, item["bytes_read"] = i.bytes_read;
+  if (i.requests) item["requests"] = i.requests, item["connections"] = i.connections;
+  if (!i.release.is_null()) item["release"] = i.release.get();
+  if (!i.sbom.is_null()) item["sbom"] = i.sbom;
+  if (!i.provenance.is_null()) item["provenance"] = i.provenance;
+  if (!i.facts.is_null()) item["facts"] = i.facts;
+  return item;
+}
+
+// Everything of the report but its items.
+json report_head_json(const RunReport& r) {
   Counts n = count(r);
   json j = {{"schema", "wheelcheck-report/1"}, {"tool", r.tool}, {"version", r.version}, {"policy", r.policy}};
   if (!r.policy_source.empty()) j["policy_source"] = r.policy_source;
@@ -291,7 +294,6 @@ json report_to_json(const RunReport& r) {
                   {"count", r.shard->count},
                   {"targets", r.shard->targets},
                   {"digest", r.shard->digest}};
-  j[r.items_key] = std::move(items);  // a 100,000-wheel run: no second copy of every item
   if (r.set) {
     json st = {{"members", r.set->members},
                {"verdict", r.set->pass() ? "pass" : "fail"},
@@ -329,14 +331,44 @@ json report_to_json(const RunReport& r) {
   return j;
 }
 
+}  // namespace
+
+json report_to_json(const RunReport& r) {
+  json j = report_head_json(r);
+  json items = json::array();
+  for (const auto& i : r.items) items.push_back(item_to_json(i));
+  j[r.items_key] = std::move(items);
+  return j;
+}
+
 void write_json(const RunReport& r, std::ostream& out) {
-  // Names from archives may be any bytes; replace invalid UTF-8 rather than throw. Serialized
-  // straight into the stream: dump() would hold the whole text of a 100,000-wheel report at once.
-  json j = report_to_json(r);
+  // Names from archives may be any bytes: invalid UTF-8 is replaced rather than thrown on. The
+  // head's keys in their order (a json object's), the items' key among them, each item's tree made
+  // and written in turn: the layout of dump(2) exactly, which report_to_json's callers also see.
   nlohmann::detail::serializer<json> s(nlohmann::detail::output_adapter<char>(out), ' ',
                                        json::error_handler_t::replace);
-  s.dump(j, true, false, 2);
-  out << "\n";
+  json head = report_head_json(r);
+  head[r.items_key] = nullptr;  // its place among the keys
+  out << "{\n";
+  size_t k = 0;
+  for (const auto& [key, value] : head.items()) {
+    out << "  \"" << key << "\": ";  // the keys are this file's own, plain ASCII
+    if (key != r.items_key) {
+      s.dump(value, true, false, 2, 2);
+    } else if (r.items.empty()) {
+      out << "[]";
+    } else {
+      out << "[\n";
+      for (size_t i = 0; i < r.items.size(); ++i) {
+        out << "    ";
+        s.dump(item_to_json(r.items[i]), true, false, 2, 4);
+        out << (i + 1 < r.items.size() ? ",\n" : "\n");
+      }
+      out << "  ]";
+    }
+    out << (++k < head.size() ? ",\n" : "\n");
+  }
+  out << "}\n";
 }
 
 std::string xml_escape(const std::string& s) {

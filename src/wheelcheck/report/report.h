@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/stored_json.h"
 #include "rules/rules.h"
 
 namespace wc {
@@ -19,7 +20,9 @@ struct ItemResult {
   std::vector<Finding> findings;
   std::vector<WaivedFinding> waived;  // covered by a policy waiver: listed, never failing
   nlohmann::json facts;               // optional extra data
-  nlohmann::json release;             // wheelcheck: the wheel's release-set summary (merge and --baseline read it)
+  // wheelcheck: the wheel's release-set summary (merge and --baseline read it); a run of several
+  // wheels parks it in a scratch file until the report is written.
+  StoredJson release;
   nlohmann::json sbom;        // wheelcheck: PEP 770 coverage {documents, components, bundled, declared, undeclared}
   nlohmann::json provenance;  // wheelcheck: PEP 740 {verified, attestations, publisher, repository, workflow, ...}
   uint64_t size = 0, bytes_read = 0;       // wheelcheck: the wheel's size, and the bytes read to check it
@@ -94,6 +97,8 @@ void fold_repeats(RunReport& r);  // every item's findings, and the release set'
 
 void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt);
 nlohmann::json report_to_json(const RunReport& r);
+// The same text as report_to_json(r) written with an indent of 2, one item at a time: no whole
+// tree of a 100,000-wheel run is ever held.
 void write_json(const RunReport& r, std::ostream& out);
 void write_junit(const RunReport& r, std::ostream& out);
 void write_github(const RunReport& r, std::ostream& out);
