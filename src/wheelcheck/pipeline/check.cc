@@ -741,10 +741,10 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       s.error = e.what();
     }
     s.item = report_item(f, policy, req.include_facts, s.member);
-    // The exported names are compared with a baseline's (WC711) and nothing else in the run: the
-    // report keeps them packed in the item's release record.
-    if (s.member && req.baseline.empty())
-      for (auto& b : s.member->binaries) std::vector<std::string>().swap(b.exports);
+    // A member's binaries, entry points, top-level names and large entries are compared with a
+    // baseline's (WC702, WC710-WC716) and nothing else in the run: the report keeps them in the
+    // item's release record.
+    if (s.member && req.baseline.empty()) drop_baseline_fields(*s.member);
     parking.park_record(s.item.release);
     keep_for_install_sets(f);
     parking.park(i, f);

@@ -465,6 +465,13 @@ json member_to_json(const SetMember& m) {
   return j;
 }
 
+void drop_baseline_fields(SetMember& m) {
+  decltype(m.binaries)().swap(m.binaries);  // clear() would keep the capacity
+  decltype(m.entry_points)().swap(m.entry_points);
+  decltype(m.top_level)().swap(m.top_level);
+  decltype(m.large_entries)().swap(m.large_entries);
+}
+
 std::optional<SetMember> member_from_json(const json& j) {
   if (!j.is_object() || !j.contains("filename")) return std::nullopt;
   try {

@@ -80,6 +80,9 @@ struct VariantIndexFile {
 
 SetMember summarize(const WheelFacts& f, const Policy& p);
 nlohmann::json member_to_json(const SetMember& m);
+// Empties what only the comparison with a baseline reads (binaries, entry points, top-level names,
+// large entries; binaries_known stays): a run without a baseline holds every member to the end.
+void drop_baseline_fields(SetMember& m);
 // nullopt when `j` is not a member record (a report from before the release section existed);
 // throws std::runtime_error when a binary's packed export names do not decode.
 std::optional<SetMember> member_from_json(const nlohmann::json& j);
