@@ -6,7 +6,7 @@ namespace wc {
 
 namespace {
 thread_local MemoryBudget* t_budget = nullptr;
-thread_local std::string t_entry;
+thread_local std::string_view t_entry;
 }  // namespace
 
 void MemoryBudget::charge(uint64_t bytes, std::string_view structure) {
@@ -17,7 +17,7 @@ void MemoryBudget::charge(uint64_t bytes, std::string_view structure) {
                      human_bytes(before) + " held, " + human_bytes(bytes) + " more asked)";
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (message_.empty()) message_ = what, entry_ = t_entry;
+    if (message_.empty()) message_ = what, entry_ = std::string(t_entry);
   }
   throw BudgetExceeded(what);
 }
@@ -32,14 +32,14 @@ std::pair<std::string, std::string> MemoryBudget::first_excess() const {
   return {message_, entry_};
 }
 
-BudgetScope::BudgetScope(MemoryBudget* budget, std::string entry) : prev_budget_(t_budget), prev_entry_(t_entry) {
+BudgetScope::BudgetScope(MemoryBudget* budget, std::string_view entry) : prev_budget_(t_budget), prev_entry_(t_entry) {
   t_budget = budget;
-  t_entry = std::move(entry);
+  t_entry = entry;
 }
 
 BudgetScope::~BudgetScope() {
   t_budget = prev_budget_;
-  t_entry = std::move(prev_entry_);
+  t_entry = prev_entry_;
 }
 
 void charge_memory(uint64_t bytes, std::string_view structure) {
@@ -47,6 +47,6 @@ void charge_memory(uint64_t bytes, std::string_view structure) {
 }
 
 MemoryBudget* current_budget() { return t_budget; }
-const std::string& current_budget_entry() { return t_entry; }
+std::string_view current_budget_entry() { return t_entry; }
 
 }  // namespace wc

@@ -49,39 +49,40 @@ class MemoryBudget {
 };
 
 // Makes `budget` the one this thread charges, with `entry` (the wheel entry being read) named in
-// its excess, until the scope ends (scopes nest).
+// its excess, until the scope ends (scopes nest). `entry` is viewed, not copied (one scope per
+// entry of a 100,000-entry wheel): it must outlive the scope.
 class BudgetScope {
  public:
-  BudgetScope(MemoryBudget* budget, std::string entry);
+  BudgetScope(MemoryBudget* budget, std::string_view entry);
   ~BudgetScope();
   BudgetScope(const BudgetScope&) = delete;
   BudgetScope& operator=(const BudgetScope&) = delete;
 
  private:
   MemoryBudget* prev_budget_;
-  std::string prev_entry_;
+  std::string_view prev_entry_;
 };
 
 // Charges the current thread's budget (nothing without a scope).
 void charge_memory(uint64_t bytes, std::string_view structure);
 // The current thread's budget and entry, to hand to a thread it starts.
 MemoryBudget* current_budget();
-const std::string& current_budget_entry();
+std::string_view current_budget_entry();
 
 class GuardedThread {
  public:
   // Runs `body` on a new thread that inherits the caller's budget scope.
   template <typename F>
   explicit GuardedThread(F&& body)
-      : thread_(
-            [this, budget = current_budget(), entry = current_budget_entry(), body = std::forward<F>(body)]() mutable {
-              try {
-                BudgetScope scope(budget, entry);
-                body();
-              } catch (...) {
-                error_ = std::current_exception();
-              }
-            }) {}
+      : thread_([this, budget = current_budget(), entry = std::string(current_budget_entry()),
+                 body = std::forward<F>(body)]() mutable {
+          try {
+            BudgetScope scope(budget, entry);
+            body();
+          } catch (...) {
+            error_ = std::current_exception();
+          }
+        }) {}
   ~GuardedThread() { join(); }
   GuardedThread(const GuardedThread&) = delete;
   GuardedThread& operator=(const GuardedThread&) = delete;

@@ -33,7 +33,7 @@ std::string python_line_break_name(std::string_view s, size_t i) {
 
 size_t find_python_line_break(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i)
-    if (python_line_break_at(s, i)) return i;
+    if (may_begin_python_line_break(static_cast<unsigned char>(s[i])) && python_line_break_at(s, i)) return i;
   return std::string_view::npos;
 }
 
@@ -41,7 +41,7 @@ std::vector<std::string_view> python_splitlines(std::string_view s) {
   std::vector<std::string_view> out;
   size_t start = 0;
   for (size_t i = 0; i < s.size();) {
-    size_t n = python_line_break_at(s, i);
+    size_t n = may_begin_python_line_break(static_cast<unsigned char>(s[i])) ? python_line_break_at(s, i) : 0;
     if (!n) {
       ++i;
       continue;

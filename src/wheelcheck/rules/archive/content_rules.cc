@@ -3,6 +3,7 @@
 // another interpreter version or ABI than the tags. WC211-WC218: check-wheel-contents' layout checks
 // of what lands in site-packages.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string_view>
@@ -351,20 +352,27 @@ void duplicates(const WheelFacts& f, FindingSink& s) {
   struct KeyHash {
     size_t operator()(const Key& k) const { return std::hash<std::string_view>()(k.sha256) ^ k.size; }
   };
-  std::unordered_map<Key, std::vector<const EntryFacts*>, KeyHash> by_content;
+  // Each content's first entry, and its group once a second one comes (most contents have one
+  // entry: no list is made for them).
+  struct Seen {
+    const EntryFacts* first;
+    size_t group;
+  };
+  constexpr size_t kNone = SIZE_MAX;
+  std::unordered_map<Key, Seen, KeyHash> by_content;
   by_content.reserve(f.entries.size());
+  std::vector<std::vector<std::string>> groups;
   for (const auto& e : f.entries) {
     if (e.kind != EntryKind::file || e.sha256.empty() || !e.complete() || in_dist_info(e.name) ||
         allowed_duplicate(e.size, e.sha256))
       continue;
-    by_content[{e.size, e.sha256}].push_back(&e);
-  }
-  std::vector<std::vector<std::string>> groups;
-  for (const auto& [key, es] : by_content) {
-    if (es.size() < 2) continue;
-    std::vector<std::string> names;
-    for (const auto* e : es) names.push_back(e->name);
-    groups.push_back(std::move(names));
+    auto [it, fresh] = by_content.try_emplace({e.size, e.sha256}, Seen{&e, kNone});
+    if (fresh) continue;
+    if (it->second.group == kNone) {
+      it->second.group = groups.size();
+      groups.push_back({it->second.first->name});
+    }
+    groups[it->second.group].push_back(e.name);
   }
   std::sort(groups.begin(), groups.end());
   // One finding per content, up to a bound: a wheel of 50,000 copied pairs gets a summary, not
