@@ -56,6 +56,20 @@ TEST(Rules, UnsafePathReasons) {
       {"C:a", "drive letter"},
       {"a\\b", "name contains a backslash"},
       {"", "empty name"},
+      // The byte checks, which a name of printable ASCII without a backslash passes in one look.
+      {std::string("a/b\0.py", 7), "name contains NUL"},
+      {std::string("a\n\0", 3), "name contains NUL"},  // NUL first, whatever else
+      {"a/\xff.py", "name is not valid UTF-8"},
+      {"a/b\x0b.py",
+       "name contains U+000B, a line break for Python's str.splitlines(): pip reads RECORD with "
+       "it, so the name injects a RECORD row"},
+      {"a/\xe2\x80\xa8.py",
+       "name contains U+2028, a line break for Python's str.splitlines(): pip reads "
+       "RECORD with it, so the name injects a RECORD row"},
+      {"a/b\x01.py", "name contains a control character"},
+      {"a/b\x7f.py", "name contains a control character"},
+      {"a/\x7e\x20.py", ""},
+      {"caf\xc3\xa9/\xe2\x80\xa6.py", ""},  // UTF-8 that is no break: é, …
   };
   for (const auto& [name, why] : cases) EXPECT_EQ(unsafe_path_reason(name, limit), why) << name;
   EXPECT_NE(unsafe_path_reason("a/" + max_part, 100), "");  // the whole name over the limit

@@ -36,16 +36,25 @@ bool any_component(std::string_view path, F&& f) {
 
 std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.empty()) return "empty name";
-  if (name.find('\0') != std::string::npos) return "name contains NUL";
-  if (!is_valid_utf8(name)) return "name is not valid UTF-8";
-  // pip reads RECORD with str.splitlines(): a name holding any of its line breaks adds a row
-  // (uninstall then deletes the path that row names).
-  if (size_t at = find_python_line_break(name); at != std::string::npos)
-    return "name contains " + python_line_break_name(name, at) +
-           ", a line break for Python's str.splitlines(): pip reads RECORD with it, so the name injects a RECORD row";
-  for (unsigned char c : name)
-    if (c < 0x20 || c == 0x7f) return "name contains a control character";
-  if (name.find('\\') != std::string::npos) return "name contains a backslash";
+  // Most names are printable ASCII without a backslash: none of the byte checks below can find
+  // anything in them, so one pass decides (several rules ask this of each of 100,000 entries).
+  const bool plain = std::all_of(name.begin(), name.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c < 0x7f && c != '\\';
+  });
+  if (!plain && name.find('\0') != std::string::npos) return "name contains NUL";
+  if (!plain) {
+    if (!is_valid_utf8(name)) return "name is not valid UTF-8";
+    // pip reads RECORD with str.splitlines(): a name holding any of its line breaks adds a row
+    // (uninstall then deletes the path that row names).
+    if (size_t at = find_python_line_break(name); at != std::string::npos)
+      return "name contains " + python_line_break_name(name, at) +
+             ", a line break for Python's str.splitlines(): pip reads RECORD with it, so the name injects a RECORD "
+             "row";
+    for (unsigned char c : name)
+      if (c < 0x20 || c == 0x7f) return "name contains a control character";
+    if (name.find('\\') != std::string::npos) return "name contains a backslash";
+  }
   if (name[0] == '/') return "absolute path";
   if (name.size() >= 2 && is_alpha(name[0]) && name[1] == ':') return "drive letter";
   if (name.size() > max_len)
