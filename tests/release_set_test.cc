@@ -13,8 +13,10 @@
 #include <sstream>
 
 #include "pipeline/check.h"
+#include "rules/release/release_facts.h"
 #include "rules/release/release_set.h"
 #include "support/test_support.h"
+#include "wheel/entry_names.h"
 #include "wheel_builder.h"
 
 namespace wc {
@@ -24,6 +26,26 @@ using nlohmann::json;
 using testing::run_wheelcheck;
 using testing::TempDir;
 using testing::WheelBuilder;
+
+// The top-level import names a wheel installs (WC715 compares them with the baseline's): each
+// once, sorted, whether a package's entries follow each other or not, a .data purelib/ path at
+// where it installs; metadata, .libs, __pycache__ and hidden folders are none.
+TEST(ReleaseFacts, TopLevelNamesOnceEachInAnyOrder) {
+  WheelFacts f;
+  for (const char* name :
+       {"b/y.py", "a/x.py", "a/sub/z.py", "b/w.py", "a/x.py", "m.py", "README.txt",
+        "ext.cpython-312-x86_64-linux-gnu.so", "a-1.0.dist-info/METADATA", "a-1.0.data/purelib/d/k.py",
+        "a.libs/libz.so", "__pycache__/m.cpython-312.pyc", ".hidden/h.py", "a/y.py"})
+    f.entries.emplace_back().name = name;
+  EXPECT_EQ(top_level_names(f), (std::vector<std::string>{"a", "b", "d", "ext", "m"}));  // d: from purelib/
+}
+
+TEST(EntryNames, PythonKeywords) {
+  for (const char* k : {"as", "if", "None", "True", "continue", "nonlocal", "finally", "yield"})
+    EXPECT_TRUE(is_python_keyword(k)) << k;
+  for (const char* n : {"", "a", "d000", "match", "asyncio", "nonlocals", "none", "print"})
+    EXPECT_FALSE(is_python_keyword(n)) << n;
+}
 
 Policy policy_with(const std::string& release_json) {
   TempDir d;

@@ -29,6 +29,7 @@ std::optional<std::string> cpython_tag(std::string_view seg, bool windows) {
 }  // namespace
 
 bool is_python_keyword(std::string_view name) {
+  if (name.size() < 2 || name.size() > 8) return false;  // "as" .. "continue", "nonlocal"
   static constexpr std::string_view kKeywords[] = {
       "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
       "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",

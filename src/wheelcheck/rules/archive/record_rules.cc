@@ -102,8 +102,10 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
     if (name_of(order[k]) == name_of(order[k - 1]) && (k < 2 || name_of(order[k - 2]) != name_of(order[k])))
       second[order[k]] = true;
   std::vector<size_t> folds_onto(n, SIZE_MAX);  // the first entry of the same case-folded name, when named otherwise
-  std::iota(order.begin(), order.end(), size_t(0));  // entry order within equal keys: the first seen wins
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+  if (!lowered.empty()) {                       // else every key is its name: `order` is already the order of the keys
+    std::iota(order.begin(), order.end(), size_t(0));  // entry order within equal keys: the first seen wins
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+  }
   for (size_t k = 1, first = order.empty() ? 0 : order[0]; k < n; ++k) {
     if (key[order[k]] != key[first]) {
       first = order[k];

@@ -101,6 +101,11 @@ std::vector<std::string> entry_point_names(const WheelFacts& f) {
 
 std::vector<std::string> top_level_names(const WheelFacts& f) {
   std::vector<std::string> out;
+  // A package's entries mostly follow each other: a name is added once per run of them, not once
+  // per entry (100,000 entries of one package were 100,000 strings sorted into one).
+  auto add = [&](std::string_view name) {
+    if (out.empty() || out.back() != name) out.emplace_back(name);
+  };
   for (const auto& e : f.entries) {
     std::string p = environment_path(e.name);
     if (p.empty() || p.starts_with("<data>/")) continue;
@@ -111,15 +116,15 @@ std::vector<std::string> top_level_names(const WheelFacts& f) {
       if (first.ends_with(".dist-info") || first.ends_with(".data") || first.ends_with(".libs") ||
           first == "__pycache__" || first.starts_with('.'))
         continue;
-      out.emplace_back(first);
+      add(first);
       continue;
     }
     // A module at the top: name.py or an extension module (name.cpython-312-x86_64-linux-gnu.so).
     std::string_view leaf = first;
     if (leaf.ends_with(".py")) {
-      out.emplace_back(leaf.substr(0, leaf.size() - 3));
+      add(leaf.substr(0, leaf.size() - 3));
     } else if (is_extension_module(p)) {
-      out.emplace_back(leaf.substr(0, leaf.find('.')));
+      add(leaf.substr(0, leaf.find('.')));
     }
   }
   sort_unique(out);
