@@ -561,8 +561,9 @@ namespace {
 // the run's memory does not grow with its wheel count. A set being judged is read back whole; of
 // the records read back, the most recently used stay loaded up to `resident` bytes of records
 // between judgements (the providers many wheels share, a torch's CUDA libraries, are not read again
-// for each). A run of one wheel parks nothing; without a spill file (no $TMPDIR to write), every
-// wheel stays in memory, with a note.
+// for each). Each report item's release record waits in a second file until the report is written
+// (report/stored_json.h). A run of one wheel parks nothing; without a spill file (no $TMPDIR to
+// write), every wheel stays in memory, with a note.
 class Parking {
  public:
   Parking(size_t wheels, uint64_t resident, std::vector<std::string>& notes)
@@ -570,9 +571,14 @@ class Parking {
     if (wheels < 2) return;
     try {
       spill_.emplace();
-      records_ = std::make_shared<AppendFile>("records");
     } catch (const std::exception& e) {
       notes.push_back(std::string(e.what()) + ": every wheel's facts stay in memory until the end of the run");
+      return;
+    }
+    try {
+      records_ = std::make_shared<AppendFile>("records");
+    } catch (const std::exception&) {
+      // The release records stay in memory: the same report, a little more memory.
     }
   }
   // From the thread that read wheel i, once its own rules have run and its facts are cut.
