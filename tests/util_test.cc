@@ -234,6 +234,26 @@ TEST(Parse, AsciiClassesEqualTheCLocale) {
 // Each algorithm a RECORD may name is fetched once and kept: every Digest of it, on any thread,
 // gives what Python's hashlib gives for the same bytes; a name OpenSSL does not know throws, and
 // keeps throwing (it is not remembered).
+// RECORD's digest form, against Python's base64.urlsafe_b64encode with the padding stripped: every
+// length 0..40 (each remainder of 3), and bytes that map to '-' and '_'.
+TEST(Digests, UrlsafeBase64AsPythonWritesIt) {
+  std::string bytes = "\xff\xff\xff\xfb\xef\xbe";  // "____", "----"
+  for (int k = 0; k < 34; ++k) bytes += static_cast<char>(0xfb + k * 37);
+  std::string script = "import base64\nb = bytes([";
+  for (unsigned char c : bytes) script += std::to_string(c) + ",";
+  script += "])\nfor n in range(41): print(base64.urlsafe_b64encode(b[:n]).rstrip(b'=').decode())\n";
+  auto r = testing::run_command("python3 -c " + testing::shell_quote(script));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream want(r.out);
+  for (size_t n = 0; n <= bytes.size(); ++n) {
+    std::string line;
+    std::getline(want, line);
+    EXPECT_EQ(base64_urlsafe_nopad(reinterpret_cast<const unsigned char*>(bytes.data()), n), line) << n;
+  }
+  EXPECT_NE(r.out.find('-'), std::string::npos);
+  EXPECT_NE(r.out.find('_'), std::string::npos);
+}
+
 TEST(Digests, FetchedOnceAndAsHashlibSays) {
   const std::string text = "wheelcheck";
   const std::vector<std::string> algos = {"sha256", "sha384", "sha512", "sha1", "md5", "sha224", "sha512-256"};

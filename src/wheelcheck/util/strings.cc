@@ -249,25 +249,27 @@ bool glob_match(std::string_view pattern, std::string_view path) {
 
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n) {
   static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  out.reserve((n + 2) / 3 * 4);  // one allocation per digest, not three
+  // Written in place (every entry's digest goes through here): 4 characters per 3 bytes, 2 or 3
+  // for the last 1 or 2.
+  std::string out(n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0), '\0');
+  char* o = out.data();
   size_t i = 0;
   for (; i + 2 < n; i += 3) {
     unsigned v = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
-    out += tbl[(v >> 18) & 63];
-    out += tbl[(v >> 12) & 63];
-    out += tbl[(v >> 6) & 63];
-    out += tbl[v & 63];
+    *o++ = tbl[(v >> 18) & 63];
+    *o++ = tbl[(v >> 12) & 63];
+    *o++ = tbl[(v >> 6) & 63];
+    *o++ = tbl[v & 63];
   }
   if (n - i == 1) {
     unsigned v = data[i] << 16;
-    out += tbl[(v >> 18) & 63];
-    out += tbl[(v >> 12) & 63];
+    *o++ = tbl[(v >> 18) & 63];
+    *o++ = tbl[(v >> 12) & 63];
   } else if (n - i == 2) {
     unsigned v = (data[i] << 16) | (data[i + 1] << 8);
-    out += tbl[(v >> 18) & 63];
-    out += tbl[(v >> 12) & 63];
-    out += tbl[(v >> 6) & 63];
+    *o++ = tbl[(v >> 18) & 63];
+    *o++ = tbl[(v >> 12) & 63];
+    *o++ = tbl[(v >> 6) & 63];
   }
   return out;
 }
