@@ -98,7 +98,8 @@ void fold_repeats(RunReport& r);  // every item's findings, and the release set'
 void write_text(const RunReport& r, std::ostream& out, const TextOptions& opt);
 nlohmann::json report_to_json(const RunReport& r);
 // The same text as report_to_json(r) written with an indent of 2, one item at a time: no whole
-// tree of a 100,000-wheel run is ever held.
+// tree of a 100,000-wheel run is ever held. A parked record that cannot be read back (the scratch
+// file's disk failing) throws std::runtime_error with the items before it already written.
 void write_json(const RunReport& r, std::ostream& out);
 void write_junit(const RunReport& r, std::ostream& out);
 void write_github(const RunReport& r, std::ostream& out);

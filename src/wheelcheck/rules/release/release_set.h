@@ -63,7 +63,9 @@ struct SetMember {
   std::string provenance;
   // What the regression rules (WC710-WC716) compare with the baseline: per native binary its needs,
   // floors, GPU code and exports (binaries_known false when the binaries were not read), the
-  // entry points ("console_scripts:name") and the top-level import names.
+  // entry points ("console_scripts:name") and the top-level import names. A run without a
+  // baseline empties them once the report has them (drop_baseline_fields; binaries_known stays):
+  // compare only members read from a report, or from a run that has a baseline.
   std::vector<BinarySummary> binaries;
   bool binaries_known = false;
   std::vector<std::string> entry_points, top_level;
