@@ -238,12 +238,22 @@ void installer_semantics(std::vector<InstallerCase>& out) {
 
 void platform_paths(std::vector<InstallerCase>& out) {
   const char* k = "platform paths";
-  const std::vector<std::pair<const char*, std::string>> windows = {
-      {"a trailing dot", "p/x."}, {"a trailing space", "p/x.py "}, {"a device name", "p/aux.py"},
-      {"CON", "p/CON"},           {"COM1", "p/com1.txt"},          {"an alternate data stream", "p/a.py:evil"}};
-  const std::vector<const char*> says = {
-      "ends in a dot or a space", "ends in a dot or a space", "device name", "device name", "device name",
-      "alternate data stream"};
+  const std::vector<std::pair<const char*, std::string>> windows = {{"a trailing dot", "p/x."},
+                                                                    {"a trailing space", "p/x.py "},
+                                                                    {"a device name", "p/aux.py"},
+                                                                    {"CON", "p/CON"},
+                                                                    {"COM1", "p/com1.txt"},
+                                                                    {"an alternate data stream", "p/a.py:evil"},
+                                                                    {"a device name before spaces", "p/aux  .py"},
+                                                                    {"LPT9", "p/Lpt9.tar.gz"}};
+  const std::vector<const char*> says = {"ends in a dot or a space",
+                                         "ends in a dot or a space",
+                                         "device name",
+                                         "device name",
+                                         "device name",
+                                         "alternate data stream",
+                                         "device name",
+                                         "device name"};
   for (size_t i = 0; i < windows.size(); ++i) {
     out.push_back(wheel(k, std::string(windows[i].first) + " (Windows)", "p", {raw_file(windows[i].second, "x\n")},
                         "WC401", says[i], "win_amd64"));
@@ -257,7 +267,9 @@ void platform_paths(std::vector<InstallerCase>& out) {
   out.push_back(wheel(k, "names equal but for case (any)", "p", pair, "WC401", "case-insensitive file system"));
   out.push_back(warning(wheel(k, "names equal but for case (Linux only)", "p", pair, "WC401",
                               "case-insensitive file system", "manylinux_2_17_x86_64")));
-  out.push_back(control(wheel(k, "plain names (Windows)", "p", {raw_file("p/x.py", "x\n"), raw_file("p/aux_.py", "")},
+  out.push_back(control(wheel(k, "plain names (Windows)", "p",
+                              {raw_file("p/x.py", "x\n"), raw_file("p/aux_.py", ""), raw_file("p/com0.py", ""),
+                               raw_file("p/lpt10.py", ""), raw_file("p/nu.py", "")},
                               "WC401", "", "win_amd64")));
 }
 

@@ -142,8 +142,10 @@ Reach reach_of(const WheelFacts& f) {
 }
 
 bool is_windows_device(std::string_view component) {
-  std::string stem = to_upper(component.substr(0, component.find('.')));
-  while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "aux .py" is AUX too
+  std::string_view view = component.substr(0, component.find('.'));
+  while (!view.empty() && view.back() == ' ') view.remove_suffix(1);  // "aux .py" is AUX too
+  if (view.size() != 3 && view.size() != 4) return false;             // most components: no copy made
+  const std::string stem = to_upper(view);
   for (const char* d : {"CON", "PRN", "AUX", "NUL"})
     if (stem == d) return true;
   return stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) &&
