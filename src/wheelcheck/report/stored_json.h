@@ -1,6 +1,6 @@
 // A JSON value a report item carries that a long run keeps in a scratch file until the report is
-// written: a wheel's release record (~15 KB of JSON a wheel on average, its packed export names
-// mostly), held for each of 400 wheels, was a third of what such a run's memory grew by per wheel.
+// written: a wheel's release record (~15 KB of JSON a wheel on average, its binary summaries
+// mostly), held as a tree for each wheel, was most of what a 400-wheel run's memory grew by.
 #pragma once
 
 #include <memory>
