@@ -344,17 +344,23 @@ TEST(Rules, LayoutChecks) {
   auto messy = WheelBuilder("messy", "1.0", "cp312-cp312-manylinux_2_17_x86_64")
                    .purelib(false)
                    .add("messy/__init__.py", "")
-                   .add("messy/my-scripts/run.py", "")            // directory not an identifier
-                   .add("messy/hook-messy.py", "")                // module name not an identifier
-                   .add("messy/lib/libfoo-1.2.so", "x")           // a library, not a module: fine
-                   .add("share/messy/icon.png", "png")            // top-level data directory
-                   .add("messy.libs/libbar-abcd1234.so.1", "x")   // auditwheel's vendored libraries: fine
-                   .add("messy-1.0.data/scripts/run-me.py", "");  // installed elsewhere: not judged
+                   .add("messy/my-scripts/run.py", "")                // directory not an identifier
+                   .add("messy/hook-messy.py", "")                    // module name not an identifier
+                   .add("messy/lib/libfoo-1.2.so", "x")               // a library, not a module: fine
+                   .add("share/messy/icon.png", "png")                // top-level data directory
+                   .add("messy.libs/libbar-abcd1234.so.1", "x")       // auditwheel's vendored libraries: fine
+                   .add("messy/class/x.py", "")                       // a keyword directory
+                   .add("messy-1.0.data/purelib/messy/a/b/c.py", "")  // lands at messy/a/b/c.py: fine
+                   .add("messy-1.0.data/platlib/messy/x-y/z.py", "")  // lands at messy/x-y/z.py
+                   .add("messy-1.0.data/scripts/run-me.py", "");      // installed elsewhere: not judged
   fs = with_all(messy.build(), messy.filename());
   EXPECT_TRUE(
-      testing::says(fs, "WC211 [warning] messy/my-scripts/run.py: 2 Python modules at paths import cannot reach"))
+      testing::says(fs, "WC211 [warning] messy/my-scripts/run.py: 4 Python modules at paths import cannot reach"))
       << testing::dump(fs);
   EXPECT_TRUE(testing::says(fs, "messy/hook-messy.py")) << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "messy/class/x.py")) << testing::dump(fs);
+  EXPECT_TRUE(testing::says(fs, "messy/x-y/z.py")) << testing::dump(fs);
+  EXPECT_FALSE(testing::says(fs, "a/b/c.py")) << testing::dump(fs);
   EXPECT_FALSE(testing::says(fs, "libfoo-1.2.so")) << testing::dump(fs);
   EXPECT_TRUE(testing::says(fs, "WC213 [warning] share/: top-level directory in site-packages with no Python module"))
       << testing::dump(fs);

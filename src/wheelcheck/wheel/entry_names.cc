@@ -50,13 +50,15 @@ std::string_view parent_dir(std::string_view name) {
   return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
 }
 
-std::string install_path(std::string_view entry) {
+std::string_view install_path_view(std::string_view entry) {
   auto slash = entry.find('/');
-  if (slash == std::string_view::npos || !entry.substr(0, slash).ends_with(".data")) return std::string(entry);
+  if (slash == std::string_view::npos || !entry.substr(0, slash).ends_with(".data")) return entry;
   std::string_view rest = entry.substr(slash + 1);
-  if (consume(rest, "purelib/") || consume(rest, "platlib/")) return std::string(rest);
+  if (consume(rest, "purelib/") || consume(rest, "platlib/")) return rest;
   return "";
 }
+
+std::string install_path(std::string_view entry) { return std::string(install_path_view(entry)); }
 
 std::optional<InstallTargetView> install_target_view(std::string_view entry) {
   auto slash = entry.find('/');

@@ -12,6 +12,8 @@ namespace wc {
 // Where an entry lands in site-packages: `{name}.data/{purelib,platlib}/x` -> `x`, other entries as
 // they are; "" for `.data/{scripts,headers,data}` (installed elsewhere, not on a library search path).
 std::string install_path(std::string_view entry);
+// The same as a view of `entry` (every such path is a part of it).
+std::string_view install_path_view(std::string_view entry);
 // Where an installer writes an entry (pip's and pypa/installer's rules): `{name}.data/{scheme}/x`
 // goes to `x` in that scheme, anything else to `entry` in the root scheme (scheme ""). nullopt
 // for a `.data` entry no installer places: a scheme other than purelib, platlib, headers, scripts,

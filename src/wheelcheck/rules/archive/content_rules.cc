@@ -199,18 +199,23 @@ bool is_stubs_dir(std::string_view name) {
 // binds are import names. Stubs (.pyi) are not judged: type checkers, not import, read them, and
 // check-wheel-contents' W004 leaves them alone too.
 bool reachable_module(std::string_view p) {
-  auto parts = split(p, '/');
-  std::optional<std::string_view> stem = module_basename(parts.back());
-  if (!stem) stem = parts.back().substr(0, parts.back().find('.'));  // an extension module named otherwise
+  const auto slash = p.rfind('/');
+  const std::string_view leaf = slash == std::string_view::npos ? p : p.substr(slash + 1);
+  std::optional<std::string_view> stem = module_basename(leaf);
+  if (!stem) stem = leaf.substr(0, leaf.find('.'));  // an extension module named otherwise
   if (!is_import_name(*stem)) return false;
-  for (size_t i = 0; i + 1 < parts.size(); ++i)
-    if (!is_import_name(parts[i])) return false;
-  return true;
+  if (slash == std::string_view::npos) return true;
+  for (std::string_view dirs = p.substr(0, slash);;) {  // each directory, in place
+    const auto next = dirs.find('/');
+    if (!is_import_name(dirs.substr(0, next))) return false;
+    if (next == std::string_view::npos) return true;
+    dirs.remove_prefix(next + 1);
+  }
 }
 
 // A library file: where it lands in site-packages (`p`) and the entry that puts it there.
 struct LibraryFile {
-  std::string path;
+  std::string_view path;  // a part of the entry's name (no copy per entry)
   const EntryFacts* entry;
 };
 
@@ -220,12 +225,13 @@ std::vector<LibraryFile> library_files(const WheelFacts& f, uint64_t max_path_le
   std::vector<LibraryFile> out;
   for (const auto& e : f.entries) {
     if (e.kind != EntryKind::file || !unsafe_path_reason(e.name, max_path_length).empty()) continue;
-    std::string p = install_path(e.name);
+    const std::string_view p = install_path_view(e.name);
     if (p.empty()) continue;
-    std::string_view top = std::string_view(p).substr(0, p.find('/'));
-    if ((!f.dist_info.empty() && top == f.dist_info) || (p.find('/') != std::string::npos && top.ends_with(".data")))
+    std::string_view top = p.substr(0, p.find('/'));
+    if ((!f.dist_info.empty() && top == f.dist_info) ||
+        (p.find('/') != std::string_view::npos && top.ends_with(".data")))
       continue;
-    out.push_back({std::move(p), &e});
+    out.push_back({p, &e});
   }
   return out;
 }
@@ -236,20 +242,20 @@ std::vector<LibraryFile> library_files(const WheelFacts& f, uint64_t max_path_le
 // in them (W010). Each is one finding per wheel, naming examples.
 void layout(const std::vector<LibraryFile>& lib, FindingSink& s) {
   std::vector<std::string> unreachable;
-  std::set<std::string> toplevel, dirs_with_code, dirs;
+  std::set<std::string_view> toplevel, dirs_with_code, dirs;  // views of the entries' names
   for (const auto& [p, e] : lib) {
     auto slash = p.find('/');
-    std::string top = p.substr(0, slash);
+    std::string_view top = p.substr(0, slash);
     if (top.ends_with(".dist-info") || top == "__pycache__") continue;
     const bool module = is_module_file(p);
-    if (slash != std::string::npos) {
+    if (slash != std::string_view::npos) {
       dirs.insert(top);
       if (!top.ends_with(".libs")) toplevel.insert(top);  // auditwheel's and delvewheel's vendored libraries
       if (is_code_file(p)) dirs_with_code.insert(top);
     } else if (module) {
       toplevel.insert(top.substr(0, top.find('.')));
     }
-    if (is_runtime_module(p) && !reachable_module(p)) unreachable.push_back(p);
+    if (is_runtime_module(p) && !reachable_module(p)) unreachable.emplace_back(p);
   }
   if (!unreachable.empty())
     s.add("WC211",
@@ -266,7 +272,7 @@ void layout(const std::vector<LibraryFile>& lib, FindingSink& s) {
   // `{pkg}-stubs` (check-wheel-contents' test_check_W010 gives `foo/bar.pyi` W010 too).
   std::vector<std::string> empty;
   for (const auto& d : dirs)
-    if (!dirs_with_code.count(d) && !is_stubs_dir(d)) empty.push_back(d + "/");
+    if (!dirs_with_code.count(d) && !is_stubs_dir(d)) empty.push_back(std::string(d) + "/");
   if (!empty.empty())
     s.add("WC213",
           "top-level director" + std::string(empty.size() == 1 ? "y" : "ies") + " in site-packages with no Python " +
@@ -287,14 +293,14 @@ bool is_common_toplevel_name(std::string_view n) {
 // `__init__.py` (W006: the wheel was built from inside its package).
 void toplevel_names(const std::vector<LibraryFile>& lib, FindingSink& s) {
   std::vector<std::string> non_modules, common;
-  std::set<std::string> seen;
+  std::set<std::string_view> seen;
   for (const auto& [p, e] : lib) {
     auto slash = p.find('/');
-    std::string top = p.substr(0, slash);
-    if (slash == std::string::npos && !module_basename(p) && !(p.size() > 4 && p.ends_with(".pth")))
+    std::string_view top = p.substr(0, slash);
+    if (slash == std::string_view::npos && !module_basename(p) && !(p.size() > 4 && p.ends_with(".pth")))
       non_modules.push_back(e->name);
     if (is_common_toplevel_name(top) && seen.insert(top).second)
-      common.push_back(slash == std::string::npos ? top : top + "/");
+      common.push_back(std::string(top) + (slash == std::string_view::npos ? "" : "/"));
     if (p == "__init__.py")
       s.add("WC217",
             "__init__.py at the top of site-packages: the wheel was built from inside its package, whose "
