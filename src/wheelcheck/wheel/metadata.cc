@@ -101,7 +101,7 @@ RecordFile parse_record(std::string_view text) {
     char c = text[i];
     // pip and installer read RECORD as csv over str.splitlines(): every other line break starts a
     // row there that this reader (csv over the file, \r and \n) never sees.
-    if (c != '\r' && c != '\n' && !told_break && may_begin_python_line_break(static_cast<unsigned char>(c))) {
+    if (c != '\r' && c != '\n' && !told_break && python_line_break_at(text, i)) {
       if (std::string at = python_line_break_name(text, i); !at.empty()) {
         told_break = true;
         rec.problems.push_back("line " + std::to_string(line) + ": " + at +

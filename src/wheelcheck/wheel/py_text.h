@@ -12,11 +12,23 @@ namespace wc {
 
 // The length of the line break str.splitlines() sees at `s[i]` (2 for "\r\n" and the two-byte
 // U+0085, 3 for U+2028/U+2029), 0 when there is none: \n \r \v \f \x1c \x1d \x1e U+0085 U+2028
-// U+2029 (tests/installer_test.cc checks the set against Python).
-size_t python_line_break_at(std::string_view s, size_t i);
-// Whether a break can begin with byte `c` (a control character, or the lead byte C2 or E2): what a
-// scanner asks of each byte before python_line_break_at (RECORD is megabytes in a large wheel).
-inline bool may_begin_python_line_break(unsigned char c) { return c < 0x20 || c == 0xc2 || c == 0xe2; }
+// U+2029 (tests/installer_test.cc checks the set against Python). Inline: scanners ask it of every
+// byte (RECORD is megabytes in a large wheel).
+inline size_t python_line_break_at(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  switch (b(i)) {
+    case '\r': return b(i + 1) == '\n' ? 2 : 1;
+    case '\n':
+    case '\v':
+    case '\f':
+    case 0x1c:
+    case 0x1d:
+    case 0x1e: return 1;
+    case 0xc2: return b(i + 1) == 0x85 ? 2 : 0;                                            // U+0085 NEXT LINE
+    case 0xe2: return b(i + 1) == 0x80 && (b(i + 2) == 0xa8 || b(i + 2) == 0xa9) ? 3 : 0;  // U+2028, U+2029
+    default: return 0;
+  }
+}
 // The line break at `s[i]` named by its first code point ("U+000B", "U+2028"), "" when there is none.
 std::string python_line_break_name(std::string_view s, size_t i);
 // The first line break in `s` (its offset), or npos.

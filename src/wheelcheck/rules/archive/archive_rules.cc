@@ -42,8 +42,8 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
     const auto c = static_cast<unsigned char>(ch);
     return c >= 0x20 && c < 0x7f && c != '\\';
   });
-  if (!plain && name.find('\0') != std::string::npos) return "name contains NUL";
   if (!plain) {
+    if (name.find('\0') != std::string::npos) return "name contains NUL";
     if (!is_valid_utf8(name)) return "name is not valid UTF-8";
     // pip reads RECORD with str.splitlines(): a name holding any of its line breaks adds a row
     // (uninstall then deletes the path that row names).
