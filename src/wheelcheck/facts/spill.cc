@@ -22,7 +22,7 @@ struct Out {
   static constexpr bool reading = false;
   std::string buf;
   void raw(void* p, size_t n) { buf.append(static_cast<const char*>(p), n); }
-  size_t length(size_t n) {
+  size_t length(size_t n, size_t = 1) {
     uint64_t v = n;
     raw(&v, sizeof v);
     return n;
@@ -40,11 +40,12 @@ struct In {
     if (n) std::memcpy(q, p, n);
     p += n;
   }
-  // A length no larger than the bytes left: a damaged record never makes a huge allocation.
-  size_t length(size_t) {
+  // A count of elements of at least `each` bytes that the bytes left can hold: a damaged record
+  // never makes an allocation larger than itself.
+  size_t length(size_t, size_t each = 1) {
     uint64_t v = 0;
     raw(&v, sizeof v);
-    if (v > static_cast<uint64_t>(end - p)) throw std::runtime_error("a spill record names more than it holds");
+    if (v > static_cast<uint64_t>(end - p) / each) throw std::runtime_error("a spill record names more than it holds");
     return static_cast<size_t>(v);
   }
   template <typename... T>
@@ -64,13 +65,16 @@ void io(A& a, std::string& s) {
 
 template <typename A, typename T>
 void io(A& a, std::vector<T>& v) {
-  size_t n = a.length(v.size());
-  if constexpr (A::reading) v.resize(n);
   if constexpr (std::is_trivially_copyable_v<T>) {
-    if constexpr (A::reading)
-      if (n > SIZE_MAX / sizeof(T)) throw std::runtime_error("a spill record names more than it holds");
+    size_t n = a.length(v.size(), sizeof(T));
+    if constexpr (A::reading) v.resize(n);
     a.raw(v.data(), n * sizeof(T));
+  } else if constexpr (A::reading) {  // each element as it is read: a count that lies fails before it costs
+    size_t n = a.length(0);
+    v.clear();
+    for (size_t i = 0; i < n; ++i) io(a, v.emplace_back());
   } else {
+    a.length(v.size());
     for (auto& x : v) io(a, x);
   }
 }
