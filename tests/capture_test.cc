@@ -3,6 +3,7 @@
 // libarchive (the reference reader) does, faults included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -36,11 +37,12 @@ nlohmann::json whole_file_facts(const std::string& name, const std::vector<uint8
 
 // Streams `bytes` into a capture in chunks of `chunk`; serves what it still misses from `bytes`.
 // Returns the facts and how many bytes the re-reads had to supply.
+// A `first` chunk of another size, when given, puts every later boundary elsewhere.
 std::pair<nlohmann::json, uint64_t> captured_facts(const std::string& name, const std::vector<uint8_t>& bytes,
-                                                   size_t chunk, uint64_t cap = kRetainCap) {
+                                                   size_t chunk, uint64_t cap = kRetainCap, size_t first = 0) {
   BinaryCapture c(name, bytes.size(), cap);
-  for (size_t off = 0; off < bytes.size(); off += chunk)
-    c.data(bytes.data() + off, std::min(chunk, bytes.size() - off));
+  for (size_t off = 0, step; off < bytes.size(); off += step)
+    c.data(bytes.data() + off, step = std::min(off == 0 && first ? first : chunk, bytes.size() - off));
   uint64_t reread = 0;
   for (int round = 0; round < 4 && !c.finish(); ++round)
     for (const auto& r : c.missing()) {
@@ -133,6 +135,37 @@ TEST_F(CaptureFixture, TablesPastTheRetainCapAreReadAgainAndCounted) {
   EXPECT_EQ(got, want);
   EXPECT_GT(reread, 0u);
   EXPECT_LT(reread, 64u << 10) << "only the tables are read again, not the segment";
+}
+
+// lld writes the section name table between .symtab and .strtab: with a large string table (an
+// unstripped library) it lies far before the section headers and the tail the capture keeps. The
+// capture finds it by its own name in the bytes no segment maps, wherever the chunks cut that name.
+TEST_F(CaptureFixture, SectionNamesFarFromTheEndAreFoundByTheirName) {
+  if (run_command("command -v ld.lld").exit_code != 0)
+    GTEST_SKIP() << "ld.lld missing (scripts/install-deps.sh installs lld)";
+  auto bytes =
+      gcc("lld.so",
+          "__asm__(\".macro many\\n.set a_local_symbol_with_a_name_long_enough_to_grow_the_string_table_\\\\@, 1\\n"
+          ".endm\\n.rept 24000\\nmany\\n.endr\\n\");\nint f(int x) { return x + 1; }\n",
+          "-shared -fPIC -fuse-ld=lld -Wl,-soname,liblld.so.1");
+  const std::string_view name{"\0.shstrtab\0", 11};
+  auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+  ASSERT_NE(at, bytes.end());
+  const size_t hit = static_cast<size_t>(at - bytes.begin());
+  ASSERT_GT(bytes.size() - hit, size_t{3} << 19) << "the name table should lie far before the tail kept";
+  auto want = whole_file_facts("lld.so", bytes);
+  EXPECT_EQ(want["soname"], "liblld.so.1");
+  for (size_t cut = 0; cut <= name.size(); ++cut)  // the first chunk ends inside the name, or around it
+    for (size_t chunk : {size_t{1} << 20, size_t{4093}, size_t{7}}) {
+      auto [got, reread] = captured_facts("lld.so", bytes, chunk, kRetainCap, hit + cut);
+      EXPECT_EQ(got, want) << "cut at +" << cut << ", then chunks of " << chunk;
+      EXPECT_EQ(reread, 0u) << "cut at +" << cut << ", then chunks of " << chunk << ": the name scan missed the table";
+    }
+  for (size_t chunk : {size_t{1} << 16, size_t{65}}) {
+    auto [got, reread] = captured_facts("lld.so", bytes, chunk);
+    EXPECT_EQ(got, want) << "chunks of " << chunk;
+    EXPECT_EQ(reread, 0u) << "chunks of " << chunk;
+  }
 }
 
 // One worker, several, and one large entry inflated on one core while another hashes and scans it:
