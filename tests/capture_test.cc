@@ -146,13 +146,14 @@ TEST_F(CaptureFixture, SectionNamesFarFromTheEndAreFoundByTheirName) {
   auto bytes =
       gcc("lld.so",
           "__asm__(\".macro many\\n.set a_local_symbol_with_a_name_long_enough_to_grow_the_string_table_\\\\@, 1\\n"
-          ".endm\\n.rept 24000\\nmany\\n.endr\\n\");\nint f(int x) { return x + 1; }\n",
+          ".endm\\n.rept 50000\\nmany\\n.endr\\n\");\nint f(int x) { return x + 1; }\n",
           "-shared -fPIC -fuse-ld=lld -Wl,-soname,liblld.so.1");
   const std::string_view name{"\0.shstrtab\0", 11};
   auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
   ASSERT_NE(at, bytes.end());
   const size_t hit = static_cast<size_t>(at - bytes.begin());
   ASSERT_GT(bytes.size() - hit, size_t{3} << 19) << "the name table should lie far before the tail kept";
+  ASSERT_GT(hit, size_t{1} << 20) << "and after the first MiB, which is scanned in one piece";
   auto want = whole_file_facts("lld.so", bytes);
   EXPECT_EQ(want["soname"], "liblld.so.1");
   for (size_t cut = 0; cut <= name.size(); ++cut)  // the first chunk ends inside the name, or around it

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include "binary/elf_reader.h"
 #include "binary/fatbin.h"
@@ -232,23 +233,48 @@ struct BinaryCapture::Impl {
     }
   }
 
+  // Searched where the bytes lie (memmem skips ahead; a string's find stopped at every NUL of the
+  // symbol tables): only a match begun in the bytes before reads the window kept from them, which
+  // holds the last kNameWindow bytes of the run at least.
   void scan_run(uint64_t start, const uint8_t* p, size_t n) {
+    constexpr size_t kSpan = kShstrtabName.size() - 1;  // the most bytes of a match that lie before `start`
     if (start != unmapped_end) unmapped.clear();
-    size_t searched = unmapped.size() >= kShstrtabName.size() ? unmapped.size() - kShstrtabName.size() + 1 : 0;
-    unmapped.append(reinterpret_cast<const char*>(p), n);
-    unmapped_end = start + n;
-    for (size_t at;
-         name_matches < kMaxNameMatches && (at = unmapped.find(kShstrtabName, searched)) != std::string::npos;
-         searched = at + 1) {
+    const uint64_t base = start - unmapped.size();  // `unmapped` holds [base, start)
+    auto found = [&](uint64_t hit) {
       ++name_matches;
-      uint64_t base = unmapped_end - unmapped.size();
-      uint64_t hit = base + at, from = hit > kNameWindow ? hit - kNameWindow : 0;
-      if (from < base) from = base;
-      file.add(from, reinterpret_cast<const uint8_t*>(unmapped.data()) + (from - base), unmapped_end - from);
+      uint64_t from = std::max(hit > kNameWindow ? hit - kNameWindow : 0, base);
+      if (from < start) file.add(from, reinterpret_cast<const uint8_t*>(unmapped.data()) + (from - base), start - from);
+      from = std::max(from, start);
+      file.add(from, p + (from - start), start + n - from);
       uint64_t ahead = std::min(hit + kNameWindow, size);
-      if (ahead > unmapped_end) want({unmapped_end, ahead - unmapped_end});
+      if (ahead > start + n) want({start + n, ahead - (start + n)});
+    };
+    auto search = [](const char* from, size_t len) {
+      return static_cast<const char*>(memmem(from, len, kShstrtabName.data(), kShstrtabName.size()));
+    };
+    if (!unmapped.empty() && name_matches < kMaxNameMatches) {  // matches begun before `start`
+      char joint[2 * kSpan];
+      const size_t before = std::min(unmapped.size(), kSpan), after = std::min(n, kSpan);
+      std::memcpy(joint, unmapped.data() + unmapped.size() - before, before);
+      std::memcpy(joint + before, p, after);
+      for (const char* q = joint; name_matches < kMaxNameMatches; ++q) {
+        q = search(q, static_cast<size_t>(joint + before + after - q));
+        if (!q || static_cast<size_t>(q - joint) >= before) break;
+        found(start - before + static_cast<uint64_t>(q - joint));
+      }
     }
+    const char* text = reinterpret_cast<const char*>(p);
+    for (const char* q = text; name_matches < kMaxNameMatches; ++q) {
+      if (!(q = search(q, static_cast<size_t>(text + n - q)))) break;
+      found(start + static_cast<uint64_t>(q - text));
+    }
+    // Keep the last bytes of the run for a match to come: whole chunks are not copied.
+    if (n >= kNameWindow + kSpan)
+      unmapped.assign(text + n - (kNameWindow + kSpan), kNameWindow + kSpan);
+    else
+      unmapped.append(text, n);
     if (unmapped.size() > 2 * kNameWindow) unmapped.erase(0, unmapped.size() - kNameWindow);
+    unmapped_end = start + n;
   }
 
   void keep(uint64_t start, const uint8_t* p, size_t n) {
