@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 
 #include "binary/sparse_file.h"
 #include "support/test_support.h"
+#include "util/byte_scan.h"
 #include "util/cursor.h"
 #include "util/digest.h"
 #include "util/json_text.h"
@@ -142,6 +144,44 @@ TEST(Parse, PercentDecodeAsPythonUnquotes) {
       hex += "0123456789abcdef"[ch >> 4], hex += "0123456789abcdef"[ch & 15];
     EXPECT_EQ(hex, std::string(lines[i])) << cases[i];
   }
+}
+
+// The bulk scans against a byte-by-byte reference: every length up to a few blocks, every place a
+// match (or a near one: first and last bytes only) can sit, bytes of both signs, the match cut by
+// the end of the buffer.
+TEST(ByteScan, FindsWhatAByteLoopFinds) {
+  auto any_of3 = [](const std::vector<uint8_t>& v, size_t n, uint8_t a, uint8_t b, uint8_t c) {
+    for (size_t i = 0; i < n; ++i)
+      if (v[i] == a || v[i] == b || v[i] == c) return i;
+    return n;
+  };
+  const uint8_t magic[4] = {0x50, 0xED, 0x55, 0xBA};
+  auto four = [&](const std::vector<uint8_t>& v, size_t n) {
+    for (size_t i = 0; i + 4 <= n; ++i)
+      if (std::equal(magic, magic + 4, v.begin() + static_cast<long>(i))) return i;
+    return n;
+  };
+  uint32_t seed = 7;
+  auto next = [&] { return static_cast<uint8_t>((seed = seed * 1664525u + 1013904223u) >> 24); };
+  size_t found3 = 0, found4 = 0;
+  for (size_t n = 0; n <= 70; ++n)
+    for (size_t at = 0; at <= n; ++at)
+      for (int kind = 0; kind < 3; ++kind) {
+        std::vector<uint8_t> v(n + 8);        // bytes past n are there to read, never to find
+        for (auto& b : v) b = next() | 0x80;  // never a quote, a slash or the magic's first byte by chance
+        for (size_t k = n; k < v.size(); ++k) v[k] = 0x22;
+        if (at < n) v[at] = kind == 0 ? 0x22 : kind == 1 ? 0x27 : 0x2F;
+        if (kind == 2 || kind == 1) {  // a magic at `at`, cut short by n when it does not fit
+          for (size_t k = 0; k < 4 && at + k < v.size(); ++k) v[at + k] = magic[k];
+          if (kind == 1 && at + 2 < v.size()) v[at + 2] = 0x56;  // first and last bytes only
+        }
+        const size_t want3 = any_of3(v, n, 0x22, 0x27, 0x2F), want4 = four(v, n);
+        EXPECT_EQ(find_any_of3(v.data(), n, 0x22, 0x27, 0x2F), want3) << "n " << n << " at " << at << " kind " << kind;
+        EXPECT_EQ(find_four_bytes(v.data(), n, magic), want4) << "n " << n << " at " << at << " kind " << kind;
+        found3 += want3 < n, found4 += want4 < n;
+      }
+  EXPECT_GT(found3, 2000u);  // the cases above do find what they plant
+  EXPECT_GT(found4, 1000u);
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {

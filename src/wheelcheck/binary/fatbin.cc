@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <set>
 
 #include "util/budget.h"
+#include "util/byte_scan.h"
 #include "util/cursor.h"
 #include "util/parse.h"
 
 namespace wc {
 namespace {
 constexpr uint32_t kContainerMagic = 0xBA55ED50;
+constexpr uint8_t kContainerMagicBytes[4] = {0x50, 0xED, 0x55, 0xBA};  // as the file holds it
 constexpr size_t kContainerHeader = 16, kEntryHeader = 64;
 // Uncompressed payloads keep their first bytes: the cubin ELF header (e_flags) and nvcc's toolkit
 // note (cubins: .note.nv.tkinfo; PTX: the "// Cuda compilation tools" header comment).
@@ -30,24 +33,23 @@ void FatbinScanner::feed(const uint8_t* p, size_t n) {
   while (i < n) {
     switch (state_) {
       case State::scan: {
-        // Bulk path: memchr for the magic's last byte (0xBA: a third as common in x86 code as
-        // its first, 0x50, push rax) where all four bytes lie in this chunk; the first and last
-        // three bytes of a chunk go byte by byte, so a magic split across chunks is still seen.
+        // Bulk path: the magic where all four bytes lie in this chunk (find_four_bytes); the
+        // first and last three bytes of a chunk go byte by byte, so a magic split across chunks
+        // is still seen.
         if (i >= 3 && n - i >= 4) {
           // Bytes just taken one at a time may begin a magic that ends here: look back at them.
           size_t from = i - std::min<size_t>(window_len_, 3);
-          const uint8_t* hit = static_cast<const uint8_t*>(std::memchr(p + from + 3, 0xBA, n - from - 3));
-          size_t k = hit ? static_cast<size_t>(hit - p) - 3 : n - 3;  // where that magic would begin
-          pos_ = pos_ + k - i;                                        // k may lie up to three bytes before i
+          size_t k = from + find_four_bytes(p + from, n - from, kContainerMagicBytes);
+          const bool hit = k < n;
+          if (!hit) k = n - 3;  // where a magic ending in the next chunk could begin
+          pos_ = pos_ + k - i;  // k may lie up to three bytes before i
           i = k;
           window_len_ = 0;
-          if (hit && p[k] == 0x50 && p[k + 1] == 0xED && p[k + 2] == 0x55) {
+          if (hit) {
             i += 4, pos_ += 4;
-            acc_.assign({0x50, 0xED, 0x55, 0xBA});
+            acc_.assign(std::begin(kContainerMagicBytes), std::end(kContainerMagicBytes));
             need_ = kContainerHeader;
             state_ = State::container_header;
-          } else if (hit) {
-            ++i, ++pos_;
           }
           break;
         }
@@ -55,7 +57,7 @@ void FatbinScanner::feed(const uint8_t* p, size_t n) {
         ++window_len_;
         ++i, ++pos_;
         if (window_len_ >= 4 && window_ == kContainerMagic) {
-          acc_.assign({0x50, 0xED, 0x55, 0xBA});
+          acc_.assign(std::begin(kContainerMagicBytes), std::end(kContainerMagicBytes));
           need_ = kContainerHeader;
           state_ = State::container_header;
         }

@@ -17,6 +17,7 @@
 #include "io/targets.h"
 #include "util/block_pipe.h"
 #include "util/budget.h"
+#include "util/byte_scan.h"
 #include "util/digest.h"
 #include "util/parse.h"
 #include "util/strings.h"
@@ -293,12 +294,11 @@ class WheelReader {
     std::set<const std::vector<std::string>*> hits;
     auto ident = [](char c) { return is_alnum(c) || c == '_'; };
     // Only a name right after a quote or a slash counts ('libfoo', "x/libfoo"): the scan goes from
-    // one of those to the next (a plain byte loop; find_first_of calls memchr per byte) instead of
-    // walking every identifier of the file.
+    // one of those to the next (find_any_of3, 16 bytes at a time) instead of walking every
+    // identifier of the file.
     const std::string_view all(text);
-    for (size_t q = 0; q < all.size(); ++q) {
-      const char c = all[q];
-      if (c != '"' && c != '\'' && c != '/') continue;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(all.data());
+    for (size_t q = 0; (q += find_any_of3(bytes + q, all.size() - q, '"', '\'', '/')) < all.size(); ++q) {
       size_t at = q + 1, end = at;
       while (end < all.size() && ident(all[end])) ++end;
       if (end == at || end - at >= stem_lengths_.size() || !stem_lengths_[end - at]) continue;
