@@ -4,8 +4,11 @@
 // RTLD_NOW, and the loader's verdict must equal wheelcheck's (the dynamic loader is the oracle).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "binary/binary_facts.h"
 #include "binary/dynamic_symbols.h"
@@ -13,6 +16,7 @@
 #include "policy/policy.h"
 #include "rules/loader/torch_abi.h"
 #include "support/test_support.h"
+#include "util/strings.h"
 #include "wheel_builder.h"
 
 namespace wc {
@@ -607,6 +611,41 @@ TEST(LinkIndex, OneNameManyTimesIsOneSlot) {
       return true;
     });
   EXPECT_EQ(hits, 1u);  // name0 only
+}
+
+// A slimmed copy tells names apart by their 64-bit hash and length alone: the hash must take every
+// byte (each length to 64, each byte changed in turn, each place) and tell apart the names real
+// libraries hold together (the exports of the C++ runtime and of this test binary, as nm lists them).
+TEST(LinkIndex, NameHashesTellNamesApart) {
+  std::set<std::pair<uint64_t, size_t>> seen;
+  size_t names = 0;
+  auto add = [&](const std::string& n) {
+    names += seen.insert({DynamicSymbols::hash(n), n.size()}).second;
+    return n;
+  };
+  for (size_t len = 0; len <= 64; ++len) {
+    std::string base(len, 'a');
+    add(base);
+    for (size_t at = 0; at < len; ++at)
+      for (char c : {'b', '\0', '\xff'}) {
+        std::string n = base;
+        n[at] = c;
+        add(n);
+      }
+  }
+  EXPECT_EQ(names, seen.size());
+  EXPECT_EQ(seen.size(), 65u + 3u * (64u * 65u / 2u));  // no two of them alike
+  auto nm = testing::run_command(
+      "nm -D --defined-only --format=just-symbols \"$(g++ -print-file-name=libstdc++.so)\"; "
+      "nm --format=just-symbols /proc/" +
+      std::to_string(getpid()) + "/exe");
+  std::set<std::string> real;
+  for (std::string_view line : split(nm.out, '\n'))
+    if (!line.empty()) real.emplace(line);
+  ASSERT_GT(real.size(), 5000u) << nm.err;
+  std::set<std::pair<uint64_t, size_t>> hashed;
+  for (const auto& n : real) hashed.insert({DynamicSymbols::hash(n), n.size()});
+  EXPECT_EQ(hashed.size(), real.size());
 }
 
 // The slimmed copy a run holds for the install-set rules answers every question the install-set
