@@ -3,7 +3,7 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <set>
+#include <iterator>
 #include <stdexcept>
 
 #include "rules/loader/resolution.h"
@@ -18,19 +18,29 @@ namespace {
 constexpr uint64_t kMaxUnpacked = 256u << 20;
 
 void sort_unique(std::vector<std::string>& v) {
-  std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
+// Sorted and each once: the names are sorted as views into the string table (a library repeats a
+// name for each version it defines) and copied out once each, in order.
 std::vector<std::string> elf_exports(const BinaryFacts& b) {
   std::vector<std::string> out;
   if (!b.symbols) return out;
-  static const std::set<std::string, std::less<>> kReserved = {"_end", "_edata", "__bss_start", "_init", "_fini"};
-  const std::set<std::string, std::less<>> nodes(b.version_defs.begin(), b.version_defs.end());
+  static constexpr std::string_view kReserved[] = {"_end", "_edata", "__bss_start", "_init", "_fini"};
   const DynamicSymbols& d = *b.symbols;
-  for (const auto& s : d.defined()) {
-    std::string_view n = d.name(s);
-    if (n.empty() || kReserved.count(n) || nodes.count(n)) continue;
+  auto excluded = [&](std::string_view n) {  // a handful of each: compared in turn
+    return n.empty() || std::find(std::begin(kReserved), std::end(kReserved), n) != std::end(kReserved) ||
+           std::find(b.version_defs.begin(), b.version_defs.end(), n) != b.version_defs.end();
+  };
+  std::vector<std::string_view> names;
+  names.reserve(d.defined().size());
+  for (const auto& s : d.defined())
+    if (std::string_view n = d.name(s); !excluded(n)) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  out.reserve(names.size());
+  for (std::string_view n : names) {
     charge_memory(n.size() + sizeof(std::string), "export names");
     out.emplace_back(n);
   }
