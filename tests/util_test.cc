@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "binary/sparse_file.h"
@@ -23,6 +24,7 @@
 #include "util/parse.h"
 #include "util/scratch_file.h"
 #include "util/strings.h"
+#include "util/u32_map.h"
 #include "wheel/entry_names.h"
 #include "wheel/metadata.h"
 
@@ -182,6 +184,47 @@ TEST(ByteScan, FindsWhatAByteLoopFinds) {
       }
   EXPECT_GT(found3, 2000u);  // the cases above do find what they plant
   EXPECT_GT(found4, 1000u);
+}
+
+// The flat map answers as std::unordered_map does over a random run of insertions and lookups
+// (keys 0 and 2^32-1 included, through several growths), and a value stays what was put there.
+TEST(U32Map, AnswersAsAnUnorderedMap) {
+  U32Map<uint64_t> flat;
+  std::unordered_map<uint32_t, uint64_t> ref;
+  uint64_t seed = 11;
+  auto next = [&] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull; };
+  for (uint32_t key : {0u, UINT32_MAX, 16u, 32u}) {  // 16 and 32 start in one slot of a 16-slot table
+    EXPECT_TRUE(flat.try_emplace(key, key + 1ull).second);
+    ref.emplace(key, key + 1ull);
+  }
+  for (int op = 0; op < 200000; ++op) {
+    const uint64_t r = next();
+    const uint32_t key = static_cast<uint32_t>(r >> 40) % 50000u * 977u;  // collisions and repeats
+    if (r & 1) {
+      auto [at, fresh] = flat.try_emplace(key, r);
+      auto [it, ref_fresh] = ref.emplace(key, r);
+      ASSERT_EQ(fresh, ref_fresh) << key;
+      ASSERT_EQ(*at, it->second) << key;
+    } else {
+      const uint64_t* at = flat.find(key);
+      auto it = ref.find(key);
+      ASSERT_EQ(at != nullptr, it != ref.end()) << key;
+      if (at) {
+        ASSERT_EQ(*at, it->second) << key;
+      }
+    }
+  }
+  EXPECT_EQ(flat.size(), ref.size());
+  EXPECT_GT(ref.size(), 30000u);
+  for (const auto& [k, v] : ref) {
+    const uint64_t* at = flat.find(k);
+    ASSERT_NE(at, nullptr) << k;
+    EXPECT_EQ(*at, v) << k;
+  }
+  U32Map<char> set;
+  EXPECT_TRUE(set.insert(7));
+  EXPECT_FALSE(set.insert(7));
+  EXPECT_EQ(set.find(8), nullptr);
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {

@@ -1,10 +1,10 @@
 #include "binary/dynamic_symbols.h"
 
 #include <cstring>
-#include <unordered_map>
 
 #include "util/budget.h"
 #include "util/parse.h"
+#include "util/u32_map.h"
 
 namespace wc {
 
@@ -86,16 +86,16 @@ void DynamicSymbols::index() {
   size_t mask = cap - 1;
   // Definitions naming one string-table offset are one name: hashed and compared once (a table
   // whose every entry names one 8 MiB string costs one hash, not one per entry).
-  std::unordered_map<uint32_t, size_t> slot_of;
+  U32Map<size_t> slot_of(defined_.size());
   for (size_t k = 0; k < defined_.size(); ++k) {
     size_t i;
-    if (auto it = slot_of.find(defined_[k].name); it != slot_of.end()) {
-      i = it->second;
+    if (const size_t* at = slot_of.find(defined_[k].name)) {
+      i = *at;
     } else {
       std::string_view n = name(defined_[k]);
       i = hash(n) & mask;
       while (table_[i] && name(defined_[table_[i] - 1]) != n) i = (i + 1) & mask;
-      slot_of.emplace(defined_[k].name, i);
+      slot_of.try_emplace(defined_[k].name, i);
     }
     next_[k] = table_[i];  // 0, or the name's chain so far
     table_[i] = static_cast<uint32_t>(k + 1);
@@ -131,9 +131,9 @@ std::vector<std::string_view> DynamicSymbols::defined_namespaces() const {
     return out;
   }
   // Definitions naming one string-table offset open one namespace: each offset is parsed once.
-  std::unordered_map<uint32_t, bool> seen;
+  U32Map<char> seen(defined_.size());
   for (const auto& def : defined_) {
-    if (!seen.emplace(def.name, true).second) continue;
+    if (!seen.insert(def.name)) continue;
     if (std::string_view ns = outer_namespace(name(def)); !ns.empty()) out.push_back(ns);
   }
   std::sort(out.begin(), out.end());
@@ -148,15 +148,15 @@ std::shared_ptr<const DynamicSymbols> DynamicSymbols::slimmed() const {
   d.slim_ = true;
   d.has_versions_ = has_versions_;
   // Each string-table offset copied once (a table may name one long string many times).
-  std::unordered_map<uint32_t, uint32_t> moved;
+  U32Map<uint32_t> moved(undefined_.size());
   auto keep = [&](uint32_t off, uint32_t len) -> uint32_t {
     if (len == 0) return 0;
-    auto [it, fresh] = moved.emplace(off, 0);
+    auto [at, fresh] = moved.try_emplace(off, 0);
     if (fresh) {
-      it->second = static_cast<uint32_t>(d.strings_.size());
+      *at = static_cast<uint32_t>(d.strings_.size());
       d.strings_.append(text(off, len));
     }
-    return it->second;
+    return *at;
   };
   d.undefined_.reserve(undefined_.size());
   for (Symbol s : undefined_) {
@@ -176,12 +176,12 @@ std::shared_ptr<const DynamicSymbols> DynamicSymbols::slimmed() const {
   }
   d.strings_.shrink_to_fit();
   // Names hashed once per string-table offset, like index().
-  std::unordered_map<uint32_t, uint64_t> hashed;
+  U32Map<uint64_t> hashed(defined_.size());
   d.slim_defined_.reserve(defined_.size());
   for (const auto& def : defined_) {
-    auto [it, fresh] = hashed.emplace(def.name, 0);
-    if (fresh) it->second = hash(name(def));
-    d.slim_defined_.push_back({it->second, def.len, def.version, def.hidden});
+    auto [at, fresh] = hashed.try_emplace(def.name, 0);
+    if (fresh) *at = hash(name(def));
+    d.slim_defined_.push_back({*at, def.len, def.version, def.hidden});
   }
   std::stable_sort(d.slim_defined_.begin(), d.slim_defined_.end(),
                    [](const SlimDefinition& a, const SlimDefinition& b) { return a.hash < b.hash; });

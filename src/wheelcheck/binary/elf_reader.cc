@@ -4,10 +4,10 @@
 #include "binary/hip_bundle.h"
 #include "binary/mangled.h"
 #include "util/budget.h"
+#include "util/u32_map.h"
 
 #include <cctype>
 #include <set>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace wc {
@@ -583,8 +583,8 @@ class ElfReader {
           for (unsigned char c : n) x = x * 33 + c;
           return x;
         };
-        std::unordered_map<uint32_t, size_t> slot;  // symbol index -> position in `defined`
-        for (size_t k = 0; k < defined.size(); ++k) slot.emplace(defined[k].first, k);
+        std::vector<uint32_t> slot(count, UINT32_MAX);  // symbol index -> position in `defined`
+        for (size_t k = 0; k < defined.size(); ++k) slot[defined[k].first] = static_cast<uint32_t>(k);
         // Walk every bucket's chain once, within a budget a sound table never needs (overlapping
         // chains, harmless to ld.so's one walk per lookup, are not checked past it).
         uint64_t steps = 0, budget = 2 * chains + nbuckets;
@@ -611,9 +611,9 @@ class ElfReader {
             }
             chain.seek(uint64_t(i - symoffset) * 4);
             const uint32_t cv = chain.u32();
-            if (auto it = slot.find(i); it != slot.end()) {
-              const uint32_t hv = hash_of[it->second];
-              if (hv % nbuckets == b && (cv | 1) == (hv | 1)) reach[it->second] = true;
+            if (const uint32_t k = slot[i]; k != UINT32_MAX) {
+              const uint32_t hv = hash_of[k];
+              if (hv % nbuckets == b && (cv | 1) == (hv | 1)) reach[k] = true;
             }
             if (cv & 1) break;
           }
@@ -660,15 +660,15 @@ class ElfReader {
     }
     syms.set_versioned(versym.has_value());
     charge_memory(count * sizeof(DynamicSymbols::Symbol) * 3, ".dynsym entries and their index");
-    std::unordered_set<uint32_t> named;                     // name offsets already charged for
+    U32Map<char> named(count);                              // name offsets already charged for
     std::vector<std::pair<uint32_t, uint32_t>> defined_at;  // (.dynsym index, name offset) of each definition
     // Each string-table offset is measured once: 43,689 symbols naming one 8 MiB string cost one
     // scan, not 43,689 (the cost grows with the table, never with references x name length).
-    std::unordered_map<uint32_t, uint32_t> length_at;
+    U32Map<uint32_t> length_at(count);
     auto name_at = [&](uint32_t off) {
-      auto [it, fresh] = length_at.try_emplace(off, 0);
-      if (fresh) it->second = static_cast<uint32_t>(strtab.cstr_at(off).size());
-      return std::string_view(reinterpret_cast<const char*>(strtab.data().data()) + off, it->second);
+      auto [at, fresh] = length_at.try_emplace(off, 0);
+      if (fresh) *at = static_cast<uint32_t>(strtab.cstr_at(off).size());
+      return std::string_view(reinterpret_cast<const char*>(strtab.data().data()) + off, *at);
     };
     for (uint64_t i = 1; i < count; ++i) {
       Cursor e = c.sub(i * entsize, entsize);
@@ -696,7 +696,7 @@ class ElfReader {
         if ((bind == 1 || bind == 2 || bind == 10) && (visibility == 0 || visibility == 3)) {
           defined_at.emplace_back(static_cast<uint32_t>(i), name);
           syms.add_defined(s);
-          if ((sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) && named.insert(name).second) {
+          if ((sym.starts_with("PyInit_") || sym.starts_with("PyModExport_")) && named.insert(name)) {
             charge_memory(sym.size() + sizeof(std::string), ".dynsym module init names");
             out_.module_inits.emplace_back(sym);
           }
@@ -707,7 +707,7 @@ class ElfReader {
       syms.add_undefined(s);  // named by offset: imported_names() views them, nothing is copied
       // Every rule that reads imports walks each distinct name once: charged as if held, so names
       // summing past the budget (distinct suffixes of one 8 MiB string) stop the reader here.
-      if (named.insert(name).second) charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
+      if (named.insert(name)) charge_memory(sym.size() + sizeof(std::string), ".dynsym undefined symbol names");
     }
     if (auto reach = reachable_by_hash(hashes, strtab, count, defined_at)) {
       std::vector<std::string> lost;
