@@ -9,10 +9,12 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "binary/sparse_file.h"
@@ -25,6 +27,7 @@
 #include "util/scratch_file.h"
 #include "util/strings.h"
 #include "util/u32_map.h"
+#include "util/view_map.h"
 #include "wheel/entry_names.h"
 #include "wheel/metadata.h"
 
@@ -225,6 +228,51 @@ TEST(U32Map, AnswersAsAnUnorderedMap) {
   EXPECT_TRUE(set.insert(7));
   EXPECT_FALSE(set.insert(7));
   EXPECT_EQ(set.find(8), nullptr);
+}
+
+// The view-keyed map answers as std::unordered_map does: names that share long prefixes or differ
+// in one byte, the empty name, a NUL inside a name, through several growths; every key is visited
+// once by for_each with its value.
+TEST(ViewMap, AnswersAsAnUnorderedMap) {
+  std::deque<std::string> names;  // what the views point into: never moves
+  names.emplace_back("");
+  names.emplace_back(std::string("a\0b", 3));
+  names.emplace_back(std::string("a\0c", 3));
+  for (int i = 0; i < 40000; ++i) {
+    names.push_back("pkg/sub/module_" + std::to_string(i % 20000) + (i % 3 ? ".py" : ".pyc"));
+    names.push_back(std::string(i % 97, 'x') + static_cast<char>('a' + i % 26));
+  }
+  ViewMap<size_t> flat;
+  std::unordered_map<std::string_view, size_t> ref;
+  uint64_t seed = 5;
+  for (size_t op = 0; op < names.size() * 2; ++op) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const std::string_view key = names[(seed >> 33) % names.size()];
+    if (seed & 1) {
+      auto [at, fresh] = flat.try_emplace(key, op);
+      auto [it, ref_fresh] = ref.emplace(key, op);
+      ASSERT_EQ(fresh, ref_fresh) << key;
+      ASSERT_EQ(*at, it->second) << key;
+    } else {
+      const size_t* at = std::as_const(flat).find(key);
+      auto it = ref.find(key);
+      ASSERT_EQ(at != nullptr, it != ref.end()) << key;
+      if (at) {
+        ASSERT_EQ(*at, it->second) << key;
+      }
+    }
+  }
+  EXPECT_EQ(flat.size(), ref.size());
+  EXPECT_GT(ref.size(), 20000u);
+  size_t visited = 0;
+  flat.for_each([&](std::string_view k, size_t v) {
+    ++visited;
+    auto it = ref.find(k);
+    ASSERT_NE(it, ref.end()) << k;
+    EXPECT_EQ(it->second, v) << k;
+  });
+  EXPECT_EQ(visited, ref.size());
+  EXPECT_EQ(ViewMap<int>().find("x"), nullptr);
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {

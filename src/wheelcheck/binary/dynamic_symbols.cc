@@ -1,8 +1,7 @@
 #include "binary/dynamic_symbols.h"
 
-#include <cstring>
-
 #include "util/budget.h"
+#include "util/hash.h"
 #include "util/parse.h"
 #include "util/u32_map.h"
 
@@ -33,39 +32,8 @@ std::string_view DynamicSymbols::version_file(uint16_t index) const {
   return v ? text(v->file, v->file_len) : std::string_view();
 }
 
-// Eight bytes a step (a mangled C++ name runs to a hundred), each mixed as xxHash64's round and
-// tail steps mix it, then its avalanche: every input bit reaches every output bit. No allocation;
-// the same value probes every library. Values live only within one run (never written to a report).
-uint64_t DynamicSymbols::hash(std::string_view name) {
-  constexpr uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
-                     P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
-  auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
-  const char* p = name.data();
-  size_t n = name.size();
-  uint64_t h = P5 + n;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h ^= rotl(w * P2, 31) * P1;
-    h = rotl(h, 27) * P1 + P4;
-  }
-  if (n >= 4) {
-    uint32_t w;
-    std::memcpy(&w, p, 4);
-    h ^= uint64_t{w} * P1;
-    h = rotl(h, 23) * P2 + P3;
-    p += 4, n -= 4;
-  }
-  for (; n > 0; ++p, --n) {
-    h ^= uint64_t{static_cast<unsigned char>(*p)} * P5;
-    h = rotl(h, 11) * P1;
-  }
-  h ^= h >> 33;
-  h *= P2;
-  h ^= h >> 29;
-  h *= P3;
-  return h ^ (h >> 32);
-}
+// One pass over the name, no allocation (util/hash.h); the same value probes every library.
+uint64_t DynamicSymbols::hash(std::string_view name) { return hash_bytes(name); }
 
 void DynamicSymbols::keep_defined(const std::vector<bool>& keep) {
   size_t w = 0;
@@ -134,7 +102,9 @@ std::vector<std::string_view> DynamicSymbols::defined_namespaces() const {
   U32Map<char> seen(defined_.size());
   for (const auto& def : defined_) {
     if (!seen.insert(def.name)) continue;
-    if (std::string_view ns = outer_namespace(name(def)); !ns.empty()) out.push_back(ns);
+    // Neighbouring definitions mostly open the same namespace: each run is one element to sort.
+    if (std::string_view ns = outer_namespace(name(def)); !ns.empty() && (out.empty() || out.back() != ns))
+      out.push_back(ns);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -912,8 +912,8 @@ const EntryFacts* WheelFacts::find_entry(const std::string& name) const {
       if (e.name == name) return &e;
     return nullptr;
   }
-  auto it = entry_index_.find(name);
-  return it == entry_index_.end() ? nullptr : &entries[it->second];
+  const size_t* at = entry_index_.find(name);
+  return at ? &entries[*at] : nullptr;
 }
 
 struct WheelFacts::InstallPaths {
@@ -922,16 +922,15 @@ struct WheelFacts::InstallPaths {
 };
 
 void WheelFacts::reindex() {
-  entry_index_.clear();
-  entry_index_.reserve(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) entry_index_.emplace(entries[i].name, i);
+  entry_index_ = ViewMap<size_t>(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) entry_index_.try_emplace(entries[i].name, i);
   install_paths_ = std::make_unique<InstallPaths>();
   entries_parked_ = false;
 }
 
 void WheelFacts::park_entries() {
   std::vector<EntryFacts>().swap(entries);
-  std::unordered_map<std::string_view, size_t>().swap(entry_index_);
+  entry_index_ = ViewMap<size_t>();
   install_paths_ = std::make_unique<InstallPaths>();  // as many names as the entries: built again when asked
   entries_parked_ = true;
 }

@@ -16,6 +16,7 @@
 #include "facts/sdist.h"
 #include "io/zip_index.h"
 #include "provenance/sigstore.h"
+#include "util/view_map.h"
 #include "wheel/filename.h"
 #include "wheel/metadata.h"
 #include "wheel/sbom.h"
@@ -151,7 +152,7 @@ struct WheelFacts {
   struct InstallPaths;
   // Views into entries[i].name: valid while `entries` is not resized (moving the facts keeps the
   // elements where they are); anything that adds entries calls reindex().
-  std::unordered_map<std::string_view, size_t> entry_index_;
+  ViewMap<size_t> entry_index_;
   std::unique_ptr<InstallPaths> install_paths_;
   bool entries_parked_ = false;
 };

@@ -8,11 +8,11 @@
 #include <optional>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
 #include "rules/rules.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "util/view_map.h"
 #include "wheel/entry_names.h"
 #include "wheel/py_text.h"
 
@@ -185,7 +185,7 @@ struct DirectoryClash {
   size_t file, dir;
 };
 
-std::vector<DirectoryClash> file_directory_clashes(const std::unordered_map<std::string_view, size_t>& files,
+std::vector<DirectoryClash> file_directory_clashes(const ViewMap<size_t>& files,
                                                    const std::vector<std::pair<std::string_view, size_t>>& dirs) {
   struct Key {
     std::string_view key;
@@ -194,7 +194,7 @@ std::vector<DirectoryClash> file_directory_clashes(const std::unordered_map<std:
   };
   std::vector<Key> keys;
   keys.reserve(files.size() + dirs.size());
-  for (const auto& [k, i] : files) keys.push_back({k, i, false});
+  files.for_each([&](std::string_view k, size_t i) { keys.push_back({k, i, false}); });
   for (const auto& [k, i] : dirs) keys.push_back({k, i, true});
   auto rank = [](char c) { return c == '/' ? 0 : int(static_cast<unsigned char>(c)) + 1; };
   std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
@@ -250,11 +250,10 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
   // Hashed, not ordered (100,000 entries are 100,000 insertions each): findings come in entry order,
   // and file_directory_clashes sorts what it needs. Keys are views: of the entry names (a library
   // path is its own key), or of a string kept in `owned` (`<scheme>/path`, case-folded keys).
-  std::unordered_map<std::string_view, size_t> files;         // install key -> the first entry placing it
-  std::vector<std::pair<std::string_view, size_t>> dir_keys;  // directory entries: install key, entry
-  std::unordered_map<std::string_view, std::pair<std::string_view, size_t>>
-      folded;                     // case-folded key -> the key, its entry
-  std::deque<std::string> owned;  // a deque: what it holds never moves
+  ViewMap<size_t> files(f.entries.size());                                // install key -> the first entry placing it
+  std::vector<std::pair<std::string_view, size_t>> dir_keys;              // directory entries: install key, entry
+  ViewMap<std::pair<std::string_view, size_t>> folded(f.entries.size());  // case-folded key -> the key, its entry
+  std::deque<std::string> owned;                                          // a deque: what it holds never moves
   auto keep = [&](std::string text) -> std::string_view { return owned.emplace_back(std::move(text)); };
   // to_lower(nfc(key)) is the key itself when it is ASCII without capitals (NFC leaves ASCII as it is).
   auto fold = [&](std::string_view key) -> std::string_view {
@@ -262,8 +261,6 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
       if (static_cast<unsigned char>(c) >= 0x80 || (c >= 'A' && c <= 'Z')) return keep(to_lower(nfc(key)));
     return key;
   };
-  files.reserve(f.entries.size());
-  folded.reserve(f.entries.size());
   std::set<std::string, std::less<>> foreign;
   // pypa/installer (0.7.0) takes any name with the string prefix `{name}-{version}.data` (from the
   // file name) for a .data path and splits it until it meets that directory: 'x-1.0.data_y/z' or
@@ -296,19 +293,19 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
     if (e.kind == EntryKind::directory) {
       while (key.ends_with('/')) key.remove_suffix(1);
       if (!key.empty()) dir_keys.emplace_back(key, i);
-    } else if (auto [it, fresh] = files.emplace(key, i); !fresh && f.entries[it->second].name != e.name) {
+    } else if (auto [first, fresh] = files.try_emplace(key, i); !fresh && f.entries[*first].name != e.name) {
       s.add("WC401",
-            "installs to '" + clip_for_display(key) + "' as the entry '" +
-                clip_for_display(f.entries[it->second].name) + "' does: one overwrites the other",
+            "installs to '" + clip_for_display(key) + "' as the entry '" + clip_for_display(f.entries[*first].name) +
+                "' does: one overwrites the other",
             e.name);
     }
-    if (auto [it, fresh] = folded.emplace(fold(key), std::pair(key, i)); !fresh && key != it->second.first)
+    if (auto [other, fresh] = folded.try_emplace(fold(key), std::pair(key, i)); !fresh && key != other->first)
       s.add("WC401",
             "installs to '" + clip_for_display(key) +
                 "', which a case-insensitive file system (Windows, macOS) takes "
                 "for '" +
-                clip_for_display(it->second.first) + "' (the entry '" +
-                clip_for_display(f.entries[it->second.second].name) + "')",
+                clip_for_display(other->first) + "' (the entry '" + clip_for_display(f.entries[other->second].name) +
+                "')",
             e.name, std::nullopt, on_case_folding);
     const std::string_view top = path.substr(0, path.find('/'));
     if (t->library() && top != f.dist_info && (top.ends_with(".dist-info") || top.ends_with(".egg-info")) &&

@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 
 #include "binary/binary_facts.h"
 #include "rules/loader/resolution.h"
@@ -15,6 +14,7 @@
 #include "util/digest.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "util/view_map.h"
 #include "wheel/entry_names.h"
 
 namespace wc {
@@ -322,10 +322,10 @@ void toplevel_names(const std::vector<LibraryFile>& lib, FindingSink& s) {
 
 // Files so common that two copies say nothing (check-wheel-contents' ALLOWED_DUPLICATES): empty,
 // a bare line break, a coding line.
-bool allowed_duplicate(uint64_t size, const std::string& sha256) {
+bool allowed_duplicate(uint64_t size, std::string_view sha256) {
   struct Allowed {
-    std::set<std::pair<uint64_t, std::string>> contents;
-    uint64_t longest = 0;  // nothing longer is looked up (no digest copied per entry)
+    std::vector<std::pair<uint64_t, std::string>> contents;  // six: compared in turn, nothing copied
+    uint64_t longest = 0;                                    // nothing longer is looked up
   };
   static const Allowed allowed = [] {
     Allowed out;
@@ -333,12 +333,13 @@ bool allowed_duplicate(uint64_t size, const std::string& sha256) {
          {"", "\n", "\r\n", "# -*- coding: utf-8 -*-", "# -*- coding: utf-8 -*-\n", "# -*- coding: utf-8 -*-\n\r"}) {
       Digest d;
       d.update(text.data(), text.size());
-      out.contents.insert({text.size(), d.digest_b64()});
+      out.contents.emplace_back(text.size(), d.digest_b64());
       out.longest = std::max<uint64_t>(out.longest, text.size());
     }
     return out;
   }();
-  return size <= allowed.longest && allowed.contents.count({size, sha256}) > 0;
+  return size <= allowed.longest && std::any_of(allowed.contents.begin(), allowed.contents.end(),
+                                                [&](const auto& c) { return c.first == size && c.second == sha256; });
 }
 
 // Inside a .dist-info directory, the wheel's own or a vendored package's: PEP 639 asks for copies of
@@ -349,36 +350,29 @@ bool in_dist_info(std::string_view name) { return name.find(".dist-info/") != st
 // metadata directories aside.
 void duplicates(const WheelFacts& f, FindingSink& s) {
   // Keyed by views of the entries' own digests (no copy each: a wheel has 100,000 entries), hashed
-  // (the groups are sorted below, so the output does not depend on the table's order).
-  struct Key {
-    uint64_t size;
-    std::string_view sha256;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const { return std::hash<std::string_view>()(k.sha256) ^ k.size; }
-  };
+  // (the groups are sorted below, so the output does not depend on the table's order). A digest
+  // names one content, so one size: only entries read whole (their digest and size both of the
+  // bytes read) are compared.
   // Each content's first entry, and its group once a second one comes (most contents have one
   // entry: no list is made for them).
   struct Seen {
-    const EntryFacts* first;
-    size_t group;
+    const EntryFacts* first = nullptr;
+    size_t group = 0;
   };
   constexpr size_t kNone = SIZE_MAX;
-  std::unordered_map<Key, Seen, KeyHash> by_content;
-  by_content.reserve(f.entries.size());
+  ViewMap<Seen> by_content(f.entries.size());
   std::vector<std::vector<std::string>> groups;
   for (const auto& e : f.entries) {
     if (e.kind != EntryKind::file || e.sha256.empty() || !e.complete() || in_dist_info(e.name) ||
         allowed_duplicate(e.size, e.sha256))
       continue;
-    auto [it, fresh] = by_content.try_emplace({e.size, e.sha256}, Seen{&e, kNone});
+    auto [seen, fresh] = by_content.try_emplace(e.sha256, Seen{&e, kNone});
     if (fresh) continue;
-    if (it->second.group == kNone) {
-      it->second.group = groups.size();
-      groups.push_back({it->second.first->name});
+    if (seen->group == kNone) {
+      seen->group = groups.size();
+      groups.push_back({seen->first->name});
     }
-    groups[it->second.group].push_back(e.name);
+    groups[seen->group].push_back(e.name);
   }
   std::sort(groups.begin(), groups.end());
   // One finding per content, up to a bound: a wheel of 50,000 copied pairs gets a summary, not
