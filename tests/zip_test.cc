@@ -130,6 +130,31 @@ TEST(Zip, DuplicateNames) {
   EXPECT_EQ(warnings, 1);  // case-only collision
 }
 
+// A name three times is one WC307 (at its second entry), a RECORD row three times two WC301s (each
+// row after the first), and an entry RECORD lists only more than once is still listed (no WC304).
+TEST(Zip, NamesAndRowsRepeatedThrice) {
+  auto z = testing::build_zip({{"demo/a.py", "1", false, "", true},
+                               {"demo/a.py", "2", false, "", true},
+                               {"demo/a.py", "3", false, "", true},
+                               {"demo/b.py", "4", false, "", true}});
+  auto fs = testing::findings_of(z, kGoodName);
+  int names = 0;
+  for (const auto& f : fs) names += f.rule == "WC307" && f.entry == "demo/a.py";
+  EXPECT_EQ(names, 1) << testing::dump(fs);
+  auto w = testing::WheelBuilder("demo", "1.0")
+               .add("demo/a.py", "x = 1\n")
+               .edit_record([](std::vector<std::vector<std::string>>& rows) {
+                 for (auto row : std::vector(rows))
+                   if (row[0] == "demo/a.py") rows.push_back(row), rows.push_back(row);
+               })
+               .build();
+  auto rs = testing::findings_of(w, "demo-1.0-py3-none-any.whl");
+  int repeated = 0;
+  for (const auto& f : rs) repeated += f.rule == "WC301" && f.message.find("more than once") != std::string::npos;
+  EXPECT_EQ(repeated, 2) << testing::dump(rs);
+  EXPECT_FALSE(testing::has_rule(rs, "WC304")) << testing::dump(rs);
+}
+
 TEST(Zip, UnsafePaths) {
   std::vector<std::pair<std::string, std::string>> cases = {
       {"../evil.py", "'..'"},         {"demo/../../evil.py", "'..'"},

@@ -1,12 +1,12 @@
 // WC301-WC307: RECORD against the archive.
 #include <algorithm>
 #include <deque>
-#include <numeric>
 #include <string_view>
 #include <vector>
 
 #include "rules/rules.h"
 #include "util/strings.h"
+#include "util/view_map.h"
 #include "wheel/entry_names.h"
 
 namespace wc {
@@ -77,9 +77,8 @@ void check_row(const WheelFacts& f, const RecordRow& row, const EntryFacts* e, c
 }  // namespace
 
 void record_rules(const WheelFacts& f, FindingSink& s) {
-  // WC307 holds for any archive, RECORD or not. Sorted index vectors of views into the entries
-  // (a 90,000-entry wheel: a few MB, where hash maps of nodes took several times that); findings
-  // still come in entry order.
+  // WC307 holds for any archive, RECORD or not. Flat hash tables of views into the entries (no
+  // copy, no node per entry); findings still come in entry order.
   const size_t n = f.entries.size();
   // The name as case-insensitive and normalising file systems see it: NFC and Unicode case folding
   // (where it is not ASCII: Ä and ä are one letter there), lower-cased (ASCII with upper case).
@@ -93,25 +92,20 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
                  ? std::string_view(lowered.emplace_back(ascii ? to_lower(name) : casefold_nfc(name)))
                  : std::string_view(name);
   }
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t(0));
-  auto name_of = [&](size_t i) { return std::string_view(f.entries[i].name); };
   std::vector<bool> second(n, false);  // the second entry of a name (reported once)
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return name_of(a) < name_of(b); });
-  for (size_t k = 1; k < n; ++k)
-    if (name_of(order[k]) == name_of(order[k - 1]) && (k < 2 || name_of(order[k - 2]) != name_of(order[k])))
-      second[order[k]] = true;
-  std::vector<size_t> folds_onto(n, SIZE_MAX);  // the first entry of the same case-folded name, when named otherwise
-  if (!lowered.empty()) {                       // else every key is its name: `order` is already the order of the keys
-    std::iota(order.begin(), order.end(), size_t(0));  // entry order within equal keys: the first seen wins
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
-  }
-  for (size_t k = 1, first = order.empty() ? 0 : order[0]; k < n; ++k) {
-    if (key[order[k]] != key[first]) {
-      first = order[k];
-      continue;
+  {
+    ViewMap<uint32_t> times(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t& seen = *times.try_emplace(f.entries[i].name).first;
+      second[i] = ++seen == 2;
     }
-    if (name_of(order[k]) != name_of(first)) folds_onto[order[k]] = first;
+  }
+  std::vector<size_t> folds_onto(n, SIZE_MAX);  // the first entry of the same case-folded name, when named otherwise
+  if (!lowered.empty()) {                       // else every key is its name: no two names fold together
+    ViewMap<size_t> first(n);                   // the first entry (in archive order) of each key
+    for (size_t i = 0; i < n; ++i)
+      if (auto [at, fresh] = first.try_emplace(key[i], i); !fresh && f.entries[i].name != f.entries[*at].name)
+        folds_onto[i] = *at;
   }
   for (size_t i = 0; i < n; ++i) {
     const std::string& name = f.entries[i].name;
@@ -133,12 +127,9 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   const std::string record = f.dist_info + "/RECORD";
   for (const auto& p : f.record->problems) s.add("WC301", "RECORD " + p, record);
   const auto& rows = f.record->rows;
-  std::vector<size_t> by_path(rows.size());
-  std::iota(by_path.begin(), by_path.end(), size_t(0));
-  std::stable_sort(by_path.begin(), by_path.end(), [&](size_t a, size_t b) { return rows[a].path < rows[b].path; });
-  std::vector<bool> repeated(rows.size(), false);
-  for (size_t k = 1; k < by_path.size(); ++k)
-    if (rows[by_path[k]].path == rows[by_path[k - 1]].path) repeated[by_path[k]] = true;
+  std::vector<bool> repeated(rows.size(), false);  // every row of a path after its first
+  ViewMap<char> paths(rows.size());                // every path RECORD lists
+  for (size_t i = 0; i < rows.size(); ++i) repeated[i] = !paths.try_emplace(rows[i].path).second;
   for (size_t i = 0; i < rows.size(); ++i) {
     const RecordRow& row = rows[i];
     if (repeated[i]) {
@@ -154,13 +145,8 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
     check_row(f, row, e, record, s);
     if (!e) s.add("WC305", "RECORD lists a file the archive lacks", row.path);
   }
-  auto listed = [&](const std::string& name) {
-    auto it = std::lower_bound(by_path.begin(), by_path.end(), name,
-                               [&](size_t i, const std::string& v) { return rows[i].path < v; });
-    return it != by_path.end() && rows[*it].path == name;
-  };
   for (const auto& e : f.entries) {
-    if (e.kind == EntryKind::directory || listed(e.name) || is_signature_or_record(f.dist_info, e.name)) continue;
+    if (e.kind == EntryKind::directory || paths.find(e.name) || is_signature_or_record(f.dist_info, e.name)) continue;
     s.add("WC304", "archive entry is not listed in RECORD", e.name);
   }
 }
