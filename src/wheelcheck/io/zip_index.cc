@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <initializer_list>
-#include <unordered_map>
 #include <utility>
 
 #include "util/cursor.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "util/view_map.h"
 
 namespace wc {
 namespace {
@@ -734,16 +734,20 @@ std::string cp437_to_utf8(std::string_view raw) {
 // Two entries zipfile names alike once it has decoded them (one name cp437, the other UTF-8):
 // pip installs one entry's bytes under the name RECORD verified for the other.
 static void check_decoded_duplicates(ZipIndex& idx) {
-  std::unordered_map<std::string_view, const ZipEntry*> by_raw, by_decoded;
-  for (const auto& z : idx.entries) by_raw.emplace(z.name, &z);
+  // Names zipfile reads as they are (UTF-8 flagged, or ASCII) clash in the duplicate-name check:
+  // with none decoded otherwise, there is nothing to look up.
+  if (std::all_of(idx.entries.begin(), idx.entries.end(), [](const ZipEntry& z) { return z.zipfile_name == z.name; }))
+    return;
+  ViewMap<const ZipEntry*> by_raw(idx.entries.size()), by_decoded;
+  for (const auto& z : idx.entries) by_raw.try_emplace(z.name, &z);
   for (const auto& z : idx.entries) {
     if (z.zipfile_name == z.name) continue;
-    auto other = by_raw.find(z.zipfile_name);
-    const ZipEntry* dup = other != by_raw.end() ? other->second : nullptr;
+    const ZipEntry* const* other = by_raw.find(z.zipfile_name);
+    const ZipEntry* dup = other ? *other : nullptr;
     if (!dup) {
-      auto [it, fresh] = by_decoded.emplace(z.zipfile_name, &z);
+      auto [first, fresh] = by_decoded.try_emplace(z.zipfile_name, &z);
       if (fresh) continue;
-      dup = it->second;
+      dup = *first;
     }
     idx.unsafe_names.push_back({"zipfile decodes this name to '" + clip_for_display(z.zipfile_name) +
                                     "', the name it gives the entry '" + clip_for_display(dup->name) +
