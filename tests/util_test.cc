@@ -272,7 +272,12 @@ TEST(ViewMap, AnswersAsAnUnorderedMap) {
     EXPECT_EQ(it->second, v) << k;
   });
   EXPECT_EQ(visited, ref.size());
-  EXPECT_EQ(ViewMap<int>().find("x"), nullptr);
+  ViewMap<int> lazy;  // nothing allocated, nothing found, then one insertion
+  EXPECT_EQ(lazy.find("x"), nullptr);
+  EXPECT_TRUE(lazy.try_emplace("x", 3).second);
+  ASSERT_NE(lazy.find("x"), nullptr);
+  EXPECT_EQ(*lazy.find("x"), 3);
+  EXPECT_EQ(lazy.find(""), nullptr);
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {

@@ -22,11 +22,14 @@ uint64_t view_map_seed();  // util/view_map.cc: random, fixed for the process
 template <typename V>
 class ViewMap {
  public:
-  explicit ViewMap(size_t expected = 0) { rehash(capacity_for(expected)); }
+  // Nothing is allocated until the first insertion (a wheel's parked facts hold an empty one).
+  explicit ViewMap(size_t expected = 0) {
+    if (expected) rehash(capacity_for(expected));
+  }
 
   // The value of `key`, inserted as `v` when it was not there; the flag says whether it was inserted.
   std::pair<V*, bool> try_emplace(std::string_view key, V v = V{}) {
-    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.size() * 2);
+    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? capacity_for(1) : slots_.size() * 2);
     const uint64_t h = hash_bytes(key, seed_);
     Slot& s = slots_[slot(key, h)];
     if (s.tag) return {&s.value, false};
@@ -35,6 +38,7 @@ class ViewMap {
     return {&s.value, true};
   }
   V* find(std::string_view key) {
+    if (slots_.empty()) return nullptr;
     Slot& s = slots_[slot(key, hash_bytes(key, seed_))];
     return s.tag ? &s.value : nullptr;
   }
