@@ -189,6 +189,25 @@ TEST(ByteScan, FindsWhatAByteLoopFinds) {
   EXPECT_GT(found4, 1000u);
 }
 
+// One step of a flat map against std::unordered_map: an insertion (both must agree whether the key
+// was new, and on its value) or a lookup (found in both or in neither, with one value).
+template <typename Flat, typename Ref, typename Key, typename V>
+void same_step(Flat& flat, Ref& ref, const Key& key, const V& v, bool insert) {
+  if (insert) {
+    auto [at, fresh] = flat.try_emplace(key, v);
+    auto [it, ref_fresh] = ref.emplace(key, v);
+    ASSERT_EQ(fresh, ref_fresh) << key;
+    ASSERT_EQ(*at, it->second) << key;
+    return;
+  }
+  const auto* at = std::as_const(flat).find(key);
+  auto it = ref.find(key);
+  ASSERT_EQ(at != nullptr, it != ref.end()) << key;
+  if (at) {
+    ASSERT_EQ(*at, it->second) << key;
+  }
+}
+
 // The flat map answers as std::unordered_map does over a random run of insertions and lookups
 // (keys 0 and 2^32-1 included, through several growths), and a value stays what was put there.
 TEST(U32Map, AnswersAsAnUnorderedMap) {
@@ -196,26 +215,14 @@ TEST(U32Map, AnswersAsAnUnorderedMap) {
   std::unordered_map<uint32_t, uint64_t> ref;
   uint64_t seed = 11;
   auto next = [&] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull; };
-  for (uint32_t key : {0u, UINT32_MAX, 16u, 32u}) {  // 16 and 32 start in one slot of a 16-slot table
+  for (uint32_t key : {0u, UINT32_MAX, 16u, 32u}) {  // the ends of the key range
     EXPECT_TRUE(flat.try_emplace(key, key + 1ull).second);
     ref.emplace(key, key + 1ull);
   }
   for (int op = 0; op < 200000; ++op) {
     const uint64_t r = next();
     const uint32_t key = static_cast<uint32_t>(r >> 40) % 50000u * 977u;  // collisions and repeats
-    if (r & 1) {
-      auto [at, fresh] = flat.try_emplace(key, r);
-      auto [it, ref_fresh] = ref.emplace(key, r);
-      ASSERT_EQ(fresh, ref_fresh) << key;
-      ASSERT_EQ(*at, it->second) << key;
-    } else {
-      const uint64_t* at = flat.find(key);
-      auto it = ref.find(key);
-      ASSERT_EQ(at != nullptr, it != ref.end()) << key;
-      if (at) {
-        ASSERT_EQ(*at, it->second) << key;
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(same_step(flat, ref, key, r, r & 1));
   }
   EXPECT_EQ(flat.size(), ref.size());
   EXPECT_GT(ref.size(), 30000u);
@@ -232,7 +239,9 @@ TEST(U32Map, AnswersAsAnUnorderedMap) {
 
 // The view-keyed map answers as std::unordered_map does: names that share long prefixes or differ
 // in one byte, the empty name, a NUL inside a name, through several growths; every key is visited
-// once by for_each with its value.
+// once by for_each with its value. The same with the probe bound at 0 and 2: the map moves into
+// its ordered fallback part-way (as names crafted to share one hash would make it) and answers
+// the same before, during and after. A moved-from map is empty and usable.
 TEST(ViewMap, AnswersAsAnUnorderedMap) {
   std::deque<std::string> names;  // what the views point into: never moves
   names.emplace_back("");
@@ -242,36 +251,34 @@ TEST(ViewMap, AnswersAsAnUnorderedMap) {
     names.push_back("pkg/sub/module_" + std::to_string(i % 20000) + (i % 3 ? ".py" : ".pyc"));
     names.push_back(std::string(i % 97, 'x') + static_cast<char>('a' + i % 26));
   }
-  ViewMap<size_t> flat;
-  std::unordered_map<std::string_view, size_t> ref;
-  uint64_t seed = 5;
-  for (size_t op = 0; op < names.size() * 2; ++op) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    const std::string_view key = names[(seed >> 33) % names.size()];
-    if (seed & 1) {
-      auto [at, fresh] = flat.try_emplace(key, op);
-      auto [it, ref_fresh] = ref.emplace(key, op);
-      ASSERT_EQ(fresh, ref_fresh) << key;
-      ASSERT_EQ(*at, it->second) << key;
-    } else {
-      const size_t* at = std::as_const(flat).find(key);
-      auto it = ref.find(key);
-      ASSERT_EQ(at != nullptr, it != ref.end()) << key;
-      if (at) {
-        ASSERT_EQ(*at, it->second) << key;
-      }
+  for (size_t max_probe : {ViewMap<size_t>::kMaxProbe, size_t{0}, size_t{2}}) {
+    SCOPED_TRACE("probe bound " + std::to_string(max_probe));
+    ViewMap<size_t> flat(0, max_probe);
+    std::unordered_map<std::string_view, size_t> ref;
+    uint64_t seed = 5;
+    for (size_t op = 0; op < names.size() * 2; ++op) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      const std::string_view key = names[(seed >> 33) % names.size()];
+      ASSERT_NO_FATAL_FAILURE(same_step(flat, ref, key, op, seed & 1));
     }
+    EXPECT_EQ(flat.ordered(), max_probe != ViewMap<size_t>::kMaxProbe);
+    EXPECT_EQ(flat.size(), ref.size());
+    EXPECT_GT(ref.size(), 20000u);
+    size_t visited = 0;
+    flat.for_each([&](std::string_view k, size_t v) {
+      ++visited;
+      auto it = ref.find(k);
+      ASSERT_NE(it, ref.end()) << k;
+      EXPECT_EQ(it->second, v) << k;
+    });
+    EXPECT_EQ(visited, ref.size());
+    ViewMap<size_t> moved(std::move(flat));
+    EXPECT_EQ(moved.size(), ref.size());
+    EXPECT_TRUE(flat.empty());  // NOLINT(bugprone-use-after-move): what a moved-from map holds
+    EXPECT_EQ(flat.find("pkg/sub/module_1.py"), nullptr);
+    EXPECT_TRUE(flat.try_emplace("x", 1).second);
+    EXPECT_EQ(flat.size(), 1u);
   }
-  EXPECT_EQ(flat.size(), ref.size());
-  EXPECT_GT(ref.size(), 20000u);
-  size_t visited = 0;
-  flat.for_each([&](std::string_view k, size_t v) {
-    ++visited;
-    auto it = ref.find(k);
-    ASSERT_NE(it, ref.end()) << k;
-    EXPECT_EQ(it->second, v) << k;
-  });
-  EXPECT_EQ(visited, ref.size());
   ViewMap<int> lazy;  // nothing allocated, nothing found, then one insertion
   EXPECT_EQ(lazy.find("x"), nullptr);
   EXPECT_TRUE(lazy.try_emplace("x", 3).second);

@@ -54,7 +54,7 @@ void DynamicSymbols::index() {
   size_t mask = cap - 1;
   // Definitions naming one string-table offset are one name: hashed and compared once (a table
   // whose every entry names one 8 MiB string costs one hash, not one per entry).
-  U32Map<size_t> slot_of(defined_.size());
+  U32Map<size_t> slot_of;
   for (size_t k = 0; k < defined_.size(); ++k) {
     size_t i;
     if (const size_t* at = slot_of.find(defined_[k].name)) {
@@ -99,7 +99,7 @@ std::vector<std::string_view> DynamicSymbols::defined_namespaces() const {
     return out;
   }
   // Definitions naming one string-table offset open one namespace: each offset is parsed once.
-  U32Map<char> seen(defined_.size());
+  U32Map<char> seen;
   for (const auto& def : defined_) {
     if (!seen.insert(def.name)) continue;
     // Neighbouring definitions mostly open the same namespace: each run is one element to sort.
@@ -118,7 +118,7 @@ std::shared_ptr<const DynamicSymbols> DynamicSymbols::slimmed() const {
   d.slim_ = true;
   d.has_versions_ = has_versions_;
   // Each string-table offset copied once (a table may name one long string many times).
-  U32Map<uint32_t> moved(undefined_.size());
+  U32Map<uint32_t> moved;
   auto keep = [&](uint32_t off, uint32_t len) -> uint32_t {
     if (len == 0) return 0;
     auto [at, fresh] = moved.try_emplace(off, 0);
@@ -146,7 +146,7 @@ std::shared_ptr<const DynamicSymbols> DynamicSymbols::slimmed() const {
   }
   d.strings_.shrink_to_fit();
   // Names hashed once per string-table offset, like index().
-  U32Map<uint64_t> hashed(defined_.size());
+  U32Map<uint64_t> hashed;
   d.slim_defined_.reserve(defined_.size());
   for (const auto& def : defined_) {
     auto [at, fresh] = hashed.try_emplace(def.name, 0);

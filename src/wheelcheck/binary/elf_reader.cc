@@ -660,11 +660,11 @@ class ElfReader {
     }
     syms.set_versioned(versym.has_value());
     charge_memory(count * sizeof(DynamicSymbols::Symbol) * 3, ".dynsym entries and their index");
-    U32Map<char> named(count);                              // name offsets already charged for
+    U32Map<char> named;                                     // name offsets already charged for
     std::vector<std::pair<uint32_t, uint32_t>> defined_at;  // (.dynsym index, name offset) of each definition
     // Each string-table offset is measured once: 43,689 symbols naming one 8 MiB string cost one
     // scan, not 43,689 (the cost grows with the table, never with references x name length).
-    U32Map<uint32_t> length_at(count);
+    U32Map<uint32_t> length_at;
     auto name_at = [&](uint32_t off) {
       auto [at, fresh] = length_at.try_emplace(off, 0);
       if (fresh) *at = static_cast<uint32_t>(strtab.cstr_at(off).size());

@@ -1,6 +1,8 @@
-// A 64-bit hash of bytes for in-memory tables (symbol names, entry names, digests): eight bytes a
-// step, each mixed as xxHash64's round and tail steps mix it, then its avalanche, so every input
-// bit reaches every output bit. Not for anything written out: values may change between versions.
+// Hashes for in-memory tables, never for anything written out (values may change between versions).
+// hash_bytes: symbol names, entry names, digests, eight bytes a step, each mixed as xxHash64's round
+// and tail steps mix it, then its avalanche, so every input bit reaches every output bit. It is
+// fast, not keyed: names built to collide collide under every seed, so the tables that take names
+// from a wheel bound their probes (util/view_map.h). mix64: a 64-bit key's finaliser (MurmurHash3's).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,17 @@
 #include <string_view>
 
 namespace wc {
+
+// Random, drawn once per process: the tables' seed, so their layout differs from run to run.
+uint64_t process_hash_seed();
+
+inline uint64_t mix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xFF51AFD7ED558CCDull;
+  k ^= k >> 33;
+  k *= 0xC4CEB9FE1A85EC53ull;
+  return k ^ (k >> 33);
+}
 
 inline uint64_t hash_bytes(std::string_view bytes, uint64_t seed = 0) {
   constexpr uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,

@@ -1,13 +1,17 @@
 // A hash map from 32-bit keys (string-table offsets, symbol indices) to small values, in two flat
 // arrays: open addressing, linear probing, at most half full. The symbol readers ask one per name
 // of a table of hundreds of thousands; std::unordered_map made a node (an allocation) for each.
-// A value's address holds until the next insertion.
+// Keys come from the file, so the slot is a seeded mix (util/hash.h): offsets chosen to crowd one
+// run of slots on this machine crowd nothing on the next. A value's address holds until the next
+// insertion.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "util/hash.h"
 
 namespace wc {
 
@@ -26,10 +30,11 @@ class U32Map {
     ++size_;
     return {&values_[i], true};
   }
-  V* find(uint32_t key) {
+  const V* find(uint32_t key) const {
     size_t i = slot(key);
     return keys_[i] == key ? &values_[i] : nullptr;
   }
+  V* find(uint32_t key) { return const_cast<V*>(std::as_const(*this).find(key)); }
   bool insert(uint32_t key) { return try_emplace(key).second; }  // as a set: true when new
   size_t size() const { return size_; }
 
@@ -43,7 +48,7 @@ class U32Map {
   // The key's slot, or the empty one where it would go.
   size_t slot(uint32_t key) const {
     const size_t mask = keys_.size() - 1;
-    size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_) & mask;
+    size_t i = static_cast<size_t>(mix64(key ^ seed_) >> shift_) & mask;  // seeded: keys cannot be aimed at one run
     while (keys_[i] != kEmpty && keys_[i] != key) i = (i + 1) & mask;
     return i;
   }
@@ -66,6 +71,7 @@ class U32Map {
   std::vector<V> values_;
   size_t size_ = 0;
   int shift_ = 60;
+  uint64_t seed_ = process_hash_seed();
 };
 
 }  // namespace wc

@@ -22,28 +22,30 @@ void sort_unique(std::vector<std::string>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// Sorted and each once: the names are sorted as views into the string table (a library repeats a
-// name for each version it defines) and copied out once each, in order.
+// Sorted and each once: the names are charged as they are met (a table naming one 8 MiB string a
+// million times stops at the budget here, before anything is sorted), sorted as views into the
+// string table (a library repeats a name for each version it defines), then copied once each.
 std::vector<std::string> elf_exports(const BinaryFacts& b) {
   std::vector<std::string> out;
   if (!b.symbols) return out;
   static constexpr std::string_view kReserved[] = {"_end", "_edata", "__bss_start", "_init", "_fini"};
+  std::vector<std::string_view> nodes(b.version_defs.begin(), b.version_defs.end());  // version names
+  std::sort(nodes.begin(), nodes.end());
   const DynamicSymbols& d = *b.symbols;
-  auto excluded = [&](std::string_view n) {  // a handful of each: compared in turn
-    return n.empty() || std::find(std::begin(kReserved), std::end(kReserved), n) != std::end(kReserved) ||
-           std::find(b.version_defs.begin(), b.version_defs.end(), n) != b.version_defs.end();
-  };
   std::vector<std::string_view> names;
   names.reserve(d.defined().size());
-  for (const auto& s : d.defined())
-    if (std::string_view n = d.name(s); !excluded(n)) names.push_back(n);
+  for (const auto& s : d.defined()) {
+    std::string_view n = d.name(s);
+    if (n.empty() || std::find(std::begin(kReserved), std::end(kReserved), n) != std::end(kReserved) ||
+        std::binary_search(nodes.begin(), nodes.end(), n))
+      continue;
+    charge_memory(n.size() + sizeof(std::string), "export names");
+    names.push_back(n);
+  }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   out.reserve(names.size());
-  for (std::string_view n : names) {
-    charge_memory(n.size() + sizeof(std::string), "export names");
-    out.emplace_back(n);
-  }
+  for (std::string_view n : names) out.emplace_back(n);
   return out;
 }
 
