@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include "util/byte_scan.h"
 #include "util/cursor.h"
 #include "util/digest.h"
+#include "util/hash.h"
 #include "util/json_text.h"
 #include "util/parse.h"
 #include "util/scratch_file.h"
@@ -285,6 +287,48 @@ TEST(ViewMap, AnswersAsAnUnorderedMap) {
   ASSERT_NE(lazy.find("x"), nullptr);
   EXPECT_EQ(*lazy.find("x"), 3);
   EXPECT_EQ(lazy.find(""), nullptr);
+}
+
+// Names built to share one hash_bytes value under every seed, as a hostile wheel could: each
+// 16-byte block comes in two forms whose first words' mixed values differ in bit 36 (bit 63 after
+// the rotation, which the odd multiply and the add keep) and whose second words' differ in bit 63,
+// so the state after the block is the same. 2^12 names from 12 blocks: one hash, every seed. The
+// map must leave its table for the ordered fallback and still answer exactly.
+TEST(ViewMap, NamesCraftedToCollideFallBackToOrder) {
+  constexpr uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full;
+  auto inverse = [](uint64_t a) {  // of an odd number mod 2^64, by Newton's iteration
+    uint64_t x = a;
+    for (int i = 0; i < 6; ++i) x *= 2 - a * x;
+    return x;
+  };
+  auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  auto mixed = [&](uint64_t w) { return rotl(w * P2, 31) * P1; };  // what hash_bytes xors in per word
+  auto unmixed = [&](uint64_t k) { return rotl(k * inverse(P1), 33) * inverse(P2); };
+  ASSERT_EQ(unmixed(mixed(0x0123456789ABCDEFull)), 0x0123456789ABCDEFull);
+  constexpr int kBlocks = 12;
+  std::vector<std::array<std::string, 2>> forms(kBlocks);
+  for (int b = 0; b < kBlocks; ++b) {
+    const uint64_t w1 = 0x1000 + b, w2 = 0x2000 + b;
+    const uint64_t w1x = unmixed(mixed(w1) ^ (uint64_t{1} << 36)), w2x = unmixed(mixed(w2) ^ (uint64_t{1} << 63));
+    for (int f = 0; f < 2; ++f) {
+      const uint64_t words[2] = {f ? w1x : w1, f ? w2x : w2};
+      forms[b][f].assign(reinterpret_cast<const char*>(words), sizeof words);
+    }
+  }
+  std::deque<std::string> names;
+  for (uint32_t pick = 0; pick < (1u << kBlocks); ++pick) {
+    std::string n;
+    for (int b = 0; b < kBlocks; ++b) n += forms[b][(pick >> b) & 1];
+    names.push_back(std::move(n));
+  }
+  for (uint64_t seed : {uint64_t{0}, process_hash_seed(), uint64_t{0x5EED}})
+    for (const auto& n : names) ASSERT_EQ(hash_bytes(n, seed), hash_bytes(names.front(), seed)) << "seed " << seed;
+  ViewMap<size_t> map;
+  std::unordered_map<std::string_view, size_t> ref;
+  for (size_t i = 0; i < names.size(); ++i) ASSERT_NO_FATAL_FAILURE(same_step(map, ref, names[i], i, true));
+  EXPECT_TRUE(map.ordered()) << "every name probed past all the others in the table";
+  for (size_t i = 0; i < names.size(); ++i) ASSERT_NO_FATAL_FAILURE(same_step(map, ref, names[i], i, false));
+  EXPECT_EQ(map.size(), names.size());
 }
 
 TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {
