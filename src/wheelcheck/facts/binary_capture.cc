@@ -268,9 +268,10 @@ struct BinaryCapture::Impl {
       if (!(q = search(q, static_cast<size_t>(text + n - q)))) break;
       found(start + static_cast<uint64_t>(q - text));
     }
-    // Keep the last bytes of the run for a match to come: whole chunks are not copied.
-    if (n >= kNameWindow + kSpan)
-      unmapped.assign(text + n - (kNameWindow + kSpan), kNameWindow + kSpan);
+    // Keep the last kNameWindow bytes of the run for a match to come (small chunks are gathered up
+    // to twice that before the front is dropped): whole chunks are not copied.
+    if (n >= kNameWindow)
+      unmapped.assign(text + n - kNameWindow, kNameWindow);
     else
       unmapped.append(text, n);
     if (unmapped.size() > 2 * kNameWindow) unmapped.erase(0, unmapped.size() - kNameWindow);

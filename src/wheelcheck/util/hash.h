@@ -5,6 +5,7 @@
 // from a wheel bound their probes (util/view_map.h). mix64: a 64-bit key's finaliser (MurmurHash3's).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -13,6 +14,13 @@ namespace wc {
 
 // Random, drawn once per process: the tables' seed, so their layout differs from run to run.
 uint64_t process_hash_seed();
+
+// Slots for an open-addressing table of `n` keys kept at most half full: a power of two, 16 at least.
+inline size_t table_capacity(size_t n) {
+  size_t cap = 16;
+  while (cap < 2 * n) cap <<= 1;
+  return cap;
+}
 
 inline uint64_t mix64(uint64_t k) {
   k ^= k >> 33;

@@ -18,7 +18,7 @@ namespace wc {
 template <typename V>
 class U32Map {
  public:
-  explicit U32Map(size_t expected = 0) { rehash(capacity_for(expected)); }
+  explicit U32Map(size_t expected = 0) { rehash(table_capacity(expected)); }
 
   // The value of `key`, inserted as `v` when it was not there; the flag says whether it was inserted.
   std::pair<V*, bool> try_emplace(uint32_t key, V v = V{}) {
@@ -40,11 +40,6 @@ class U32Map {
 
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // no 32-bit key
-  static size_t capacity_for(size_t n) {
-    size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    return cap;
-  }
   // The key's slot, or the empty one where it would go.
   size_t slot(uint32_t key) const {
     const size_t mask = keys_.size() - 1;

@@ -29,7 +29,7 @@ class ViewMap {
   // Nothing is allocated until the first insertion (a wheel's parked facts hold an empty one).
   // `max_probe` is for tests of the ordered fallback.
   explicit ViewMap(size_t expected = 0, size_t max_probe = kMaxProbe) : max_probe_(max_probe) {
-    if (expected) rehash(capacity_for(expected));
+    if (expected) rehash(table_capacity(expected));
   }
   ViewMap(ViewMap&& o) noexcept { *this = std::move(o); }
   ViewMap& operator=(ViewMap&& o) noexcept {
@@ -44,7 +44,7 @@ class ViewMap {
   // The value of `key`, inserted as `v` when it was not there; the flag says whether it was inserted.
   std::pair<V*, bool> try_emplace(std::string_view key, V v = V{}) {
     if (!ordered_) {
-      if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? capacity_for(1) : slots_.size() * 2);
+      if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? table_capacity(1) : slots_.size() * 2);
       const uint64_t h = hash_bytes(key, seed_);
       if (const size_t i = slot(key, h); i != kLong) {
         Slot& s = slots_[i];
@@ -90,11 +90,6 @@ class ViewMap {
     std::string_view key;
     V value{};
   };
-  static size_t capacity_for(size_t n) {
-    size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    return cap;
-  }
   // The key's slot, or the empty one where it would go (`h`: its hash, or its tag); kLong when
   // neither comes within max_probe_ steps.
   size_t slot(std::string_view key, uint64_t h) const {

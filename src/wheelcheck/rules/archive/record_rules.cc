@@ -92,13 +92,12 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
                  ? std::string_view(lowered.emplace_back(ascii ? to_lower(name) : casefold_nfc(name)))
                  : std::string_view(name);
   }
-  std::vector<bool> second(n, false);  // the second entry of a name (reported once)
-  {
-    ViewMap<uint32_t> times(n);
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t& seen = *times.try_emplace(f.entries[i].name).first;
-      second[i] = ++seen == 2;
-    }
+  // The second entry of a name (reported once): an entry the name index does not lead to repeats
+  // an earlier one, and only the first repeat of each is marked.
+  std::vector<bool> second(n, false), named_again(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t first = static_cast<size_t>(f.find_entry(f.entries[i].name) - f.entries.data());
+    if (first != i && !named_again[first]) second[i] = named_again[first] = true;
   }
   std::vector<size_t> folds_onto(n, SIZE_MAX);  // the first entry of the same case-folded name, when named otherwise
   if (!lowered.empty()) {                       // else every key is its name: no two names fold together

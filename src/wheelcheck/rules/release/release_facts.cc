@@ -18,7 +18,7 @@ namespace {
 constexpr uint64_t kMaxUnpacked = 256u << 20;
 
 void sort_unique(std::vector<std::string>& v) {
-  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
@@ -77,14 +77,15 @@ std::vector<BinarySummary> summarize_binaries(const WheelFacts& f) {
         if (!sl.minos.empty() && (!s.floors.count("macos") || compare_dotted(sl.minos, s.floors["macos"]) > 0))
           s.floors["macos"] = sl.minos;
       }
+      sort_unique(s.exports);
     } else {
       s.needed = b.dlls;
       s.exports = b.pe_exports;
       s.exports_known = b.pe_exports_read;
+      sort_unique(s.exports);
     }
-    if (!s.exports_known) s.exports.clear();
+    if (!s.exports_known) s.exports.clear();  // elf_exports gave them sorted and each once
     sort_unique(s.needed);
-    sort_unique(s.exports);
     out.push_back(std::move(s));
   }
   return out;
