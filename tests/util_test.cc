@@ -243,7 +243,8 @@ TEST(U32Map, AnswersAsAnUnorderedMap) {
 // in one byte, the empty name, a NUL inside a name, through several growths; every key is visited
 // once by for_each with its value. The same with the probe bound at 0 and 2: the map moves into
 // its ordered fallback part-way (as names crafted to share one hash would make it) and answers
-// the same before, during and after. A moved-from map is empty and usable.
+// the same before, during and after. for_each goes in insertion order while the map is hashed, in
+// key order once it is ordered. A moved-from map is empty and usable.
 TEST(ViewMap, AnswersAsAnUnorderedMap) {
   std::deque<std::string> names;  // what the views point into: never moves
   names.emplace_back("");
@@ -257,21 +258,29 @@ TEST(ViewMap, AnswersAsAnUnorderedMap) {
     SCOPED_TRACE("probe bound " + std::to_string(max_probe));
     ViewMap<size_t> flat(0, max_probe);
     std::unordered_map<std::string_view, size_t> ref;
+    std::vector<std::string_view> inserted;  // the keys in the order they went in
     uint64_t seed = 5;
     for (size_t op = 0; op < names.size() * 2; ++op) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
       const std::string_view key = names[(seed >> 33) % names.size()];
+      if ((seed & 1) && !ref.count(key)) inserted.push_back(key);
       ASSERT_NO_FATAL_FAILURE(same_step(flat, ref, key, op, seed & 1));
     }
     EXPECT_EQ(flat.ordered(), max_probe != ViewMap<size_t>::kMaxProbe);
     EXPECT_EQ(flat.size(), ref.size());
     EXPECT_GT(ref.size(), 20000u);
     size_t visited = 0;
+    std::string_view last;
     flat.for_each([&](std::string_view k, size_t v) {
-      ++visited;
       auto it = ref.find(k);
       ASSERT_NE(it, ref.end()) << k;
       EXPECT_EQ(it->second, v) << k;
+      if (flat.ordered())  // key order
+        EXPECT_TRUE(visited == 0 || last < k) << k;
+      else  // insertion order
+        EXPECT_EQ(k, inserted.at(visited));
+      last = k;
+      ++visited;
     });
     EXPECT_EQ(visited, ref.size());
     ViewMap<size_t> moved(std::move(flat));

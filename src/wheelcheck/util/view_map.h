@@ -1,12 +1,14 @@
 // A hash map from string views (entry names, digests, install paths: views of strings that
-// outlive the map) to small values, in one flat array: open addressing, linear probing, at most
-// half full, each slot holding the key's hash so most probes compare no bytes. The per-entry rules
-// ask one per wheel of 100,000 entries; std::unordered_map made a node (an allocation) for each.
+// outlive the map) to small values: the items in one array in insertion order, and an open-addressing
+// index over them (linear probing, at most half full) whose 8-byte slots hold the item's place and
+// 32 bits of the key's hash, so most probes compare no bytes and eight slots share a cache line.
+// The per-entry rules ask one per wheel of 100,000 entries; std::unordered_map made a node (an
+// allocation) for each, and slots holding the key and value were four times the size to fault in.
 // The hash is fast, not keyed (util/hash.h): names a wheel crafted to share one hash would make
 // every probe walk all of them. A probe longer than kMaxProbe (never met by chance at this load)
 // moves the map into an ordered map for good: O(log n) comparisons a step, whatever the names.
-// A value's address holds until the next insertion; iteration order is the table's (callers that
-// report in some order sort first).
+// A value's address holds until the next insertion; iteration is in insertion order while the
+// map is hashed, in key order once it is ordered (callers that report in some order sort first).
 #pragma once
 
 #include <cstddef>
@@ -29,10 +31,14 @@ class ViewMap {
   // Nothing is allocated until the first insertion (a wheel's parked facts hold an empty one).
   // `max_probe` is for tests of the ordered fallback.
   explicit ViewMap(size_t expected = 0, size_t max_probe = kMaxProbe) : max_probe_(max_probe) {
-    if (expected) rehash(table_capacity(expected));
+    if (expected) {
+      items_.reserve(expected);
+      rehash(table_capacity(expected));
+    }
   }
   ViewMap(ViewMap&& o) noexcept { *this = std::move(o); }
   ViewMap& operator=(ViewMap&& o) noexcept {
+    items_ = std::exchange(o.items_, {});
     slots_ = std::exchange(o.slots_, {});
     ordered_ = std::move(o.ordered_);
     size_ = std::exchange(o.size_, 0);
@@ -43,15 +49,17 @@ class ViewMap {
 
   // The value of `key`, inserted as `v` when it was not there; the flag says whether it was inserted.
   std::pair<V*, bool> try_emplace(std::string_view key, V v = V{}) {
+    if (!ordered_ && items_.size() >= kMaxItems) to_ordered();  // places no longer fit a slot
+    if (!ordered_ && 2 * (items_.size() + 1) > slots_.size())
+      rehash(slots_.empty() ? table_capacity(1) : slots_.size() * 2);  // may go ordered
     if (!ordered_) {
-      if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? table_capacity(1) : slots_.size() * 2);
       const uint64_t h = hash_bytes(key, seed_);
       if (const size_t i = slot(key, h); i != kLong) {
-        Slot& s = slots_[i];
-        if (s.tag) return {&s.value, false};
-        s = Slot{h | 1, key, std::move(v)};
+        if (const uint64_t s = slots_[i]) return {&items_[place(s)].value, false};
+        items_.push_back(Item{key, std::move(v)});
+        slots_[i] = (h & kTagMask) | items_.size();  // the place + 1: a used slot is never 0
         ++size_;
-        return {&s.value, true};
+        return {&items_.back().value, true};
       }
       to_ordered();
     }
@@ -66,65 +74,68 @@ class ViewMap {
     }
     if (slots_.empty()) return nullptr;
     const size_t i = slot(key, hash_bytes(key, seed_));
-    return i != kLong && slots_[i].tag ? &slots_[i].value : nullptr;  // a long probe: not inserted
+    if (i == kLong) return nullptr;  // a long probe: never inserted (it would have gone ordered)
+    const uint64_t s = slots_[i];
+    return s ? &items_[place(s)].value : nullptr;
   }
   const V* find(std::string_view key) const { return const_cast<ViewMap*>(this)->find(key); }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   bool ordered() const { return ordered_ != nullptr; }  // the fallback was taken
-  // f(key, value) for each entry, in the table's order.
+  // f(key, value) for each entry: in insertion order, or in key order once ordered.
   template <typename F>
   void for_each(F&& f) const {
     if (ordered_) {
       for (const auto& [k, v] : *ordered_) f(k, v);
       return;
     }
-    for (const Slot& s : slots_)
-      if (s.tag) f(s.key, s.value);
+    for (const Item& it : items_) f(it.key, it.value);
   }
 
  private:
   static constexpr size_t kLong = SIZE_MAX;
-  struct Slot {
-    uint64_t tag = 0;  // the key's hash with the low bit set; 0: empty
+  static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ull;  // the hash's high half; the low: the place + 1
+  static constexpr size_t kMaxItems = 0xFFFFFFFEu;
+  struct Item {
     std::string_view key;
-    V value{};
+    V value;
   };
-  // The key's slot, or the empty one where it would go (`h`: its hash, or its tag); kLong when
-  // neither comes within max_probe_ steps.
+  static size_t place(uint64_t s) { return static_cast<size_t>(s & ~kTagMask) - 1; }
+  // The key's slot, or the empty one where it would go (`h`: its hash; the low bits pick the
+  // first slot, the high half is the tag); kLong when neither comes within max_probe_ steps.
   size_t slot(std::string_view key, uint64_t h) const {
     const size_t mask = slots_.size() - 1;
-    const uint64_t tag = h | 1;
-    size_t i = static_cast<size_t>(h >> 1) & mask;
+    const uint64_t tag = h & kTagMask;
+    size_t i = static_cast<size_t>(h) & mask;
     for (size_t step = 0; step <= max_probe_; ++step, i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (!s.tag || (s.tag == tag && s.key == key)) return i;
+      const uint64_t s = slots_[i];
+      if (!s || ((s & kTagMask) == tag && items_[place(s)].key == key)) return i;
     }
     return kLong;
   }
+  // A larger index over the same items (their hashes are taken again: only a map given no size
+  // up front grows).
   void rehash(size_t cap) {
-    std::vector<Slot> old(cap);
-    old.swap(slots_);
-    for (size_t k = 0; k < old.size(); ++k) {
-      if (!old[k].tag) continue;
-      const size_t i = slot(old[k].key, old[k].tag);  // tag >> 1 is the hash's >> 1: no hashing again
-      if (i == kLong) {  // the keys crowd even the larger table: those placed and the rest go ordered
+    slots_.assign(cap, 0);
+    for (size_t k = 0; k < items_.size(); ++k) {
+      const uint64_t h = hash_bytes(items_[k].key, seed_);
+      const size_t i = slot(items_[k].key, h);
+      if (i == kLong) {  // the keys crowd even the larger table: all go ordered
         to_ordered();
-        for (; k < old.size(); ++k)
-          if (old[k].tag) ordered_->emplace(old[k].key, std::move(old[k].value));
         return;
       }
-      slots_[i] = std::move(old[k]);
+      slots_[i] = (h & kTagMask) | (k + 1);
     }
   }
   void to_ordered() {
     ordered_ = std::make_unique<std::map<std::string_view, V>>();
-    for (Slot& s : slots_)
-      if (s.tag) ordered_->emplace(s.key, std::move(s.value));
-    std::vector<Slot>().swap(slots_);
+    for (Item& it : items_) ordered_->emplace(it.key, std::move(it.value));
+    std::vector<Item>().swap(items_);
+    std::vector<uint64_t>().swap(slots_);
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Item> items_;      // insertion order
+  std::vector<uint64_t> slots_;  // 0: empty; else the hash's high half | the item's place + 1
   std::unique_ptr<std::map<std::string_view, V>> ordered_;
   size_t size_ = 0;
   size_t max_probe_ = kMaxProbe;
