@@ -114,10 +114,11 @@ std::optional<json> parse_checked(const std::string& text, std::vector<PolicyIss
     return std::nullopt;
   }
   json doc = std::move(*parsed);
-  auto lines = json_pointer_lines(text);
+  std::optional<std::map<std::string, int>> lines;  // found only for a policy with something to say
   auto line = [&](const std::string& ptr) {
-    auto it = lines.find(ptr);
-    return it == lines.end() ? 0 : it->second;
+    if (!lines) lines = json_pointer_lines(text);
+    auto it = lines->find(ptr);
+    return it == lines->end() ? 0 : it->second;
   };
   static const json schema = json::parse(kPolicySchema);
   for (const auto& si : schema_validate(doc, schema)) issues.push_back({si.pointer, line(si.pointer), si.message});
