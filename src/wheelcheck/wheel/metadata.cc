@@ -97,8 +97,19 @@ RecordFile parse_record(std::string_view text) {
     row_started = false;
   };
   bool told_break = false;
+  // Printable ASCII but the comma and the quote means the same inside quotes and out, and is no
+  // line break for anyone: a run of it joins the field at once.
+  auto plain = [](char c) { return c >= 0x20 && c < 0x7F && c != ',' && c != '"'; };
   while (i < text.size()) {
     char c = text[i];
+    if (plain(c)) {
+      size_t j = i + 1;
+      while (j < text.size() && plain(text[j])) ++j;
+      field.append(text.data() + i, j - i);
+      row_started = true;  // already so inside quotes
+      i = j;
+      continue;
+    }
     // pip and installer read RECORD as csv over str.splitlines(): every other line break starts a
     // row there that this reader (csv over the file, \r and \n) never sees.
     if (c != '\r' && c != '\n' && !told_break && python_line_break_at(text, i)) {
