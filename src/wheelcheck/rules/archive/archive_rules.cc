@@ -333,9 +333,11 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
 // lands in site-packages as tests/x.py. Only the library schemes map (scripts, headers and data
 // install outside site-packages, where the globs' paths do not point).
 void forbidden(const WheelFacts& f, FindingSink& s) {
+  if (s.policy().forbid.empty()) return;
   for (const auto& e : f.entries) {
-    auto t = install_target(e.name);
-    const std::string* installed = t && t->library() && t->path != e.name ? &t->path : nullptr;
+    const auto t = install_target_view(e.name);  // views of the name: no copies per entry
+    const std::optional<std::string_view> installed =
+        t && t->library() && t->path != e.name ? std::optional(t->path) : std::nullopt;
     for (const auto& rule : s.policy().forbid) {
       bool by_name = glob_match(rule.glob, e.name);
       if (!by_name && !(installed && glob_match(rule.glob, *installed))) continue;
