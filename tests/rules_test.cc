@@ -2,11 +2,14 @@
 // stays silent on the correct wheel (the first test).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "facts/analyze.h"
 #include "io/source.h"
 #include "policy/policy.h"
 #include "rules/rules.h"
 #include "support/test_support.h"
+#include "util/strings.h"
 #include "wheel_builder.h"
 
 namespace wc {
@@ -29,6 +32,54 @@ long count_rule(const std::vector<Finding>& fs, const std::string& rule) {
 }
 
 WheelBuilder base() { return WheelBuilder("demo-pkg", "1.0").add("demo_pkg/__init__.py", "x = 1\n"); }
+
+// A file key that is a directory too (WC401 "installs 'K' as a file, and the entry 'E' as a
+// directory"), against a brute force over random trees: for each file key, the first entry in
+// archive order below it (a deeper key, or a directory entry of that key). Every tenth tree also
+// holds a 400-deep path, which sends the rule from its parent lookups to its sort.
+TEST(Rules, FileDirectoryClashesAsABruteForceFindsThem) {
+  uint64_t seed = 0xC1A5;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  const char* const parts[] = {"a", "b", "ab"};
+  size_t clashes = 0;
+  for (int tree = 0; tree < 150; ++tree) {
+    std::vector<std::string> names;  // archive order, each once
+    for (size_t n = 2 + next(10); names.size() < n;) {
+      std::string name = "demo_pkg";
+      for (size_t d = 1 + next(4); d > 0; --d) name += std::string("/") + parts[next(3)];
+      if (next(4) == 0) name += "/";  // a directory entry
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    if (tree % 10 == 0) {
+      std::string deep = "demo_pkg/a";
+      for (int d = 0; d < 400; ++d) deep += "/d";
+      names.push_back(deep + "/x.py");
+      names.push_back(deep);  // a file with the deep path below it
+    }
+    WheelBuilder b("demo-pkg", "1.0");
+    for (const auto& n : names) n.ends_with('/') ? b.add_unrecorded(n, "") : b.add(n, "x\n");
+    std::multiset<std::string> want;
+    for (const auto& file : names) {
+      if (file.ends_with('/')) continue;
+      for (const auto& other : names) {  // archive order: the first below is the one named
+        const bool below = other.starts_with(file + "/") || other == file + "/";
+        if (!below) continue;
+        want.insert("installs '" + clip_for_display(file) + "' as a file, and the entry '" + clip_for_display(other) +
+                    "' as a directory: installers fail half-way");
+        break;
+      }
+    }
+    std::multiset<std::string> got;
+    for (const auto& f : check(b))
+      if (f.rule == "WC401" && f.message.find("as a directory") != std::string::npos) got.insert(f.message);
+    ASSERT_EQ(got, want) << "tree " << tree;
+    clashes += want.size();
+  }
+  EXPECT_GT(clashes, 100u);  // the trees clash often, not only the deep ones
+}
 
 // Why a name may not be installed (WC401), component by component: each reason at the first,
 // a middle and the last component, and the names that pass.

@@ -176,17 +176,17 @@ std::string size_in_units(uint64_t bytes) {
 }
 
 // An install key that is a file and a directory too: a directory entry of that key, or any file
-// below it. `dir` is the first entry (archive order) making it a directory, as a map of every
-// parent of every file would find it; but that map holds a deep path's every prefix (quadratic in
-// a hostile name). Here one sort with '/' before every other byte puts all keys below "a" right
-// after "a", and one pass with a stack of the open file keys charges each key to one subtree.
+// below it. `dir` is the first entry (archive order) making it a directory. In key order.
 struct DirectoryClash {
   std::string_view key;
   size_t file, dir;
 };
 
-std::vector<DirectoryClash> file_directory_clashes(const ViewMap<size_t>& files,
-                                                   const std::vector<std::pair<std::string_view, size_t>>& dirs) {
+// The same by one sort: with '/' before every other byte, all keys below "a" come right after
+// "a", and one pass with a stack of the open file keys charges each key to one subtree. Its cost
+// is the sort's whatever the keys' depth.
+std::vector<DirectoryClash> clashes_by_sort(const ViewMap<size_t>& files,
+                                            const std::vector<std::pair<std::string_view, size_t>>& dirs) {
   struct Key {
     std::string_view key;
     size_t entry;
@@ -234,6 +234,41 @@ std::vector<DirectoryClash> file_directory_clashes(const ViewMap<size_t>& files,
     if (!k.dir) open.push_back({&k, none});
   }
   while (!open.empty()) close();
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  return out;
+}
+
+// Each key's parents (its prefixes up to each '/') are looked up among the file keys, and a
+// directory entry's own key too: a lookup per '/', no sort. Hashing a prefix costs its length, so
+// a key costs the sum of its prefixes' lengths, quadratic in a deep path: while that sum stays
+// within 16 times the keys' bytes (any real tree: 'pkg/sub/m.py' is 1.1 times), this is the
+// cheaper; past it (a hostile deep name) the sort answers.
+std::vector<DirectoryClash> file_directory_clashes(const ViewMap<size_t>& files,
+                                                   const std::vector<std::pair<std::string_view, size_t>>& dirs) {
+  auto each_parent = [](std::string_view key, auto&& f) {
+    for (size_t p = key.find('/'); p != std::string_view::npos; p = key.find('/', p + 1)) f(key.substr(0, p));
+  };
+  uint64_t bytes = 0, hashed = 0;
+  auto cost = [&](std::string_view key) {
+    bytes += key.size();
+    each_parent(key, [&](std::string_view parent) { hashed += parent.size(); });
+  };
+  files.for_each([&](std::string_view key, size_t) { cost(key); });
+  for (const auto& [key, i] : dirs) cost(key), hashed += key.size();
+  if (hashed > 16 * bytes + 65536) return clashes_by_sort(files, dirs);
+  ViewMap<size_t> first_below;  // a file key with something below it -> the first such entry
+  auto below = [&](std::string_view file, size_t entry) {
+    if (!files.find(file)) return;
+    if (auto [at, fresh] = first_below.try_emplace(file, entry); !fresh) *at = std::min(*at, entry);
+  };
+  files.for_each(
+      [&](std::string_view key, size_t i) { each_parent(key, [&](std::string_view parent) { below(parent, i); }); });
+  for (const auto& [key, i] : dirs) {
+    each_parent(key, [&](std::string_view parent) { below(parent, i); });
+    below(key, i);
+  }
+  std::vector<DirectoryClash> out;
+  first_below.for_each([&](std::string_view key, size_t dir) { out.push_back({key, *files.find(key), dir}); });
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
   return out;
 }
