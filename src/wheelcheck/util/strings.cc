@@ -232,20 +232,24 @@ bool glob_any(const std::vector<std::string>& globs, std::string_view name) {
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
 }
 
-bool glob_match(std::string_view pattern, std::string_view path) {
+GlobMatcher::GlobMatcher(std::string_view pattern) : pattern_(pattern) {
   // Every run of plain characters (no wildcard, class or '/', which "**/" may drop) appears in
   // any path the pattern matches: look for the longest one first, so most paths fail in one
   // search instead of a backtracking walk.
-  std::string_view longest;
   for (size_t i = 0; i < pattern.size();) {
     size_t j = i;
     while (j < pattern.size() && std::string_view("*?[]/").find(pattern[j]) == std::string_view::npos) ++j;
-    if (j - i > longest.size()) longest = pattern.substr(i, j - i);
+    if (j - i > literal_.size()) literal_ = pattern.substr(i, j - i);
     i = j + 1;
   }
-  if (!longest.empty() && path.find(longest) == std::string_view::npos) return false;
-  return glob_nfa(pattern, path);
 }
+
+bool GlobMatcher::operator()(std::string_view path) const {
+  if (!literal_.empty() && path.find(literal_) == std::string_view::npos) return false;
+  return glob_nfa(pattern_, path);
+}
+
+bool glob_match(std::string_view pattern, std::string_view path) { return GlobMatcher(pattern)(path); }
 
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n) {
   static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

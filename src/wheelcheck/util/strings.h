@@ -34,6 +34,16 @@ std::string casefold_nfc(std::string_view s);
 // Shell-style glob: `*` matches within a path component, `**` across components, `?` one char,
 // `[...]` a class.
 bool glob_match(std::string_view pattern, std::string_view path);
+// The same glob asked of many paths (a policy's forbid list, of every entry): what glob_match
+// works out from the pattern alone is worked out once. Holds a view of `pattern`.
+class GlobMatcher {
+ public:
+  explicit GlobMatcher(std::string_view pattern);
+  bool operator()(std::string_view path) const;
+
+ private:
+  std::string_view pattern_, literal_;
+};
 // Whether any of `globs` matches `name`.
 bool glob_any(const std::vector<std::string>& globs, std::string_view name);
 std::string base64_urlsafe_nopad(const unsigned char* data, size_t n);

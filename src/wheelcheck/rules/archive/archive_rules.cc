@@ -369,13 +369,16 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
 // install outside site-packages, where the globs' paths do not point).
 void forbidden(const WheelFacts& f, FindingSink& s) {
   if (s.policy().forbid.empty()) return;
+  std::vector<GlobMatcher> globs;
+  for (const auto& rule : s.policy().forbid) globs.emplace_back(rule.glob);
   for (const auto& e : f.entries) {
     const auto t = install_target_view(e.name);  // views of the name: no copies per entry
     const std::optional<std::string_view> installed =
         t && t->library() && t->path != e.name ? std::optional(t->path) : std::nullopt;
-    for (const auto& rule : s.policy().forbid) {
-      bool by_name = glob_match(rule.glob, e.name);
-      if (!by_name && !(installed && glob_match(rule.glob, *installed))) continue;
+    for (size_t g = 0; g < globs.size(); ++g) {
+      const auto& rule = s.policy().forbid[g];
+      bool by_name = globs[g](e.name);
+      if (!by_name && !(installed && globs[g](*installed))) continue;
       s.add("WC706",
             (by_name ? std::string() : "installs to '" + clip_for_display(*installed) + "', which ") +
                 "matches forbidden pattern '" + rule.glob + "'" + (rule.reason.empty() ? "" : ": " + rule.reason),
