@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "facts/analyze.h"
 #include "io/source.h"
@@ -79,6 +80,89 @@ TEST(Rules, FileDirectoryClashesAsABruteForceFindsThem) {
     clashes += want.size();
   }
   EXPECT_GT(clashes, 100u);  // the trees clash often, not only the deep ones
+}
+
+// WC307 (a name twice; names one case-insensitive or normalising file system takes for one) and
+// RECORD's WC301 (a path listed twice), WC304 (an entry RECORD does not list) and WC305 (a path no
+// entry has), against a brute force over random archives: names of a, A, b, é (NFC and NFD) and
+// É, some repeated, some unrecorded, rows for absent files and rows listed twice.
+TEST(Rules, NameAndRecordTablesAsABruteForceFindsThem) {
+  uint64_t seed = 0x307;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  const char* const parts[] = {"a", "A", "b", "\xc3\xa9", "e\xcc\x81", "\xc3\x89"};
+  auto key = [](const std::string& name) {  // as a case-insensitive, normalising file system sees it
+    const bool ascii =
+        std::all_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    return ascii ? to_lower(name) : casefold_nfc(name);
+  };
+  using Seen = std::multiset<std::tuple<std::string, std::string, std::string>>;  // rule, message, entry
+  size_t seen = 0;
+  for (int wheel = 0; wheel < 120; ++wheel) {
+    std::vector<std::string> names;
+    std::vector<bool> recorded;
+    for (size_t n = 1 + next(9); names.size() < n;) {
+      std::string name = "demo_pkg/";
+      for (size_t k = 1 + next(2); k > 0; --k) name += parts[next(std::size(parts))];
+      names.push_back(name + ".py");
+      recorded.push_back(next(5) != 0);
+      if (next(4) == 0) names.push_back(names.back()), recorded.push_back(next(2) != 0);  // the name again
+    }
+    std::vector<std::string> extra;  // rows added to RECORD: absent files, or a path again
+    for (size_t k = next(3); k > 0; --k)
+      extra.push_back(next(2) ? "demo_pkg/gone" + std::to_string(next(3)) + ".py" : names[next(names.size())]);
+    std::vector<std::string> rows;  // the paths RECORD lists, in order
+    WheelBuilder b("demo-pkg", "1.0");
+    for (size_t i = 0; i < names.size(); ++i) recorded[i] ? b.add(names[i], "x\n") : b.add_unrecorded(names[i], "x\n");
+    b.edit_record([&](std::vector<std::vector<std::string>>& r) {
+      for (const auto& p : extra) r.push_back({p, "", ""});
+      for (const auto& row : r) rows.push_back(row[0]);
+    });
+    Seen got;
+    auto keep = [&](const Finding& f) {
+      if (f.entry.starts_with("demo_pkg/") && (f.rule == "WC307" || f.rule == "WC304" || f.rule == "WC305" ||
+                                               f.message == "RECORD lists this path more than once"))
+        got.insert({f.rule, f.message, f.entry});
+    };
+    for (const auto& f : check(b)) {
+      keep(f);
+      for (const auto& r : f.repeats) keep(r);
+    }
+    Seen want;
+    std::set<std::string> told_twice;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const bool again = std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i;
+      if (again && told_twice.insert(names[i]).second)
+        want.insert({"WC307", "the archive holds this name more than once", names[i]});
+      for (size_t j = 0; j < i; ++j) {
+        if (key(names[j]) != key(names[i])) continue;
+        if (names[j] != names[i])
+          want.insert(
+              {"WC307",
+               nfc(names[i]) != nfc(names[j])
+                   ? "differs only in case from '" + names[j] + "' (they collide on case-insensitive file systems)"
+                   : "differs from '" + names[j] +
+                         "' only in Unicode normalisation (NFC/NFD; one file on macOS and wherever names are "
+                         "normalised)",
+               names[i]});
+        break;
+      }
+      if (std::find(rows.begin(), rows.end(), names[i]) == rows.end())
+        want.insert({"WC304", "archive entry is not listed in RECORD", names[i]});
+    }
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (!rows[r].starts_with("demo_pkg/")) continue;
+      if (std::find(rows.begin(), rows.begin() + r, rows[r]) != rows.begin() + r)
+        want.insert({"WC301", "RECORD lists this path more than once", rows[r]});
+      else if (std::find(names.begin(), names.end(), rows[r]) == names.end())
+        want.insert({"WC305", "RECORD lists a file the archive lacks", rows[r]});
+    }
+    ASSERT_EQ(got, want) << "wheel " << wheel;
+    seen += want.size();
+  }
+  EXPECT_GT(seen, 150u);
 }
 
 // Why a name may not be installed (WC401), component by component: each reason at the first,

@@ -95,16 +95,36 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   // The second entry of a name (reported once): an entry the name index does not lead to repeats
   // an earlier one, and only the first repeat of each is marked.
   std::vector<bool> second(n, false), named_again(n, false);
+  std::vector<size_t> first_of(n);  // the first entry of each entry's name
   for (size_t i = 0; i < n; ++i) {
-    const size_t first = static_cast<size_t>(f.find_entry(f.entries[i].name) - f.entries.data());
+    const size_t first = first_of[i] = static_cast<size_t>(f.find_entry(f.entries[i].name) - f.entries.data());
     if (first != i && !named_again[first]) second[i] = named_again[first] = true;
   }
-  std::vector<size_t> folds_onto(n, SIZE_MAX);  // the first entry of the same case-folded name, when named otherwise
-  if (!lowered.empty()) {                       // else every key is its name: no two names fold together
-    ViewMap<size_t> first(n);                   // the first entry (in archive order) of each key
-    for (size_t i = 0; i < n; ++i)
-      if (auto [at, fresh] = first.try_emplace(key[i], i); !fresh && f.entries[i].name != f.entries[*at].name)
-        folds_onto[i] = *at;
+  // The first entry (in archive order) of the same key, when named otherwise. Two entries share a
+  // key and differ in name only where one's key is not its name (a folded one): a table holds the
+  // folded keys alone, and an entry whose key is its name is found by name, through the index.
+  std::vector<size_t> folds_onto(n, SIZE_MAX);
+  std::vector<bool> folded(n, false);
+  bool any_folded = false;
+  for (size_t i = 0; i < n; ++i) {
+    folded[i] = key[i] != f.entries[i].name;
+    any_folded = any_folded || folded[i];
+  }
+  if (any_folded) {
+    ViewMap<size_t> first_folded;  // a folded key -> its first entry so far
+    for (size_t i = 0; i < n; ++i) {
+      size_t first = SIZE_MAX;  // of the entries before i with i's key
+      if (folded[i]) {
+        if (auto [at, fresh] = first_folded.try_emplace(key[i], i); !fresh) first = *at;
+        const EntryFacts* same = f.find_entry(std::string(key[i]));  // the first entry named as the key
+        const size_t j = same ? static_cast<size_t>(same - f.entries.data()) : SIZE_MAX;
+        if (j < i && !folded[j]) first = std::min(first, j);
+      } else {
+        if (const size_t* at = first_folded.find(key[i])) first = *at;
+        if (first_of[i] < i) first = std::min(first, first_of[i]);
+      }
+      if (first != SIZE_MAX && f.entries[i].name != f.entries[first].name) folds_onto[i] = first;
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     const std::string& name = f.entries[i].name;
@@ -125,13 +145,22 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   if (!f.record) return;  // missing RECORD is reported by the layout check
   const std::string record = f.dist_info + "/RECORD";
   for (const auto& p : f.record->problems) s.add("WC301", "RECORD " + p, record);
-  const auto& rows = f.record->rows;
-  std::vector<bool> repeated(rows.size(), false);  // every row of a path after its first
-  ViewMap<char> paths(rows.size());                // every path RECORD lists
-  for (size_t i = 0; i < rows.size(); ++i) repeated[i] = !paths.try_emplace(rows[i].path).second;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const RecordRow& row = rows[i];
-    if (repeated[i]) {
+  // A row's path leads to the first entry of that name (then the entry index says whether an
+  // earlier row listed it, and WC304 asks no table of paths), or to no entry (then a table of the
+  // few such paths says it).
+  std::vector<bool> listed(n, false);  // by the first entry of each name
+  ViewMap<char> missing;               // paths RECORD lists that no entry has
+  for (const RecordRow& row : f.record->rows) {
+    const EntryFacts* e = f.find_entry(row.path);
+    bool repeated;
+    if (e) {
+      const size_t k = static_cast<size_t>(e - f.entries.data());
+      repeated = listed[k];
+      listed[k] = true;
+    } else {
+      repeated = !missing.try_emplace(row.path).second;
+    }
+    if (repeated) {
       s.add("WC301", "RECORD lists this path more than once", row.path);
       continue;
     }
@@ -140,12 +169,12 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
             "RECORD lists the signature file " + std::string(last_component(row.path)) +
                 ", which must not be in it: pypa/installer refuses to install the wheel",
             row.path);
-    const EntryFacts* e = f.find_entry(row.path);
     check_row(f, row, e, record, s);
     if (!e) s.add("WC305", "RECORD lists a file the archive lacks", row.path);
   }
-  for (const auto& e : f.entries) {
-    if (e.kind == EntryKind::directory || paths.find(e.name) || is_signature_or_record(f.dist_info, e.name)) continue;
+  for (size_t i = 0; i < n; ++i) {
+    const EntryFacts& e = f.entries[i];
+    if (e.kind == EntryKind::directory || listed[first_of[i]] || is_signature_or_record(f.dist_info, e.name)) continue;
     s.add("WC304", "archive entry is not listed in RECORD", e.name);
   }
 }
