@@ -810,7 +810,9 @@ ZipIndex read_zip_index(Source& src, const std::function<bool(const ZipEntry&)>&
     std::vector<ZipEntry*> order;
     order.reserve(idx.entries.size());
     for (auto& z : idx.entries) order.push_back(&z);
-    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->local_offset < b->local_offset; });
+    auto offset_order = [](auto* a, auto* b) { return a->local_offset < b->local_offset; };
+    if (!std::is_sorted(order.begin(), order.end(), offset_order))  // as writers lay them out: nothing to sort
+      std::stable_sort(order.begin(), order.end(), offset_order);
     uint64_t first = order.empty() ? idx.central_directory_offset
                                    : std::min(order.front()->local_offset, idx.central_directory_offset);
     if (first > 0)
