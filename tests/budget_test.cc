@@ -127,6 +127,32 @@ TEST(Budget, PolicyLimitsTheBudget) {
   EXPECT_NE(f.limit_events[0].message.find("16.8 MB per wheel"), std::string::npos) << f.limit_events[0].message;
 }
 
+// One reader takes the entries largest first, small ones too, so which entry the budget runs out
+// in is fixed by the sizes, not the archive order: b.so (three names of an 8 MiB string, and 64 KiB
+// of noise after its sections: ~70 KB deflated) before a.so (two names, ~8 KB deflated), though
+// a.so comes first in the archive. Each fits a 40 MiB budget alone, not both: it runs out in a.so.
+TEST(Budget, OneReaderRunsOutInTheSameEntryWhateverTheArchiveOrder) {
+  testing::TempDir dir;
+  const auto two = testing::read_file(hostile(dir, "dynsuffix", 2, true));
+  auto three = testing::read_file(hostile(dir, "dynsuffix", 3, true));
+  std::mt19937 noise(48);
+  for (int i = 0; i < 65536; ++i) three.push_back(static_cast<uint8_t>(noise()));
+  const std::string wheel = testing::WheelBuilder("demo-pkg", "1.0", "py3-none-manylinux_2_17_x86_64")
+                                .add("demo_pkg/a.so", std::string(two.begin(), two.end()))
+                                .add("demo_pkg/b.so", std::string(three.begin(), three.end()))
+                                .write(dir.path());
+  testing::write_file(dir.file("budget.json"), [] {
+    std::string t = R"({"name": "budget", "limits": {"max_analysis_bytes": 41943040}})";
+    return std::vector<uint8_t>(t.begin(), t.end());
+  }());
+  const Policy policy = load_policy(dir.file("budget.json"));
+  for (int run = 0; run < 3; ++run) {
+    WheelFacts f = analyze_file(wheel, policy);
+    ASSERT_EQ(f.limit_events.size(), 1u);
+    EXPECT_EQ(f.limit_events[0].entry, "demo_pkg/a.so") << f.limit_events[0].message;
+  }
+}
+
 // 4,095 import descriptors for python3.dll sharing one 65,535-entry lookup table: the table is
 // read once (268 million copies of its names made std::bad_alloc end the process).
 TEST(Budget, PeImportTablesSharedByDescriptorsAreReadOnce) {

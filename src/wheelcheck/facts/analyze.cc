@@ -26,10 +26,6 @@
 namespace wc {
 namespace {
 
-// Entries at least this large (compressed) are read largest first, so the workers finish together;
-// the smaller ones (milliseconds each) fill in after them.
-constexpr uint64_t kBalanceBytes = 1u << 20;
-
 // The dist-info directory the rules judge: the one named after the filename when several exist.
 std::string choose_dist_info(const WheelFacts& f) {
   if (f.dist_info_dirs.empty()) return "";
@@ -193,11 +189,9 @@ class WheelReader {
       return;
     }
     // Largest first, so the workers finish together (the two 500 MB libraries of a torch wheel
-    // go to two cores at once): the entries large enough to weigh in the balance, then the rest in
-    // archive order (no sort of 100,000 small entries, and the file read front to back).
-    const auto small = std::stable_partition(
-        rest.begin(), rest.end(), [&](size_t i) { return idx_.entries[i].compressed_size >= kBalanceBytes; });
-    std::stable_sort(rest.begin(), small, [&](size_t a, size_t b) {
+    // go to two cores at once). Every entry, small ones too: with one reader the order decides
+    // which entry the analysis budget runs out in and the order of same-named binaries.
+    std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
       return idx_.entries[a].compressed_size > idx_.entries[b].compressed_size;
     });
     run_workers(rest);
