@@ -97,7 +97,8 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   std::vector<bool> second(n, false), named_again(n, false);
   std::vector<size_t> first_of(n);  // the first entry of each entry's name
   for (size_t i = 0; i < n; ++i) {
-    const size_t first = first_of[i] = static_cast<size_t>(f.find_entry(f.entries[i].name) - f.entries.data());
+    const EntryFacts* at = f.find_entry(f.entries[i].name);  // null only for facts never indexed
+    const size_t first = first_of[i] = at ? static_cast<size_t>(at - f.entries.data()) : i;
     if (first != i && !named_again[first]) second[i] = named_again[first] = true;
   }
   // The first entry (in archive order) of the same key, when named otherwise. Two entries share a
