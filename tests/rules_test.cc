@@ -165,6 +165,66 @@ TEST(Rules, NameAndRecordTablesAsABruteForceFindsThem) {
   EXPECT_GT(seen, 150u);
 }
 
+// WC401's case-insensitive pairs ("installs to 'K', which a case-insensitive file system ...
+// takes for 'O' (the entry 'E')"), against a brute force over random archives of files and
+// directory entries named with a, A, b and e-acute as NFC, NFD and capital, some repeated later: for
+// each entry, the first one before it whose key folds alike, when its key differs.
+TEST(Rules, CaseFoldedInstallPathsAsABruteForceFindsThem) {
+  uint64_t seed = 0xF01D;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  const char* const parts[] = {"a", "A", "b", "\xc3\xa9", "e\xcc\x81", "\xc3\x89"};
+  auto fold = [](const std::string& key) {
+    const bool plain = std::all_of(
+        key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80 && !(c >= 'A' && c <= 'Z'); });
+    return plain ? key : to_lower(nfc(key));
+  };
+  size_t pairs = 0;
+  for (int wheel = 0; wheel < 200; ++wheel) {
+    std::vector<std::string> names;
+    for (size_t n = 2 + next(9); names.size() < n;) {
+      std::string name = "demo_pkg";
+      for (size_t d = 1 + (next(4) == 0); d > 0; --d) {
+        name += "/";
+        for (size_t k = 1 + (next(3) == 0); k > 0; --k) name += parts[next(std::size(parts))];
+      }
+      if (next(3) == 0) name += "/";                                         // a directory entry
+      if (!names.empty() && next(4) == 0) name = names[next(names.size())];  // or an earlier name again
+      names.push_back(name);
+    }
+    WheelBuilder b("demo-pkg", "1.0");
+    for (const auto& n : names) n.ends_with('/') ? b.add_unrecorded(n, "") : b.add(n, "x\n");
+    std::multiset<std::pair<std::string, std::string>> want, got;  // message, entry
+    auto key_of = [](const std::string& name) { return name.ends_with('/') ? name.substr(0, name.size() - 1) : name; };
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string key = key_of(names[i]);
+      for (size_t j = 0; j < i; ++j) {
+        const std::string other = key_of(names[j]);
+        if (fold(other) != fold(key)) continue;
+        if (other != key)
+          want.insert({"installs to '" + key + "', which a case-insensitive file system (Windows, macOS) takes for '" +
+                           other + "' (the entry '" + names[j] + "')",
+                       names[i]});
+        break;
+      }
+    }
+    for (const auto& f : check(b))
+      for (const Finding& x : [&] {
+             std::vector<Finding> all{f};
+             all.insert(all.end(), f.repeats.begin(), f.repeats.end());
+             return all;
+           }())
+        if (x.rule == "WC401" && x.entry.starts_with("demo_pkg/") &&
+            x.message.find("case-insensitive file system") != std::string::npos)
+          got.insert({x.message, x.entry});
+    ASSERT_EQ(got, want) << "wheel " << wheel;
+    pairs += want.size();
+  }
+  EXPECT_GT(pairs, 40u);  // the archives pair often
+}
+
 // Why a name may not be installed (WC401), component by component: each reason at the first,
 // a middle and the last component, and the names that pass.
 TEST(Rules, UnsafePathReasons) {
