@@ -13,6 +13,7 @@
 #include "binary/binary_facts.h"
 #include "binary/dynamic_symbols.h"
 #include "binary/elf_reader.h"
+#include "pipeline/check.h"
 #include "policy/policy.h"
 #include "rules/loader/torch_abi.h"
 #include "support/test_support.h"
@@ -142,6 +143,54 @@ TEST_F(Link, ExtensionNeedsWhatOnlyTheNewerProviderDefines) {
   EXPECT_NE(msg.find("undefined symbol: f2"), std::string::npos) << msg;
   EXPECT_TRUE(says(fs, "1 undefined symbol resolve nowhere the loader looks: f2; looked in libprov.so.1 from prov 1.0"))
       << testing::dump(fs);
+}
+
+// A wheel whose library defines 20,000 symbols or more settles on two threads when the run has
+// them (its rules and the slimmed tables on one, its report item on the other): the run's items,
+// findings and release records must be those of one thread. The provider's two libraries are
+// slimmed apart and each must get its own table back: the extension needs only the big one, binds
+// f5 and f20050 there, and only `absent` stays unresolved.
+TEST_F(Link, ASymbolHeavyWheelSettlesAsOnOneThread) {
+  std::string src = "int f0(void){return 0;}\n";
+  for (int i = 1; i < 20100; ++i) src += "int f" + std::to_string(i) + "(void) __attribute__((alias(\"f0\")));\n";
+  std::string big = lib("libbig.so", src, "-Wl,-soname,libbig.so");
+  std::string small = lib("libsmall.so", "int g(void){return 7;}", "-Wl,-soname,libsmall.so");
+  std::string e = lib("_ext.so",
+                      "int f5(void); int f20050(void); int absent(void);\n"
+                      "void* PyInit__ext(void){ return (void*)(long)(f5() + f20050() + absent()); }",
+                      "-Wl,--no-as-needed " + shell_quote(file("libbig.so")) + " -Wl,-rpath,'$ORIGIN/../prov'");
+  std::string wheels = dir.file("wheels");
+  std::filesystem::create_directories(wheels);
+  WheelBuilder("ext", "1.0", kTag).purelib(false).requires_dist("prov").add(kExt, e).write(wheels);
+  WheelBuilder("prov", "1.0", "py3-none-manylinux_2_28_x86_64")
+      .purelib(false)
+      .add("prov/libbig.so", big)
+      .add("prov/libsmall.so", small)
+      .add_unrecorded("prov/stray.txt", "not in RECORD")  // a finding of the provider's own rules
+      .write(wheels);
+  Policy p = load_policy("default");
+  auto run = [&](unsigned jobs) {
+    CheckRequest req;
+    req.targets = {wheels};
+    req.jobs = jobs;
+    std::vector<std::string> out;
+    for (const auto& item : run_check(req, p).items) {
+      out.push_back(item.path + (item.pass() ? " pass" : " fail"));
+      for (const auto& f : item.findings) out.push_back(f.rule + " " + f.entry + ": " + f.message);
+      out.push_back(item.release.get().dump());
+    }
+    return out;
+  };
+  auto one = run(1);
+  std::string all = join(one, "\n");
+  EXPECT_NE(all.find("1 undefined symbol resolve nowhere the loader looks: absent; looked in libbig.so from prov 1.0"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("prov/stray.txt"), std::string::npos) << all;
+  EXPECT_TRUE(all.find("\"count\":20100") != std::string::npos || all.find("\"count\":20101") != std::string::npos)
+      << "the big library's exports are in its release record";
+  EXPECT_EQ(run(2), one);
+  EXPECT_EQ(run(4), one);
 }
 
 // A versioned reference binds only a definition of that version; a version need the file does

@@ -13,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -364,6 +365,45 @@ TEST(SparseCapture, ViewsFetchedRangesAndAsksForTheRest) {
     FAIL();
   } catch (const NeedRanges& n) {
     EXPECT_EQ(n.ranges.size(), 2u);  // the missing ones inside the file, together
+  }
+}
+
+// Ranges added in any order, streamed piece by piece, overlapping, touching or repeated, with and
+// without the capacity hints: the file must hold exactly the bytes added, each view of a covered
+// run must succeed with the file's bytes, and each view reaching an uncovered byte must ask for it.
+TEST(SparseCapture, AnswersAsAByteMapOfWhatWasAdded) {
+  std::mt19937 rng(48);
+  for (int round = 0; round < 400; ++round) {
+    const uint64_t size = 1 + rng() % 300;
+    std::vector<uint8_t> bytes(size);
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+    std::vector<bool> held(size, false);
+    SparseFile f(size);
+    for (int k = 0, adds = 1 + static_cast<int>(rng() % 12); k < adds; ++k) {
+      uint64_t off = rng() % size, len = 1 + rng() % (size - off);
+      if (rng() % 3 == 0) f.expect({off, len});
+      uint64_t at = off;
+      const bool pieces = rng() % 2;
+      while (at < off + len) {  // whole, or in pieces as a stream delivers it
+        uint64_t n = pieces ? std::min<uint64_t>(off + len - at, 1 + rng() % 17) : off + len - at;
+        f.add(at, bytes.data() + at, n);
+        for (uint64_t i = at; i < at + n; ++i) held[i] = true;
+        at += n;
+      }
+    }
+    for (uint64_t off = 0; off < size; ++off)
+      for (uint64_t len = 1; off + len <= size; len += 1 + len / 4) {
+        const bool all = std::all_of(held.begin() + static_cast<ptrdiff_t>(off),
+                                     held.begin() + static_cast<ptrdiff_t>(off + len), [](bool h) { return h; });
+        ASSERT_EQ(f.has(off, len), all) << "round " << round << " [" << off << ", +" << len << ")";
+        if (!all) {
+          EXPECT_THROW(f.view(off, len), NeedRanges);
+          continue;
+        }
+        auto got = f.view(off, len).bytes(static_cast<size_t>(len));
+        ASSERT_TRUE(std::equal(got.begin(), got.end(), bytes.begin() + static_cast<ptrdiff_t>(off)))
+            << "round " << round << " [" << off << ", +" << len << ")";
+      }
   }
 }
 

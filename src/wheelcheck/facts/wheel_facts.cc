@@ -198,7 +198,7 @@ void keep_for_install_sets(WheelFacts& f) {
   f.provenance = ProvenanceFacts{};
   for (auto& b : f.binaries) {
     // The install-set rules ask only whether a name is defined: the definitions' names go.
-    if (b.symbols) b.symbols = b.symbols->slimmed();
+    if (b.symbols && !b.symbols->slim()) b.symbols = b.symbols->slimmed();  // slimmed already when settled apart
     for (auto& sl : b.slices) sl.hash_exports();  // Mach-O: whether a name is exported, by its hash
     b.fatbin = FatbinFacts{};
     b.hip = HipFacts{};

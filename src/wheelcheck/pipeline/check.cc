@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include "binary/binary_facts.h"
+#include "binary/dynamic_symbols.h"
 #include "facts/sdist.h"
 #include "facts/spill.h"
 #include "io/source.h"
@@ -631,6 +633,9 @@ class Parking {
   std::vector<WheelFacts>* facts_ = nullptr;
 };
 
+// A wheel whose binaries define this many symbols in one table settles on two threads (see settle).
+constexpr size_t kSettleApartSymbols = 20000;
+
 // What a run keeps of a wheel once it is read: its verdict so far, and its report item.
 struct Settled {
   std::optional<AloneVerdict> alone;  // the rules that read the wheel alone
@@ -741,12 +746,36 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     else if (trust && targets[i].from_index && !targets[i].variants_index)  // fetched only to be verified
       f.provenance = gather_index_provenance(targets[i], &*trust, policy.limits.max_metadata_bytes, f.content_sha256);
     Settled& s = settled[i];
-    try {
-      s.alone = judge_alone(f, policy);
-    } catch (const std::exception& e) {
-      s.error = e.what();
+    auto judge = [&] {
+      try {
+        s.alone = judge_alone(f, policy);
+      } catch (const std::exception& e) {
+        s.error = e.what();
+      }
+    };
+    // A wheel with symbol tables (torch's two libraries name 100,000 symbols) settles on two
+    // threads when the run has them: its rules and the slimmed tables the install sets keep on one,
+    // its report item (the release summary sorts and packs the exported names) on this one. Both
+    // only read the facts; a single wheel's run otherwise ends on one busy core.
+    std::vector<std::shared_ptr<const DynamicSymbols>> slim(f.binaries.size());
+    const bool split = req.jobs > 1 && std::any_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) {
+                         return b.symbols && b.symbols->definition_count() >= kSettleApartSymbols;
+                       });
+    if (split) {
+      GuardedThread rules([&] {
+        judge();
+        for (size_t k = 0; k < f.binaries.size(); ++k)
+          if (f.binaries[k].symbols && !f.binaries[k].symbols->slim()) slim[k] = f.binaries[k].symbols->slimmed();
+      });
+      s.item = report_item(f, policy, req.include_facts, s.member);  // a throw here joins `rules` first
+      rules.join();
+      if (rules.error()) std::rethrow_exception(rules.error());
+      for (size_t k = 0; k < f.binaries.size(); ++k)
+        if (slim[k]) f.binaries[k].symbols = std::move(slim[k]);
+    } else {
+      judge();
+      s.item = report_item(f, policy, req.include_facts, s.member);
     }
-    s.item = report_item(f, policy, req.include_facts, s.member);
     // A member's binaries, entry points, top-level names and large entries are compared with a
     // baseline's (WC702, WC710-WC716) and nothing else in the run: the report keeps them in the
     // item's release record.
