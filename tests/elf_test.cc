@@ -249,7 +249,8 @@ TEST_F(ElfFixture, NeededResolutionAcrossAnInstallSet) {
   auto alone = check_wheel(tf, p).findings;
   ASSERT_TRUE(testing::has_rule(alone, "WC503")) << testing::dump(alone);
   EXPECT_NE(testing::dump(alone).find("libdep.so.9"), std::string::npos);
-  InstallSet set{{&tf, &nf}, {}};
+  InstallSet set;
+  set.wheels = {&tf, &nf};
   auto together = check_wheel(tf, p, set).findings;
   EXPECT_FALSE(testing::has_rule(together, "WC503")) << testing::dump(together);
   EXPECT_FALSE(testing::has_rule(together, "WC504")) << testing::dump(together);

@@ -7,6 +7,7 @@
 
 #include "policy/policy.h"
 #include "rules/loader/install_set.h"
+#include "rules/loader/resolution.h"
 #include "rules/loader/symbol_binding.h"
 #include "support/fixtures.h"
 #include "support/test_support.h"
@@ -557,6 +558,65 @@ TEST_F(Loader, SearchPathsInsideTheEnvironmentPrefixAreWarnings) {
                    "WC504 [warning] torch/_C.cpython-312-x86_64-linux-gnu.so: dead RPATH/RUNPATH entries outside "
                    "the install tree: /opt/cuda/lib64 (absolute)"))
       << dump_of(d);
+}
+
+// library_file() remembers what the import put in the process once per need for an install set
+// (InstallSet::preloaded): every binary of the set, asked for every need the set names and some it
+// does not, in two orders and twice, must get what the set without the memory answers. The chain
+// reaches past torch's own libraries (libtorch.so -> libdep.so.1 in nvidia-dep -> libdeeper.so.2
+// beside it), so the answers differ by need, and the extension is not torch's, so it is asked.
+TEST_F(Loader, PreloadedLibrariesAreRememberedByNeedAlone) {
+  std::string deeper = so("libdeeper.so.2", "int deeper(void){return 2;}", "-Wl,-soname,libdeeper.so.2");
+  std::string dep = so("libdep.so.1", "int deeper(void); int dep(void){return deeper();}",
+                       "-Wl,-soname,libdep.so.1 " + with("libdeeper.so.2") + " -Wl,-rpath,'$ORIGIN'");
+  std::string torch_lib =
+      so("libtorch.so", "int dep(void); int t(void){return dep();}",
+         "-Wl,-soname,libtorch.so " + with("libdep.so.1") + " -Wl,-rpath,'$ORIGIN/../../nvidia/dep/lib'");
+  std::string ext = so("_ext.so", "int t(void); int deeper(void); int e(void){return t() + deeper();}",
+                       with("libtorch.so") + " " + with("libdeeper.so.2"));
+  WheelBuilder t = torch("2.15.0", kNewC10);
+  t.add("torch/lib/libtorch.so", torch_lib).requires_dist("nvidia-dep");
+  WheelBuilder d("nvidia-dep", "1.0", "py3-none-manylinux_2_28_x86_64");
+  d.purelib(false).add("nvidia/dep/lib/libdep.so.1", dep).add("nvidia/dep/lib/libdeeper.so.2", deeper);
+  WheelBuilder w("ext", "1.0", kTag);
+  w.purelib(false).add("ext/_ext.cpython-312-x86_64-linux-gnu.so", ext).requires_dist("torch");
+  std::vector<WheelFacts> run;
+  for (const WheelBuilder* b : {&w, &t, &d}) run.push_back(testing::facts_of(b->build(), b->filename()));
+  Policy p = load_policy("default");
+  InstallSet plain;
+  for (const auto& f : run) plain.wheels.push_back(&f);
+  std::vector<std::string> needs = {"libc.so.6", "libabsent.so.3", "libtorch.so"};
+  std::vector<std::pair<const WheelFacts*, const BinaryFacts*>> binaries;
+  for (const auto& f : run)
+    for (const auto& b : f.binaries) {
+      binaries.emplace_back(&f, &b);
+      needs.insert(needs.end(), b.needed.begin(), b.needed.end());
+    }
+  ASSERT_EQ(binaries.size(), 5u);
+  auto text = [](const std::optional<LibraryFile>& l) {
+    return l ? l->path + " in " + l->wheel->filename.canonical_name + (l->binary ? " (parsed)" : "") : "nowhere";
+  };
+  std::map<std::string, std::string> expected;
+  for (const auto& [f, b] : binaries)
+    for (const auto& n : needs) expected[b->path + " needs " + n] = text(library_file(*b, n, plain, p.cuda));
+  EXPECT_EQ(expected["ext/_ext.cpython-312-x86_64-linux-gnu.so needs libdeeper.so.2"],
+            "nvidia/dep/lib/libdeeper.so.2 in nvidia-dep (parsed)")
+      << "in the process after import torch, though the extension's own search path does not reach it";
+  EXPECT_EQ(expected["ext/_ext.cpython-312-x86_64-linux-gnu.so needs libdep.so.1"],
+            "nvidia/dep/lib/libdep.so.1 in nvidia-dep (parsed)");
+  for (int order = 0; order < 2; ++order) {
+    InstallSet remembering = plain;
+    remembering.preloaded = std::make_shared<PreloadedLibraries>();
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t k = 0; k < binaries.size(); ++k) {
+        const BinaryFacts& b = *binaries[order ? binaries.size() - 1 - k : k].second;
+        for (size_t m = 0; m < needs.size(); ++m) {
+          const std::string& n = needs[order ? needs.size() - 1 - m : m];
+          EXPECT_EQ(text(library_file(b, n, remembering, p.cuda)), expected[b.path + " needs " + n])
+              << b.path << " needs " << n << ", order " << order << ", pass " << pass;
+        }
+      }
+  }
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "rules/rules.h"
 
 #include <algorithm>
+#include <memory>
 
+#include "rules/loader/resolution.h"
 #include "rules/supply_chain/provenance_rules.h"
 #include "rules/supply_chain/sbom_rules.h"
 #include "util/strings.h"
@@ -79,6 +81,7 @@ WheelVerdict judge_in_set(AloneVerdict alone, const WheelFacts& f, const Policy&
   } else {
     InstallSet set = given;  // the wheel always belongs to its own install set
     if (std::find(set.wheels.begin(), set.wheels.end(), &f) == set.wheels.end()) set.wheels.push_back(&f);
+    set.preloaded = std::make_shared<PreloadedLibraries>();  // this set's own: the wheels are final
     std::array<FindingSink, 3> sinks{FindingSink(p), FindingSink(p), FindingSink(p)};
     pypi_metadata_rules(f, set, sinks[0]);
     binary_rules(f, set, sinks[1]);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "facts/wheel_facts.h"
 
 namespace wc {
+
+struct PreloadedLibraries;  // rules/loader/resolution.h
 
 struct InstallSet {
   std::vector<const WheelFacts*> wheels;  // includes the wheel being judged
@@ -24,6 +27,10 @@ struct InstallSet {
     std::string requirement;               // the Requires-Dist lines naming that project
   };
   std::vector<Conflict> conflicts;
+  // What library_file() finds already in the process, by the need's name: the same for every
+  // binary judged against this set, so asked once (judge_in_set makes it when the set is final;
+  // without it every question walks the import's libraries again).
+  std::shared_ptr<PreloadedLibraries> preloaded;
 };
 
 // True when some interpreter could install both wheels into one environment.

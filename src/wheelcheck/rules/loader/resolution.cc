@@ -164,7 +164,7 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
   // libraries, and those its libraries need (libtorch_cuda.so needs libcudart.so.13, which then sits
   // in the process). What its libraries do not need (libcudart.so.12 beside a CUDA 13 torch)
   // nothing preloads.
-  auto preloaded = [&]() -> std::optional<LibraryFile> {
+  auto find_preloaded = [&]() -> std::optional<LibraryFile> {
     for (const auto* w : set.wheels) {
       if (!import_loaded(*w, cuda)) continue;
       if (const BinaryFacts* lib = shipped_library(*w, need)) return LibraryFile{w, lib, environment_path(lib->path)};
@@ -203,6 +203,13 @@ std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string&
       }
     }
     return std::nullopt;
+  };
+  // It asks nothing of `b`: once per need and set.
+  auto preloaded = [&]() -> std::optional<LibraryFile> {
+    if (!set.preloaded) return find_preloaded();
+    auto& known = set.preloaded->by_need;
+    if (auto it = known.find(need); it != known.end()) return it->second;
+    return known.emplace(need, find_preloaded()).first->second;
   };
   // ld.so binds a need to an object already loaded under that name before it searches any
   // directory: a binary of another wheel, loaded after that import, gets the preloaded copy even

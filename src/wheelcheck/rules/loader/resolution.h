@@ -59,6 +59,10 @@ struct LibraryFile {
 };
 std::optional<LibraryFile> library_file(const BinaryFacts& b, const std::string& need, const InstallSet& set,
                                         const CudaPolicy& cuda);
+// InstallSet::preloaded: library_file's answers from what the import put in the process, by need.
+struct PreloadedLibraries {
+  std::map<std::string, std::optional<LibraryFile>, std::less<>> by_need;
+};
 // Whether `w` is a project whose import loads its libraries (cuda.import_loaded: torch).
 bool import_loaded(const WheelFacts& w, const CudaPolicy& cuda);
 // The binary of `w` whose file name is `soname`, else one whose DT_SONAME is, or null.
