@@ -28,8 +28,9 @@ struct InstallSet {
   };
   std::vector<Conflict> conflicts;
   // What library_file() finds already in the process, by the need's name: the same for every
-  // binary judged against this set, so asked once (judge_in_set makes it when the set is final;
-  // without it every question walks the import's libraries again).
+  // binary judged against this set, so asked once (judge_in_set makes it when the set is final, and
+  // asks from one thread: it takes no lock; without it every question walks the import's
+  // libraries again).
   std::shared_ptr<PreloadedLibraries> preloaded;
 };
 
