@@ -145,9 +145,10 @@ TEST_F(Link, ExtensionNeedsWhatOnlyTheNewerProviderDefines) {
       << testing::dump(fs);
 }
 
-// A wheel whose library defines 20,000 symbols or more settles on two threads when the run has
-// them (its rules and the slimmed tables on one, its report item on the other): the run's items,
-// findings and release records must be those of one thread. The provider's two libraries are
+// A wheel whose library defines 20,000 symbols or more settles on two threads when its read had
+// them (its rules and the slimmed tables on one, its report item on the other): at -j 4 for these
+// two wheels, not at -j 2 (a thread each). The run's items, findings and release records must be
+// those of one thread. The provider's two libraries are
 // slimmed apart and each must get its own table back: the extension needs only the big one, binds
 // f5 and f20050 there, and only `absent` stays unresolved.
 TEST_F(Link, ASymbolHeavyWheelSettlesAsOnOneThread) {

@@ -189,6 +189,8 @@ TEST(ByteScan, FindsWhatAByteLoopFinds) {
         const size_t want3 = any_of3(v, n, 0x22, 0x27, 0x2F), want4 = four(v, n);
         EXPECT_EQ(find_any_of3(v.data(), n, 0x22, 0x27, 0x2F), want3) << "n " << n << " at " << at << " kind " << kind;
         EXPECT_EQ(find_four_bytes(v.data(), n, magic), want4) << "n " << n << " at " << at << " kind " << kind;
+        EXPECT_EQ(find_four_bytes(v.data(), n, magic, false), want4)  // SSE2 alone, as without AVX2
+            << "n " << n << " at " << at << " kind " << kind;
         found3 += want3 < n, found4 += want4 < n;
       }
   EXPECT_GT(found3, 2000u);  // the cases above do find what they plant

@@ -9,7 +9,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "binary/binary_facts.h"
@@ -37,6 +39,16 @@ namespace fs = std::filesystem;
 unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 namespace {
+
+// Jobs go to wheels first; what is left over reads entries within a wheel (one torch wheel on two
+// cores: its two large libraries inflate at once) and settles it (run_check).
+unsigned wheels_at_once(unsigned jobs, size_t wheels) {
+  return static_cast<unsigned>(
+      std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, wheels)));
+}
+unsigned threads_per_wheel(unsigned jobs, size_t wheels) {
+  return std::max(1u, (jobs ? jobs : default_jobs()) / wheels_at_once(jobs, wheels));
+}
 
 // The facts of a target that could not be analysed: its name, and why. An index page has no wheel
 // file name to judge.
@@ -79,11 +91,9 @@ std::vector<WheelFacts> analyze_all(const std::vector<TargetRef>& targets, const
                                     const std::function<void(const std::string&)>& started,
                                     const std::function<void(size_t, WheelFacts&)>& settle) {
   std::vector<WheelFacts> facts(targets.size());
-  // Jobs go to wheels first; what is left over reads entries within a wheel (one torch wheel on
-  // two cores: its two large libraries inflate at once).
-  unsigned n = std::min<size_t>(std::max(1u, jobs ? jobs : default_jobs()), std::max<size_t>(1, targets.size()));
+  unsigned n = wheels_at_once(jobs, targets.size());
   AnalyzeOptions per_wheel = opt;
-  per_wheel.threads = std::max(1u, (jobs ? jobs : default_jobs()) / n);
+  per_wheel.threads = threads_per_wheel(jobs, targets.size());
   // A wheel's whole-file digest is read only against what its index says (WC407, PEP 740
   // provenance from the index): a URL given directly streams unhashed.
   AnalyzeOptions unhashed = per_wheel;
@@ -738,6 +748,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
   // then its facts cut down to what install sets read. The run holds no wheel's facts whole past
   // its own turn.
   std::vector<Settled> settled(targets.size());
+  const bool spare_thread = threads_per_wheel(req.jobs, targets.size()) > 1;
   Parking parking(targets.size(), req.resident_bytes, report.target_notes);
   auto settle = [&](size_t i, WheelFacts& f) {
     if (!is_url(targets[i].location))
@@ -754,22 +765,28 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       }
     };
     // A wheel with symbol tables (torch's two libraries name 100,000 symbols) settles on two
-    // threads when the run has them: its rules and the slimmed tables the install sets keep on one,
-    // its report item (the release summary sorts and packs the exported names) on this one. Both
-    // only read the facts; a single wheel's run otherwise ends on one busy core.
+    // threads when its read had them (more jobs than wheels): its rules and the slimmed tables the
+    // install sets keep on one, its report item (the release summary sorts and packs the exported
+    // names) on this one. Both only read the facts; a single wheel's run otherwise ends on one busy
+    // core. A thread the system refuses settles the wheel on this one.
     std::vector<std::shared_ptr<const DynamicSymbols>> slim(f.binaries.size());
-    const bool split = req.jobs > 1 && std::any_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) {
-                         return b.symbols && b.symbols->definition_count() >= kSettleApartSymbols;
-                       });
-    if (split) {
-      GuardedThread rules([&] {
-        judge();
-        for (size_t k = 0; k < f.binaries.size(); ++k)
-          if (f.binaries[k].symbols && !f.binaries[k].symbols->slim()) slim[k] = f.binaries[k].symbols->slimmed();
-      });
+    std::optional<GuardedThread> rules;
+    if (spare_thread && std::any_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) {
+          return b.symbols && b.symbols->definition_count() >= kSettleApartSymbols;
+        }))
+      try {
+        rules.emplace([&] {
+          judge();
+          for (size_t k = 0; k < f.binaries.size(); ++k)
+            if (f.binaries[k].symbols && !f.binaries[k].symbols->slim()) slim[k] = f.binaries[k].symbols->slimmed();
+        });
+      } catch (const std::system_error&) {
+        rules.reset();
+      }
+    if (rules) {
       s.item = report_item(f, policy, req.include_facts, s.member);  // a throw here joins `rules` first
-      rules.join();
-      if (rules.error()) std::rethrow_exception(rules.error());
+      rules->join();
+      if (rules->error()) std::rethrow_exception(rules->error());
       for (size_t k = 0; k < f.binaries.size(); ++k)
         if (slim[k]) f.binaries[k].symbols = std::move(slim[k]);
     } else {

@@ -38,7 +38,8 @@ inline size_t find_any_of3(const uint8_t* p, size_t n, uint8_t a, uint8_t b, uin
 
 #if defined(WC_BYTE_SCAN_AVX2)
 // find_four_bytes' bulk loop 32 bytes at a time, on a CPU with AVX2 (chosen at run time; the build
-// targets every x86-64). Returns the match, or where a match could still begin (i + 35 > n).
+// targets every x86-64). Returns the match, else n with *resume set to the first place not yet
+// looked at (every place before it was; fewer than 35 bytes are left from there).
 __attribute__((target("avx2"))) inline size_t find_four_bytes_avx2(const uint8_t* p, size_t n, const uint8_t (&w)[4],
                                                                    size_t* resume) {
   auto at = [&](size_t k) { return p[k] == w[0] && p[k + 1] == w[1] && p[k + 2] == w[2] && p[k + 3] == w[3]; };
@@ -68,11 +69,13 @@ inline bool byte_scan_has_avx2() {
 // The first index i with i + 4 <= n where p[i..i+4) are the four bytes `w`; n when there is none.
 // A candidate must match the first and the last byte at once (in machine code about one place in
 // 65,536) before the four are compared.
-inline size_t find_four_bytes(const uint8_t* p, size_t n, const uint8_t (&w)[4]) {
+// `wide` false keeps to SSE2 (the tests hold both paths to one answer).
+inline size_t find_four_bytes(const uint8_t* p, size_t n, const uint8_t (&w)[4], bool wide = true) {
   auto at = [&](size_t k) { return p[k] == w[0] && p[k + 1] == w[1] && p[k + 2] == w[2] && p[k + 3] == w[3]; };
   size_t i = 0;
+  (void)wide;  // without AVX2 at build time, there is one path
 #if defined(WC_BYTE_SCAN_AVX2)
-  if (n >= 35 && byte_scan_has_avx2())
+  if (wide && n >= 35 && byte_scan_has_avx2())
     if (size_t k = find_four_bytes_avx2(p, n, w, &i); k < n) return k;
 #endif
 #if defined(__SSE2__)
@@ -92,3 +95,5 @@ inline size_t find_four_bytes(const uint8_t* p, size_t n, const uint8_t (&w)[4])
 }
 
 }  // namespace wc
+
+#undef WC_BYTE_SCAN_AVX2
