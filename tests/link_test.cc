@@ -148,9 +148,9 @@ TEST_F(Link, ExtensionNeedsWhatOnlyTheNewerProviderDefines) {
 // A wheel whose library defines 20,000 symbols or more settles on two threads when its read had
 // them (its rules and the slimmed tables on one, its report item on the other): at -j 4 for these
 // two wheels, not at -j 2 (a thread each). The run's items, findings and release records must be
-// those of one thread. The provider's two libraries are
-// slimmed apart and each must get its own table back: the extension needs only the big one, binds
-// f5 and f20050 there, and only `absent` stays unresolved.
+// those of one thread. The provider's two libraries are slimmed apart and each must get its own
+// table back: the extension needs only the big one, binds f5 and f20050 there, and only `absent`
+// stays unresolved.
 TEST_F(Link, ASymbolHeavyWheelSettlesAsOnOneThread) {
   std::string src = "int f0(void){return 0;}\n";
   for (int i = 1; i < 20100; ++i) src += "int f" + std::to_string(i) + "(void) __attribute__((alias(\"f0\")));\n";

@@ -175,7 +175,15 @@ void release(T& x) {
 
 }  // namespace
 
-void keep_for_install_sets(WheelFacts& f) {
+std::vector<std::shared_ptr<const DynamicSymbols>> slimmed_symbols(const WheelFacts& f) {
+  std::vector<std::shared_ptr<const DynamicSymbols>> out(f.binaries.size());
+  for (size_t k = 0; k < f.binaries.size(); ++k)
+    if (f.binaries[k].symbols) out[k] = f.binaries[k].symbols->slimmed();
+  return out;
+}
+
+void keep_for_install_sets(WheelFacts& f, std::vector<std::shared_ptr<const DynamicSymbols>> slimmed) {
+  if (slimmed.size() != f.binaries.size()) slimmed = slimmed_symbols(f);
   for (auto& e : f.entries) {  // the names stay where they are: the entry index views them
     release(e.sha256);
     release(e.other_digests);
@@ -196,9 +204,10 @@ void keep_for_install_sets(WheelFacts& f) {
   f.variant.reset();
   release(f.sboms);
   f.provenance = ProvenanceFacts{};
-  for (auto& b : f.binaries) {
+  for (size_t k = 0; k < f.binaries.size(); ++k) {
+    BinaryFacts& b = f.binaries[k];
     // The install-set rules ask only whether a name is defined: the definitions' names go.
-    if (b.symbols && !b.symbols->slim()) b.symbols = b.symbols->slimmed();  // slimmed already when settled apart
+    b.symbols = std::move(slimmed[k]);
     for (auto& sl : b.slices) sl.hash_exports();  // Mach-O: whether a name is exported, by its hash
     b.fatbin = FatbinFacts{};
     b.hip = HipFacts{};

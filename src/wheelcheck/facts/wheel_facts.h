@@ -24,7 +24,8 @@
 
 namespace wc {
 
-struct BinaryFacts;  // binary/binary_facts.h
+struct BinaryFacts;    // binary/binary_facts.h
+class DynamicSymbols;  // binary/dynamic_symbols.h
 
 struct EntryFacts {
   std::string name;
@@ -167,7 +168,12 @@ struct WheelFacts {
 // names' hashes and the namespaces they define, MachOSlice::hash_exports). A run of several wheels
 // then parks each wheel's entries and binaries in its spill file (facts/spill.h) until a set that
 // holds the wheel is judged.
-void keep_for_install_sets(WheelFacts& f);
+// `slimmed`: slimmed_symbols(f), when it was made beforehand (on another thread while the facts
+// were still read whole); empty, it is made here.
+void keep_for_install_sets(WheelFacts& f, std::vector<std::shared_ptr<const DynamicSymbols>> slimmed = {});
+// Each binary's symbol table slimmed for the install-set rules (null where it has none), in
+// f.binaries' order. It only reads f.
+std::vector<std::shared_ptr<const DynamicSymbols>> slimmed_symbols(const WheelFacts& f);
 
 nlohmann::json facts_to_json(const WheelFacts& f);
 // An sdist's facts: its container, entries, PKG-INFO's fields and which of them are Dynamic.

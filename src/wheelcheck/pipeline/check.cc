@@ -769,7 +769,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     // install sets keep on one, its report item (the release summary sorts and packs the exported
     // names) on this one. Both only read the facts; a single wheel's run otherwise ends on one busy
     // core. A thread the system refuses settles the wheel on this one.
-    std::vector<std::shared_ptr<const DynamicSymbols>> slim(f.binaries.size());
+    std::vector<std::shared_ptr<const DynamicSymbols>> slim;  // made on the other thread, or by keep_for_install_sets
     std::optional<GuardedThread> rules;
     if (spare_thread && std::any_of(f.binaries.begin(), f.binaries.end(), [](const BinaryFacts& b) {
           return b.symbols && b.symbols->definition_count() >= kSettleApartSymbols;
@@ -777,8 +777,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       try {
         rules.emplace([&] {
           judge();
-          for (size_t k = 0; k < f.binaries.size(); ++k)
-            if (f.binaries[k].symbols && !f.binaries[k].symbols->slim()) slim[k] = f.binaries[k].symbols->slimmed();
+          slim = slimmed_symbols(f);
         });
       } catch (const std::system_error&) {
         rules.reset();
@@ -787,8 +786,6 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       s.item = report_item(f, policy, req.include_facts, s.member);  // a throw here joins `rules` first
       rules->join();
       if (rules->error()) std::rethrow_exception(rules->error());
-      for (size_t k = 0; k < f.binaries.size(); ++k)
-        if (slim[k]) f.binaries[k].symbols = std::move(slim[k]);
     } else {
       judge();
       s.item = report_item(f, policy, req.include_facts, s.member);
@@ -798,7 +795,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     // item's release record.
     if (s.member && req.baseline.empty()) drop_baseline_fields(*s.member);
     parking.park_record(s.item.release);
-    keep_for_install_sets(f);
+    keep_for_install_sets(f, std::move(slim));
     parking.park(i, f);
   };
   auto facts = analyze_all(targets, opt, req.jobs, req.progress, req.started, settle);

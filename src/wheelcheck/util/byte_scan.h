@@ -36,13 +36,17 @@ inline size_t find_any_of3(const uint8_t* p, size_t n, uint8_t a, uint8_t b, uin
   return n;
 }
 
+// Whether p[k..k+4) are the four bytes `w` (a candidate the bulk loops found by its first and last).
+inline bool four_bytes_at(const uint8_t* p, size_t k, const uint8_t (&w)[4]) {
+  return p[k] == w[0] && p[k + 1] == w[1] && p[k + 2] == w[2] && p[k + 3] == w[3];
+}
+
 #if defined(WC_BYTE_SCAN_AVX2)
 // find_four_bytes' bulk loop 32 bytes at a time, on a CPU with AVX2 (chosen at run time; the build
 // targets every x86-64). Returns the match, else n with *resume set to the first place not yet
 // looked at (every place before it was; fewer than 35 bytes are left from there).
 __attribute__((target("avx2"))) inline size_t find_four_bytes_avx2(const uint8_t* p, size_t n, const uint8_t (&w)[4],
                                                                    size_t* resume) {
-  auto at = [&](size_t k) { return p[k] == w[0] && p[k + 1] == w[1] && p[k + 2] == w[2] && p[k + 3] == w[3]; };
   const __m256i first = _mm256_set1_epi8(static_cast<char>(w[0])), last = _mm256_set1_epi8(static_cast<char>(w[3]));
   size_t i = 0;
   for (; i + 35 <= n; i += 32) {  // the loads cover p[i, i+32) and p[i+3, i+35)
@@ -51,7 +55,7 @@ __attribute__((target("avx2"))) inline size_t find_four_bytes_avx2(const uint8_t
     for (unsigned bits = static_cast<unsigned>(
              _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x, first), _mm256_cmpeq_epi8(y, last))));
          bits; bits &= bits - 1)
-      if (size_t k = i + static_cast<size_t>(__builtin_ctz(bits)); at(k)) return k;
+      if (size_t k = i + static_cast<size_t>(__builtin_ctz(bits)); four_bytes_at(p, k, w)) return k;
   }
   *resume = i;
   return n;
@@ -71,7 +75,6 @@ inline bool byte_scan_has_avx2() {
 // 65,536) before the four are compared.
 // `wide` false keeps to SSE2 (the tests hold both paths to one answer).
 inline size_t find_four_bytes(const uint8_t* p, size_t n, const uint8_t (&w)[4], bool wide = true) {
-  auto at = [&](size_t k) { return p[k] == w[0] && p[k + 1] == w[1] && p[k + 2] == w[2] && p[k + 3] == w[3]; };
   size_t i = 0;
   (void)wide;  // without AVX2 at build time, there is one path
 #if defined(WC_BYTE_SCAN_AVX2)
@@ -86,11 +89,11 @@ inline size_t find_four_bytes(const uint8_t* p, size_t n, const uint8_t (&w)[4],
     for (unsigned bits =
              static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, first), _mm_cmpeq_epi8(y, last))));
          bits; bits &= bits - 1)
-      if (size_t k = i + static_cast<size_t>(__builtin_ctz(bits)); at(k)) return k;
+      if (size_t k = i + static_cast<size_t>(__builtin_ctz(bits)); four_bytes_at(p, k, w)) return k;
   }
 #endif
   for (; i + 4 <= n; ++i)
-    if (at(i)) return i;
+    if (four_bytes_at(p, i, w)) return i;
   return n;
 }
 
