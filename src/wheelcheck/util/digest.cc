@@ -42,6 +42,13 @@ Digest::Digest(const std::string& algorithm) : ctx_(EVP_MD_CTX_new()) {
     throw std::runtime_error("OpenSSL: cannot initialise " + algorithm);
 }
 
+void Digest::reset() {
+  if (EVP_DigestInit_ex(ctx_.get(), EVP_MD_CTX_get0_md(ctx_.get()), nullptr) != 1)
+    throw std::runtime_error("OpenSSL: cannot restart a digest");
+  len_ = 0;
+  done_ = false;
+}
+
 void Digest::update(const void* data, size_t n) { EVP_DigestUpdate(ctx_.get(), data, n); }
 
 void Digest::finish() {

@@ -13,6 +13,9 @@ namespace wc {
 class Digest {
  public:
   explicit Digest(const std::string& algorithm = "sha256");  // throws std::invalid_argument if unknown
+  // Starts over with the same algorithm on the same OpenSSL context (no allocation): what a reader
+  // hashing many small entries does between them.
+  void reset();
   void update(const void* data, size_t n);
   std::string digest_b64();
   std::string digest_hex();  // lower-case hex (index pages give sha256 that way)
