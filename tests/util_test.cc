@@ -448,13 +448,30 @@ TEST(RecordCsv, AsPythonCsvReadsIt) {
   EXPECT_NE(r.problems[2].find("line 6: expected 3 fields"), std::string::npos) << r.problems[2];
 }
 
-// Random RECORD texts of commas, quotes, both line ends, backslashes, spaces, a form feed and
-// UTF-8, read by parse_record and by Python's csv over the file (newline='', as installer and pip
-// open it): the same rows of three fields, in order (the RECORD's backslashes read as '/'). Rows
-// of other lengths are RECORD problems here and skipped there alike.
+// Random RECORD texts of commas, quotes, both line ends, backslashes, spaces, a form feed, a tab,
+// DEL, UTF-8 and plain runs longer than the 16 bytes parse_record scans at a time, read by parse_record and by Python's
+// csv over the file (newline='', as installer and pip open it): the same rows of three fields, in order (the RECORD's
+// backslashes read as '/'). Rows of other lengths are RECORD problems here and skipped there alike.
 TEST(RecordCsv, RandomTextsAsPythonCsvReadsThem) {
-  const char* const pieces[] = {"a",  "bc",   ",",  ",", "\"",       "\"",   "\"\"", "\r",
-                                "\n", "\r\n", "\\", " ", "\xc3\xa9", "\x0c", "=1"};
+  const char* const pieces[] = {"a",
+                                "bc",
+                                ",",
+                                ",",
+                                "\"",
+                                "\"",
+                                "\"\"",
+                                "\r",
+                                "\n",
+                                "\r\n",
+                                "\\",
+                                " ",
+                                "\xc3\xa9",
+                                "\x0c",
+                                "=1",
+                                "\t",
+                                "\x7f",
+                                "pkg/sub/module_name.py",
+                                "sha256=2-N6wxpy1-pTuevuERRiUMgMnyiFKIUinc9WAZ6h9GU"};
   std::vector<std::string> texts;
   uint64_t seed = 0x5EC0;
   for (int t = 0; t < 3000; ++t) {
