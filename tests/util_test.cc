@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -104,11 +105,35 @@ TEST(Scanners, PrefixDigitsSuffix) {
   EXPECT_FALSE(all_digits(""));
 }
 
+// is_python_keyword against the interpreter's own list: every keyword, and every one of them one
+// letter longer, shorter or in other case, which are names.
+TEST(Scanners, PythonKeywordsAsKeywordKwlistSaysThem) {
+  auto py = testing::run_command("python3 -c \"import keyword; print(' '.join(keyword.kwlist))\"");
+  if (py.exit_code == 127) GTEST_SKIP() << "no python3: " << py.err;
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  std::istringstream in(py.out);
+  std::set<std::string> kw;
+  for (std::string w; in >> w;) kw.insert(w);
+  ASSERT_GE(kw.size(), 35u);
+  for (const auto& k : kw) {
+    EXPECT_TRUE(is_python_keyword(k)) << k;
+    for (const std::string& near : {k + "s", k.substr(1), k.substr(0, k.size() - 1), to_upper(k), "_" + k})
+      EXPECT_EQ(is_python_keyword(near), kw.count(near) == 1) << near;
+  }
+}
+
 TEST(Scanners, EntryNames) {
   EXPECT_TRUE(is_native_library_name("a/libfoo.so.1.2.3"));
   EXPECT_TRUE(is_native_library_name("x.DLL"));
   EXPECT_FALSE(is_native_library_name("a/so.py"));
   EXPECT_FALSE(is_native_library_name("libfoo.so.1a"));
+  // Each suffix in both cases (the last byte is checked first, lower-cased).
+  for (const char* yes : {"m.pyd", "M.PYD", "x.dll", "x.Dll", "l.dylib", "L.DYLIB", "libz.so", "libz.SO", "libz.so.1",
+                          "p/libz.so.1.2.30", "libz.So.9"})
+    EXPECT_TRUE(is_native_library_name(yes)) << yes;
+  for (const char* no : {"", "m.py", "so", "x.so/m.py", "a.dll/b", "libz.so.1.x", "libz.sob", "libz.o", "README.md",
+                         "libz.so.1.2.3b", "x.pyl", "lib", "d"})
+    EXPECT_FALSE(is_native_library_name(no)) << no;
   EXPECT_EQ(extension_suffix("p/m.cpython-312-x86_64-linux-gnu.so")->abi, "cp312");
   EXPECT_EQ(extension_suffix("p/m.cpython-313t-darwin.so")->abi, "cp313t");
   EXPECT_EQ(extension_suffix("p/m.cpython-37m-x86_64-linux-gnu.so")->abi, "cp37");
