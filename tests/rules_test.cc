@@ -570,6 +570,21 @@ TEST(Rules, LayoutChecks) {
   auto strict = testing::findings_of(messy.build(), messy.filename(), "strict");
   EXPECT_TRUE(testing::says(strict, "WC211 [warning]")) << testing::dump(strict);
   EXPECT_TRUE(testing::says(strict, "WC213 [error]")) << testing::dump(strict);
+
+  // Modules of one directory in a row: each is judged, whether the directory is importable or not.
+  auto runs = WheelBuilder("runs", "1.0")
+                  .add("runs/__init__.py", "")
+                  .add("runs/bad-dir/a.py", "")
+                  .add("runs/bad-dir/b.py", "")
+                  .add("runs/good/c.py", "")
+                  .add("runs/good/if.py", "")
+                  .add("runs/good/d.py", "");
+  fs = with_all(runs.build(), runs.filename());
+  EXPECT_TRUE(testing::says(fs,
+                            "WC211 [warning] runs/bad-dir/a.py: 3 Python modules at paths import cannot reach (a "
+                            "directory or module name that is not an identifier, or a keyword): runs/bad-dir/a.py, "
+                            "runs/bad-dir/b.py, runs/good/if.py"))
+      << testing::dump(fs);
 }
 
 // An entry WC401 refuses lands nowhere: no layout finding repeats it (make demo's traversal

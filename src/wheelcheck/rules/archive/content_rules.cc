@@ -198,19 +198,25 @@ bool is_stubs_dir(std::string_view name) {
 // Whether import reaches a module at site-packages path `p`: every directory and the name the file
 // binds are import names. Stubs (.pyi) are not judged: type checkers, not import, read them, and
 // check-wheel-contents' W004 leaves them alone too.
-bool reachable_module(std::string_view p) {
+// `reached` is the directory path last found importable: the modules of one directory come one
+// after another, and its names are checked once for them all.
+bool reachable_module(std::string_view p, std::string_view& reached) {
   const auto slash = p.rfind('/');
   const std::string_view leaf = slash == std::string_view::npos ? p : p.substr(slash + 1);
   std::optional<std::string_view> stem = module_basename(leaf);
   if (!stem) stem = leaf.substr(0, leaf.find('.'));  // an extension module named otherwise
   if (!is_import_name(*stem)) return false;
   if (slash == std::string_view::npos) return true;
-  for (std::string_view dirs = p.substr(0, slash);;) {  // each directory, in place
+  const std::string_view path = p.substr(0, slash);
+  if (!reached.empty() && path == reached) return true;
+  for (std::string_view dirs = path;;) {  // each directory, in place
     const auto next = dirs.find('/');
     if (!is_import_name(dirs.substr(0, next))) return false;
-    if (next == std::string_view::npos) return true;
+    if (next == std::string_view::npos) break;
     dirs.remove_prefix(next + 1);
   }
+  reached = path;
+  return true;
 }
 
 // A library file: where it lands in site-packages (`p`) and the entry that puts it there.
@@ -243,6 +249,7 @@ std::vector<LibraryFile> library_files(const WheelFacts& f, uint64_t max_path_le
 void layout(const std::vector<LibraryFile>& lib, FindingSink& s) {
   std::vector<std::string> unreachable;
   std::set<std::string_view> toplevel, dirs_with_code, dirs;  // views of the entries' names
+  std::string_view reached;                                   // reachable_module's last importable directory
   for (const auto& [p, e] : lib) {
     auto slash = p.find('/');
     std::string_view top = p.substr(0, slash);
@@ -255,7 +262,7 @@ void layout(const std::vector<LibraryFile>& lib, FindingSink& s) {
     } else if (module) {
       toplevel.insert(top.substr(0, top.find('.')));
     }
-    if (is_runtime_module(p) && !reachable_module(p)) unreachable.emplace_back(p);
+    if (is_runtime_module(p) && !reachable_module(p, reached)) unreachable.emplace_back(p);
   }
   if (!unreachable.empty())
     s.add("WC211",
