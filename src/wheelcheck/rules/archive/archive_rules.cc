@@ -34,14 +34,39 @@ bool any_component(std::string_view path, F&& f) {
 
 }  // namespace
 
+namespace {
+
+// What is wrong with one '/'-separated component of a name: "" when nothing.
+const char* component_problem(std::string_view part, bool last) {
+  if (part.size() > 255) return "path component over 255 bytes";
+  if (part.size() > 2 || part.empty()) return part.empty() && !last ? "empty path component" : "";
+  if (part == "..") return "'..' component escapes the install directory";
+  if (part == ".") return "'.' component";
+  return "";
+}
+
+}  // namespace
+
 std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.empty()) return "empty name";
   // Most names are printable ASCII without a backslash: none of the byte checks below can find
-  // anything in them, so one pass decides (several rules ask this of each of 100,000 entries).
-  const bool plain = std::all_of(name.begin(), name.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c >= 0x20 && c < 0x7f && c != '\\';
-  });
+  // anything in them. One pass decides that and finds the first component the loop at the end
+  // would refuse (several rules ask this of each of 100,000 entries).
+  const char* bad_component = "";
+  bool plain = true;
+  for (size_t i = 0, start = 0; i <= name.size(); ++i) {
+    if (i < name.size() && name[i] != '/') {
+      const auto c = static_cast<unsigned char>(name[i]);
+      if (c < 0x20 || c >= 0x7f || c == '\\') {
+        plain = false;
+        break;
+      }
+      continue;
+    }
+    if (!*bad_component)
+      bad_component = component_problem(std::string_view(name).substr(start, i - start), i == name.size());
+    start = i + 1;
+  }
   if (!plain) {
     if (name.find('\0') != std::string::npos) return "name contains NUL";
     if (!is_valid_utf8(name)) return "name is not valid UTF-8";
@@ -59,19 +84,9 @@ std::string unsafe_path_reason(const std::string& name, uint64_t max_len) {
   if (name.size() >= 2 && is_alpha(name[0]) && name[1] == ':') return "drive letter";
   if (name.size() > max_len)
     return "path is " + std::to_string(name.size()) + " bytes, over the limit of " + std::to_string(max_len);
-  // Component by component, in place (every rule that places entries asks this of every entry).
+  if (plain) return bad_component;
   const char* why = "";
-  any_component(name, [&](std::string_view part, bool last) {
-    if (part == "..")
-      why = "'..' component escapes the install directory";
-    else if (part == ".")
-      why = "'.' component";
-    else if (part.empty() && !last)
-      why = "empty path component";
-    else if (part.size() > 255)
-      why = "path component over 255 bytes";
-    return *why != '\0';
-  });
+  any_component(name, [&](std::string_view part, bool last) { return *(why = component_problem(part, last)) != 0; });
   return why;
 }
 
@@ -144,12 +159,12 @@ Reach reach_of(const WheelFacts& f) {
 bool is_windows_device(std::string_view component) {
   std::string_view view = component.substr(0, component.find('.'));
   while (!view.empty() && view.back() == ' ') view.remove_suffix(1);  // "aux .py" is AUX too
-  if (view.size() != 3 && view.size() != 4) return false;             // most components: no copy made
-  const std::string stem = to_upper(view);
-  for (const char* d : {"CON", "PRN", "AUX", "NUL"})
-    if (stem == d) return true;
-  return stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) &&
-         stem[3] != '0';
+  if (view.size() != 3 && view.size() != 4) return false;
+  char upper[4];  // every component of every entry is asked: no string made, no call per name
+  for (size_t i = 0; i < view.size(); ++i) upper[i] = ascii_upper(view[i]);
+  const std::string_view stem(upper, view.size());
+  if (stem.size() == 3) return stem == "CON" || stem == "PRN" || stem == "AUX" || stem == "NUL";
+  return (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) && stem[3] != '0';
 }
 
 // What Windows does to one path component that POSIX keeps: "" when nothing.
