@@ -120,8 +120,11 @@ std::vector<std::string> top_level_names(const WheelFacts& f) {
     if (out.empty() || out.back() != name) out.emplace_back(name);
   };
   for (const auto& e : f.entries) {
-    std::string p = environment_path(e.name);
-    if (p.empty() || p.starts_with("<data>/")) continue;
+    // Only what lands in site-packages names a top-level import (environment_path's library paths),
+    // as views of the entry's name: no copy per entry.
+    const auto t = install_target_view(e.name);
+    if (!t || !t->library() || t->path.empty()) continue;
+    const std::string_view p = t->path;
     std::string_view first = p;
     auto slash = first.find('/');
     if (slash != std::string_view::npos) {
@@ -136,7 +139,7 @@ std::vector<std::string> top_level_names(const WheelFacts& f) {
     std::string_view leaf = first;
     if (leaf.ends_with(".py")) {
       add(leaf.substr(0, leaf.size() - 3));
-    } else if (is_extension_module(p)) {
+    } else if (is_extension_module(std::string(p))) {
       add(leaf.substr(0, leaf.find('.')));
     }
   }
