@@ -2,11 +2,13 @@
 // stays silent on the correct wheel (the first test).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <tuple>
 
 #include "facts/analyze.h"
 #include "io/source.h"
+#include "pipeline/check.h"
 #include "policy/policy.h"
 #include "rules/rules.h"
 #include "support/test_support.h"
@@ -246,6 +248,11 @@ TEST(Rules, UnsafePathReasons) {
       {"a/../b", "'..' component escapes the install directory"},
       {"a/..", "'..' component escapes the install directory"},
       {"a/...", ""},
+      {"a/./../b", "'.' component"},  // the first component refused, whichever it is
+      {"a//../b", "empty path component"},
+      {"/../a", "absolute path"},                                          // before any component
+      {"../caf\xc3\xa9", "'..' component escapes the install directory"},  // UTF-8: the same answers
+      {"a//\xc3\xa9/..", "empty path component"},
       {"a/.b", ""},
       {"/a", "absolute path"},
       {"C:a", "drive letter"},
@@ -698,6 +705,62 @@ TEST(Rules, LayoutChecksOfTheTopLevel) {
   // A metapackage (nothing but Requires-Dist, as NVIDIA's cuda-toolkit) installs its dependencies.
   auto meta = check(WheelBuilder("hollow", "1.0").requires_dist("nvidia-cublas>=13"), "strict");
   EXPECT_FALSE(first(meta, "WC218")) << testing::dump(meta);
+}
+
+// A wheel of many entries is judged with its per-entry rule families (archive, RECORD) on a second
+// thread: the verdict is the one thread's, findings and waived findings in the same order and the
+// install-set rules' places (at, waived_at) the same. Findings come from both threads' families,
+// and the run at -j 2 (which splits a single wheel of 20,000 entries) reports as -j 1 does.
+TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
+  WheelBuilder w("many", "1.0", "py3-none-any");
+  for (int i = 0; i < 20050; ++i) w.add("many/d" + std::to_string(i / 1000) + "/m" + std::to_string(i) + ".py", "");
+  w.add("many/aux.py", "x = 1\n")  // WC401: a Windows device name (archive, aside)
+      .add("many/Case.py", "")
+      .add("many/case.py", "")                            // WC401: one file where case folds (archive)
+      .add("share/readme.txt", "text\n")                  // WC213: a directory without code (content)
+      .add("many/bad-dir/x.py", "")                       // WC211 (content, turned on below)
+      .add_unrecorded("many/stray.py", "not in RECORD");  // WC304 (record, aside)
+  const auto zip = w.build();
+  WheelFacts f = testing::facts_of(zip, w.filename());
+  Policy p = load_policy("default");
+  p.limits.max_entries = 1000000;
+  p.severity["WC211"] = Severity::warning;
+  p.waivers.push_back({"WC401", "many/case.py", "a test waiver"});  // a waived finding on the other thread
+  const AloneVerdict one = judge_alone(f, p, false), two = judge_alone(f, p, true);
+  auto text = [](const AloneVerdict& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v.findings) out.push_back(x.rule + " " + x.entry + ": " + x.message);
+    for (const auto& x : v.waived) out.push_back("waived " + x.finding.rule + " " + x.finding.entry + ": " + x.reason);
+    for (size_t k = 0; k < v.at.size(); ++k)
+      out.push_back("at " + std::to_string(v.at[k]) + " " + std::to_string(v.waived_at[k]));
+    return out;
+  };
+  const std::string all = join(text(one), "\n");
+  for (const char* want : {"WC401 many/aux.py:", "WC213 share/:", "WC211 many/bad-dir/x.py:", "WC304 many/stray.py:",
+                           "WC307 many/case.py:", "waived WC401 many/case.py: a test waiver"})
+    EXPECT_NE(all.find(want), std::string::npos) << want << "\n" << all;
+  EXPECT_TRUE(two.in_set);
+  EXPECT_EQ(text(two), text(one));
+
+  testing::TempDir dir;
+  {
+    std::ofstream(dir.file(w.filename()), std::ios::binary)
+        .write(reinterpret_cast<const char*>(zip.data()), zip.size());
+  }
+  auto run = [&](unsigned jobs) {
+    CheckRequest req;
+    req.targets = {dir.file(w.filename())};
+    req.jobs = jobs;
+    std::vector<std::string> out;
+    for (const auto& item : run_check(req, p).items) {
+      for (const auto& x : item.findings) out.push_back(x.rule + " " + x.entry + ": " + x.message);
+      for (const auto& x : item.waived) out.push_back("waived " + x.finding.rule + " " + x.finding.entry);
+    }
+    return out;
+  };
+  const auto j1 = run(1);
+  EXPECT_NE(join(j1, "\n").find("WC304 many/stray.py"), std::string::npos) << join(j1, "\n");
+  EXPECT_EQ(run(2), j1);
 }
 
 }  // namespace

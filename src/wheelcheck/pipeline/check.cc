@@ -645,6 +645,8 @@ class Parking {
 
 // A wheel whose binaries define this many symbols in one table settles on two threads (see settle).
 constexpr size_t kSettleApartSymbols = 20000;
+// A wheel of this many entries runs its per-entry rules on two threads (judge_alone).
+constexpr size_t kSettleApartEntries = 20000;
 
 // What a run keeps of a wheel once it is read: its verdict so far, and its report item.
 struct Settled {
@@ -757,9 +759,9 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
     else if (trust && targets[i].from_index && !targets[i].variants_index)  // fetched only to be verified
       f.provenance = gather_index_provenance(targets[i], &*trust, policy.limits.max_metadata_bytes, f.content_sha256);
     Settled& s = settled[i];
-    auto judge = [&] {
+    auto judge = [&](bool two_threads) {
       try {
-        s.alone = judge_alone(f, policy);
+        s.alone = judge_alone(f, policy, two_threads);
       } catch (const std::exception& e) {
         s.error = e.what();
       }
@@ -776,7 +778,7 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
         }))
       try {
         rules.emplace([&] {
-          judge();
+          judge(false);
           slim = slimmed_symbols(f);
         });
       } catch (const std::system_error&) {
@@ -787,7 +789,9 @@ RunReport run_check(const CheckRequest& req, const Policy& policy) {
       rules->join();
       if (rules->error()) std::rethrow_exception(rules->error());
     } else {
-      judge();
+      // A wheel of many entries (100,000 small files) runs the rules that walk them all beside the
+      // others, when its read had two threads.
+      judge(spare_thread && f.entries.size() >= kSettleApartEntries);
       s.item = report_item(f, policy, req.include_facts, s.member);
     }
     // A member's binaries, entry points, top-level names and large entries are compared with a

@@ -1,11 +1,16 @@
 #include "rules/rules.h"
 
 #include <algorithm>
+#include <deque>
 #include <memory>
+#include <optional>
+#include <system_error>
+#include <vector>
 
 #include "rules/loader/resolution.h"
 #include "rules/supply_chain/provenance_rules.h"
 #include "rules/supply_chain/sbom_rules.h"
+#include "util/budget.h"
 #include "util/strings.h"
 
 namespace wc {
@@ -40,37 +45,68 @@ void sort_by_rule(std::vector<Finding>& fs) {
 
 }  // namespace
 
-AloneVerdict judge_alone(const WheelFacts& f, const Policy& p) {
+AloneVerdict judge_alone(const WheelFacts& f, const Policy& p, bool two_threads) {
   AloneVerdict v;
-  FindingSink s(p);
   if (f.sdist) {  // a source distribution: its archive, its PKG-INFO, who published it
+    FindingSink s(p);
     for (const auto& u : f.unreadable) s.add("WC404", u.message);
     index_hash_rule(f, s);
     sdist_rules(f, s);
     provenance_rules(f, s);
-  } else {
-    auto mark = [&](size_t k) { v.at[k] = s.count(), v.waived_at[k] = s.waived_count(); };
-    if (!f.index_page) name_rules(f, s);
-    archive_rules(f, s);
-    // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
-    if (f.readable()) {
-      v.in_set = true;
-      distinfo_rules(f, s);
-      mark(0);  // pypi_metadata_rules
-      record_rules(f, s);
-      content_rules(f, s);
-      mark(1);  // binary_rules
-      symbol_rules(f, s);
-      mark(2);  // link_rules, torch_abi_rules
-      variant_rules(f, s);
-      cuda_rules(f, s);
-      sbom_rules(f, s);
-    }
-    // Who published the file does not depend on reading it.
-    if (!f.index_page) provenance_rules(f, s);
+    v.findings = s.take();
+    v.waived = s.take_waived();
+    return v;
   }
-  v.findings = s.take();
-  v.waived = s.take_waived();
+  // The rule families in report order, each into a sink of its own; `mark` k: the install-set
+  // rules' findings go after this family's (AloneVerdict::at). With two threads, the families
+  // that walk every entry and every RECORD row (archive, record) run on the other one.
+  using Rule = void (*)(const WheelFacts&, FindingSink&);
+  struct Family {
+    Rule rule;
+    bool aside = false;
+    int mark = -1;
+  };
+  std::vector<Family> families;
+  if (!f.index_page) families.push_back({name_rules});
+  families.push_back({archive_rules, true});
+  // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
+  if (f.readable()) {
+    v.in_set = true;
+    families.push_back({distinfo_rules, false, 0});  // then pypi_metadata_rules
+    families.push_back({record_rules, true});
+    families.push_back({content_rules, false, 1});  // then binary_rules
+    families.push_back({symbol_rules, false, 2});   // then link_rules, torch_abi_rules
+    families.push_back({variant_rules});
+    families.push_back({cuda_rules});
+    families.push_back({sbom_rules});
+  }
+  // Who published the file does not depend on reading it.
+  if (!f.index_page) families.push_back({provenance_rules});
+  std::deque<FindingSink> sinks;
+  for (size_t k = 0; k < families.size(); ++k) sinks.emplace_back(p);
+  auto run = [&](bool aside) {
+    for (size_t k = 0; k < families.size(); ++k)
+      if (families[k].aside == aside) families[k].rule(f, sinks[k]);
+  };
+  std::optional<GuardedThread> other;
+  if (two_threads) try {
+      other.emplace([&] { run(true); });
+    } catch (const std::system_error&) {  // a thread the system refuses: all on this one
+      other.reset();
+    }
+  if (other) {
+    run(false);  // a throw here joins `other` first
+    other->join();
+    if (other->error()) std::rethrow_exception(other->error());
+  } else {
+    for (size_t k = 0; k < families.size(); ++k) families[k].rule(f, sinks[k]);
+  }
+  for (size_t k = 0; k < families.size(); ++k) {
+    for (auto& x : sinks[k].take()) v.findings.push_back(std::move(x));
+    for (auto& x : sinks[k].take_waived()) v.waived.push_back(std::move(x));
+    if (families[k].mark >= 0)
+      v.at[families[k].mark] = v.findings.size(), v.waived_at[families[k].mark] = v.waived.size();
+  }
   return v;
 }
 
