@@ -101,7 +101,9 @@ size_t plain_run(const char* p, size_t n) {
 
 RecordFile parse_record(std::string_view text) {
   RecordFile rec;
-  rec.rows.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  size_t lines = 1;  // find() is memchr: std::count went a byte at a time over a 7 MB RECORD
+  for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) ++lines;
+  rec.rows.reserve(lines);
   std::vector<std::string> row;
   std::string field;
   size_t i = 0, line = 1, row_line = 1;
