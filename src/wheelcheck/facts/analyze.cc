@@ -64,9 +64,8 @@ void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
     e.method = z.method;
     e.size = z.uncompressed_size;
     e.compressed_size = z.compressed_size;
-    auto slash = z.name.find('/');
-    if (slash != std::string::npos && z.name.substr(0, slash).ends_with(".dist-info"))
-      dirs.insert(z.name.substr(0, slash));
+    const std::string_view top = std::string_view(z.name).substr(0, z.name.find('/'));  // no copy per entry
+    if (top.size() < z.name.size() && top.ends_with(".dist-info")) dirs.emplace(top);
   }
   f.dist_info_dirs.assign(dirs.begin(), dirs.end());
   f.dist_info = choose_dist_info(f);
