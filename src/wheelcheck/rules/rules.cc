@@ -58,8 +58,9 @@ AloneVerdict judge_alone(const WheelFacts& f, const Policy& p, bool two_threads)
     return v;
   }
   // The rule families in report order, each into a sink of its own; `mark` k: the install-set
-  // rules' findings go after this family's (AloneVerdict::at). With two threads, the families
-  // that walk every entry and every RECORD row (archive, record) run on the other one.
+  // rules' findings go after this family's (AloneVerdict::at). With two threads, the RECORD and
+  // content families run on the other one: with the archive family on this one, the two halves
+  // of a 100,000-entry wheel's rules take about as long (callgrind: 409 M and 390 M instructions).
   using Rule = void (*)(const WheelFacts&, FindingSink&);
   struct Family {
     Rule rule;
@@ -68,14 +69,14 @@ AloneVerdict judge_alone(const WheelFacts& f, const Policy& p, bool two_threads)
   };
   std::vector<Family> families;
   if (!f.index_page) families.push_back({name_rules});
-  families.push_back({archive_rules, true});
+  families.push_back({archive_rules});
   // A wheel that cannot be read yields no trustworthy contents: only its name and the reason.
   if (f.readable()) {
     v.in_set = true;
     families.push_back({distinfo_rules, false, 0});  // then pypi_metadata_rules
     families.push_back({record_rules, true});
-    families.push_back({content_rules, false, 1});  // then binary_rules
-    families.push_back({symbol_rules, false, 2});   // then link_rules, torch_abi_rules
+    families.push_back({content_rules, true, 1});  // then binary_rules
+    families.push_back({symbol_rules, false, 2});  // then link_rules, torch_abi_rules
     families.push_back({variant_rules});
     families.push_back({cuda_rules});
     families.push_back({sbom_rules});

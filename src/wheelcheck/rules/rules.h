@@ -83,8 +83,9 @@ struct AloneVerdict {
   std::array<size_t, 3> at{}, waived_at{};
   bool in_set = false;  // the install-set rules run: a readable wheel (not an sdist)
 };
-// With `two_threads`, the rules that walk every entry and RECORD row (WC301-WC307, WC401-WC405)
-// run on a second thread beside the others: the same verdict, sooner, for a wheel of many entries.
+// With `two_threads`, the RECORD and content rules (WC301-WC307, WC211-WC218), which walk every
+// entry, run on a second thread beside the others: the same verdict, sooner, for a wheel of many
+// entries.
 AloneVerdict judge_alone(const WheelFacts& f, const Policy& p, bool two_threads = false);
 WheelVerdict judge_in_set(AloneVerdict alone, const WheelFacts& f, const Policy& p, const InstallSet& set);
 
