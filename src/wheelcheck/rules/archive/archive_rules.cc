@@ -149,10 +149,17 @@ bool is_windows_device(std::string_view component) {
   while (!view.empty() && view.back() == ' ') view.remove_suffix(1);  // "aux .py" is AUX too
   if (view.size() != 3 && view.size() != 4) return false;
   char upper[4];  // every component of every entry is asked: no string made, no call per name
-  for (size_t i = 0; i < view.size(); ++i) upper[i] = ascii_upper(view[i]);
+  for (size_t i = 0; i < view.size(); ++i) upper[i] = view[i] >= 'a' && view[i] <= 'z' ? view[i] - 'a' + 'A' : view[i];
   const std::string_view stem(upper, view.size());
   if (stem.size() == 3) return stem == "CON" || stem == "PRN" || stem == "AUX" || stem == "NUL";
   return (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) && stem[3] != '0';
+}
+
+// Whether Windows does something to one path component that POSIX keeps (windows_collapse says
+// what): asked of every component of every entry, so no string is made for the usual answer.
+bool windows_collapses(std::string_view c) {
+  return !c.empty() &&
+         (c.back() == '.' || c.back() == ' ' || c.find(':') != std::string_view::npos || is_windows_device(c));
 }
 
 // What Windows does to one path component that POSIX keeps: "" when nothing.
@@ -354,9 +361,9 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
                 "project it names",
             e.name);
     any_component(path, [&](std::string_view c, bool) {
-      std::string why = windows_collapse(c);
-      if (!why.empty()) s.add("WC401", why, e.name, std::nullopt, on_windows);
-      return !why.empty();
+      if (!windows_collapses(c)) return false;
+      s.add("WC401", windows_collapse(c), e.name, std::nullopt, on_windows);
+      return true;
     });
   }
   for (const auto& c : file_directory_clashes(files, dir_keys))
