@@ -758,9 +758,28 @@ TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
     }
     return out;
   };
+  // Its RECORD is large enough for -j 2 to parse it beside the read of the entries.
+  const EntryFacts* record = f.find_entry(f.dist_info + "/RECORD");
+  ASSERT_TRUE(record);
+  EXPECT_GE(record->size, 1u << 20);
   const auto j1 = run(1);
   EXPECT_NE(join(j1, "\n").find("WC304 many/stray.py"), std::string::npos) << join(j1, "\n");
   EXPECT_EQ(run(2), j1);
+
+  // A row naming sha512 (a wrong one): the read must digest that entry with sha512 too, so the
+  // RECORD is parsed before it at any -j, and WC302 says the digest differs.
+  w.edit_record([](std::vector<std::vector<std::string>>& rows) {
+    for (auto& row : rows)
+      if (row[0] == "many/aux.py") row[1] = "sha512=" + std::string(86, 'A');
+  });
+  const auto zip512 = w.build();
+  {
+    std::ofstream(dir.file(w.filename()), std::ios::binary)
+        .write(reinterpret_cast<const char*>(zip512.data()), zip512.size());
+  }
+  const auto k1 = run(1);
+  EXPECT_NE(join(k1, "\n").find("WC302 many/aux.py: sha512 is"), std::string::npos) << join(k1, "\n");
+  EXPECT_EQ(run(2), k1);
 }
 
 }  // namespace
