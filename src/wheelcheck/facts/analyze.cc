@@ -559,7 +559,6 @@ class WheelReader {
     if (record_thread_->error()) std::rethrow_exception(record_thread_->error());
     f_.record = std::move(record_aside_);
     record_thread_.reset();
-    std::string().swap(record_text_);
   }
 
   // The text of WHEEL, METADATA and RECORD (read first): RECORD names the digests to compute.
@@ -579,7 +578,10 @@ class WheelReader {
         std::string& text = texts_[record];
         if (record_aside && text.size() >= kRecordAsideBytes && !may_name_other_digests(text)) try {
             record_text_ = std::move(text);
-            record_thread_.emplace([this] { record_aside_ = parse_record(record_text_); });
+            record_thread_.emplace([this] {
+              record_aside_ = parse_record(record_text_);
+              std::string().swap(record_text_);  // its bytes go as soon as the rows are made
+            });
             text.clear();
           } catch (const std::system_error&) {
             text = std::move(record_text_);
