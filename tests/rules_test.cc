@@ -707,17 +707,17 @@ TEST(Rules, LayoutChecksOfTheTopLevel) {
   EXPECT_FALSE(first(meta, "WC218")) << testing::dump(meta);
 }
 
-// A wheel of many entries is judged with its per-entry rule families (archive, RECORD) on a second
+// A wheel of many entries is judged with its RECORD and content rule families on a second
 // thread: the verdict is the one thread's, findings and waived findings in the same order and the
 // install-set rules' places (at, waived_at) the same. Findings come from both threads' families,
 // and the run at -j 2 (which splits a single wheel of 20,000 entries) reports as -j 1 does.
 TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
   WheelBuilder w("many", "1.0", "py3-none-any");
   for (int i = 0; i < 20050; ++i) w.add("many/d" + std::to_string(i / 1000) + "/m" + std::to_string(i) + ".py", "");
-  w.add("many/aux.py", "x = 1\n")  // WC401: a Windows device name (archive, aside)
+  w.add("many/aux.py", "x = 1\n")  // WC401: a Windows device name (archive, this thread)
       .add("many/Case.py", "")
       .add("many/case.py", "")                            // WC401: one file where case folds (archive)
-      .add("share/readme.txt", "text\n")                  // WC213: a directory without code (content)
+      .add("share/readme.txt", "text\n")                  // WC213: a directory without code (content, aside)
       .add("many/bad-dir/x.py", "")                       // WC211 (content, turned on below)
       .add_unrecorded("many/stray.py", "not in RECORD");  // WC304 (record, aside)
   const auto zip = w.build();
@@ -725,7 +725,8 @@ TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
   Policy p = load_policy("default");
   p.limits.max_entries = 1000000;
   p.severity["WC211"] = Severity::warning;
-  p.waivers.push_back({"WC401", "many/case.py", "a test waiver"});  // a waived finding on the other thread
+  p.waivers.push_back({"WC401", "many/case.py", "a test waiver"});    // waived on this thread
+  p.waivers.push_back({"WC307", "many/case.py", "an aside waiver"});  // waived on the other
   const AloneVerdict one = judge_alone(f, p, false), two = judge_alone(f, p, true);
   auto text = [](const AloneVerdict& v) {
     std::vector<std::string> out;
@@ -737,7 +738,7 @@ TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
   };
   const std::string all = join(text(one), "\n");
   for (const char* want : {"WC401 many/aux.py:", "WC213 share/:", "WC211 many/bad-dir/x.py:", "WC304 many/stray.py:",
-                           "WC307 many/case.py:", "waived WC401 many/case.py: a test waiver"})
+                           "waived WC307 many/case.py: an aside waiver", "waived WC401 many/case.py: a test waiver"})
     EXPECT_NE(all.find(want), std::string::npos) << want << "\n" << all;
   EXPECT_TRUE(two.in_set);
   EXPECT_EQ(text(two), text(one));
@@ -780,6 +781,24 @@ TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
   const auto k1 = run(1);
   EXPECT_NE(join(k1, "\n").find("WC302 many/aux.py: sha512 is"), std::string::npos) << join(k1, "\n");
   EXPECT_EQ(run(2), k1);
+
+  // The same row with the algorithm's name quoted: csv (and parse_record) read `"sha512"=AAA...` as
+  // sha512=AAA..., though "512=" is nowhere in the text.
+  std::vector<std::vector<std::string>> rows;
+  w.edit_record([&](std::vector<std::vector<std::string>>& r) { rows = r; });
+  (void)w.build();
+  std::string raw;
+  for (const auto& r : rows)
+    raw += r[0] + "," + (r[0] == "many/aux.py" ? "\"sha512\"=" + std::string(86, 'A') : r[1]) + "," + r[2] + "\r\n";
+  ASSERT_EQ(raw.find("512="), std::string::npos);
+  const auto quoted = w.record_text(raw).build();
+  {
+    std::ofstream(dir.file(w.filename()), std::ios::binary)
+        .write(reinterpret_cast<const char*>(quoted.data()), quoted.size());
+  }
+  const auto q1 = run(1);
+  EXPECT_NE(join(q1, "\n").find("WC302 many/aux.py: sha512 is"), std::string::npos) << join(q1, "\n");
+  EXPECT_EQ(run(2), q1);
 }
 
 }  // namespace

@@ -196,9 +196,21 @@ class WheelReader {
     std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
       return idx_.entries[a].compressed_size > idx_.entries[b].compressed_size;
     });
-    run_workers(rest);
+    std::exception_ptr failed;
+    try {
+      run_workers(rest);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    // The RECORD parsed aside is in the facts whatever the read met: a wheel whose read stopped
+    // at its budget is still judged, RECORD and all.
+    try {
+      take_record();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+    if (failed) std::rethrow_exception(failed);
     if (first_exception_) std::rethrow_exception(first_exception_);
-    take_record();
     finish();
   }
 
@@ -546,10 +558,12 @@ class WheelReader {
   static constexpr size_t kRecordAsideBytes = 1u << 20;
 
   // Whether a RECORD text may name a digest other than sha256 ("sha384=", "SHA512=" ...): the
-  // digits and the '=' have no case, so a text without "384=" and "512=" names none. Then no entry
-  // needs a second digest, and the reading need not wait for the rows.
+  // digits and the '=' have no case, so a text without "384=", "512=" and quotes names none. Then
+  // no entry needs a second digest, and the reading need not wait for the rows.
+  // A quote anywhere may join what the raw text splits (csv reads `"sha512"=x` as sha512=x).
   static bool may_name_other_digests(std::string_view text) {
-    return text.find("384=") != std::string_view::npos || text.find("512=") != std::string_view::npos;
+    return text.find('"') != std::string_view::npos || text.find("384=") != std::string_view::npos ||
+           text.find("512=") != std::string_view::npos;
   }
 
   // The RECORD parsed beside the read (parse_dist_info), into the facts once the read is done.
