@@ -123,7 +123,7 @@ std::vector<std::string> top_level_names(const WheelFacts& f) {
     // Only what lands in site-packages names a top-level import (environment_path's library paths),
     // as views of the entry's name: no copy per entry.
     const auto t = install_target_view(e.name);
-    if (!t || !t->library() || t->path.empty()) continue;
+    if (!t || !t->library() || t->path.empty() || t->path.starts_with("<data>/")) continue;
     const std::string_view p = t->path;
     std::string_view first = p;
     auto slash = first.find('/');
