@@ -8,6 +8,7 @@
 
 #include "facts/analyze.h"
 #include "io/source.h"
+#include "io/zip_index.h"
 #include "pipeline/check.h"
 #include "policy/policy.h"
 #include "rules/rules.h"
@@ -799,6 +800,45 @@ TEST(Rules, AManyEntryWheelIsJudgedOnTwoThreadsAsOnOne) {
   const auto q1 = run(1);
   EXPECT_NE(join(q1, "\n").find("WC302 many/aux.py: sha512 is"), std::string::npos) << join(q1, "\n");
   EXPECT_EQ(run(2), q1);
+}
+
+// A read that fails at an entry after its RECORD was parsed beside it (-j 2, a RECORD over 1 MiB)
+// keeps the RECORD, as the one-thread read, which parses it first, does.
+TEST(Rules, ARecordParsedBesideAFailedReadIsKept) {
+  WheelBuilder w("many", "1.0", "py3-none-any");
+  for (int i = 0; i < 20050; ++i) w.add("many/d" + std::to_string(i / 1000) + "/m" + std::to_string(i) + ".py", "x");
+  const auto zip = w.build();
+  // The read of one entry's data (it starts at the entry's data offset) fails.
+  class FailingSource : public MemorySource {
+   public:
+    FailingSource(std::vector<uint8_t> bytes, uint64_t at)
+        : MemorySource("many-1.0-py3-none-any.whl", std::move(bytes)), at_(at) {}
+    size_t read_at(uint64_t off, void* buf, size_t n) override {
+      if (off == at_) throw IoError("many-1.0-py3-none-any.whl: a test's read error");
+      return MemorySource::read_at(off, buf, n);
+    }
+
+   private:
+    uint64_t at_;
+  };
+  MemorySource plain("many-1.0-py3-none-any.whl", zip);
+  const ZipIndex idx = read_zip_index(plain);
+  uint64_t at = 0;
+  for (const auto& z : idx.entries)
+    if (z.name == "many/d7/m7777.py") at = z.data_offset;
+  ASSERT_NE(at, 0u);
+  for (unsigned threads : {1u, 2u}) {
+    FailingSource src(zip, at);
+    AnalyzeOptions opt = analyze_options_for(load_policy("default"));
+    opt.threads = threads;
+    const WheelFacts f = analyze_wheel(src, opt);
+    EXPECT_FALSE(f.readable()) << threads;  // the read error is the wheel's WC404
+    ASSERT_TRUE(f.record) << threads;
+    EXPECT_EQ(f.record->rows.size(), 20053u) << threads;  // 20,050 modules, METADATA, WHEEL, RECORD
+    const EntryFacts* record = f.find_entry(f.dist_info + "/RECORD");
+    ASSERT_TRUE(record);
+    EXPECT_GE(record->size, 1u << 20);
+  }
 }
 
 }  // namespace
