@@ -263,8 +263,8 @@ class WheelReader {
         own_ = std::make_unique<Digest>("sha256");
         d_ = own_.get();
       } else {
+        mine.d.reset();  // first: a throw here leaves the slot free
         mine.busy = true;
-        mine.d.reset();
         slot_ = &mine;
         d_ = &mine.d;
       }
