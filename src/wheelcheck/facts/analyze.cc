@@ -25,6 +25,7 @@
 #include "util/digest.h"
 #include "util/parse.h"
 #include "util/strings.h"
+#include "util/thread_lease.h"
 #include "wheel/entry_names.h"
 
 namespace wc {
@@ -252,45 +253,12 @@ class WheelReader {
     }
   }
 
-  // The SHA-256 context an entry's bytes go through: one per reading thread, restarted for each
-  // entry. A fresh OpenSSL context is two allocations and a provider lookup, 100,000 of them for a
-  // wheel of small files. A second Work alive on the same thread gets a context of its own.
-  class Sha256Lease {
-   public:
-    Sha256Lease() {
-      thread_local Slot mine;
-      if (mine.busy) {
-        own_ = std::make_unique<Digest>("sha256");
-        d_ = own_.get();
-      } else {
-        mine.d.reset();  // first: a throw here leaves the slot free
-        mine.busy = true;
-        slot_ = &mine;
-        d_ = &mine.d;
-      }
-    }
-    Sha256Lease(Sha256Lease&& o) noexcept
-        : own_(std::move(o.own_)), slot_(std::exchange(o.slot_, nullptr)), d_(std::exchange(o.d_, nullptr)) {}
-    Sha256Lease& operator=(Sha256Lease&&) = delete;
-    ~Sha256Lease() {
-      if (slot_) slot_->busy = false;
-    }
-    Digest* operator->() const { return d_; }
-
-   private:
-    struct Slot {
-      Digest d{"sha256"};
-      bool busy = false;
-    };
-    std::unique_ptr<Digest> own_;
-    Slot* slot_ = nullptr;
-    Digest* d_ = nullptr;
-  };
-
   // Everything one entry's bytes feed.
   struct Work {
     EntryFacts* e = nullptr;
-    Sha256Lease sha256;
+    // The thread's SHA-256 context, restarted for each entry (start()): a fresh OpenSSL context is
+    // two allocations and a provider lookup, 100,000 of them for a wheel of small files.
+    ThreadLease<Digest> sha256;
     std::optional<Digest> other;  // sha384/sha512 when RECORD asks for it
     std::string other_algo;
     std::optional<VersionScan> versions;  // a well-known library's version strings (WC904)
@@ -395,6 +363,7 @@ class WheelReader {
   Work start(size_t i) {
     const ZipEntry& z = idx_.entries[i];
     Work w;
+    w.sha256->reset();  // a throw here releases the lease with `w`
     w.e = &f_.entries[i];
     auto algo = other_algos_.find(z.name);
     if (algo != other_algos_.end()) w.other.emplace(algo->second), w.other_algo = algo->second;

@@ -1,6 +1,7 @@
 #include "io/inflate.h"
 
 #include "io/zip_stream.h"
+#include "util/thread_lease.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -17,34 +18,12 @@ constexpr size_t kIn = 256u << 10, kOut = 1u << 20;
 
 // Buffers and inflate state reused by every entry a thread reads (a wheel has thousands of small
 // entries; fresh megabyte buffers for each cost more than inflating them). A read from inside a
-// sink (nested) gets buffers of its own.
+// sink (nested) gets buffers of its own (ThreadLease).
 struct ThreadBuffers {
   std::vector<uint8_t> in = std::vector<uint8_t>(kIn), out = std::vector<uint8_t>(kOut);
   inflate_state state;
-  bool busy = false;
 };
-
-class BufferLease {
- public:
-  BufferLease() {
-    thread_local auto mine = std::make_unique<ThreadBuffers>();  // the state is ~40 KiB: not in TLS itself
-    if (mine->busy) {
-      own_ = std::make_unique<ThreadBuffers>();
-      b_ = own_.get();
-    } else {
-      b_ = mine.get();
-    }
-    b_->busy = true;
-  }
-  ~BufferLease() { b_->busy = false; }
-  BufferLease(const BufferLease&) = delete;
-  BufferLease& operator=(const BufferLease&) = delete;
-  ThreadBuffers& operator*() const { return *b_; }
-
- private:
-  std::unique_ptr<ThreadBuffers> own_;
-  ThreadBuffers* b_;
-};
+using BufferLease = ThreadLease<ThreadBuffers>;
 
 std::string hex32(uint32_t v) {
   char b[12];

@@ -32,10 +32,6 @@ bool any_component(std::string_view path, F&& f) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // What is wrong with one '/'-separated component of a name: "" when nothing.
 const char* component_problem(std::string_view part, bool last) {
   if (part.size() > 255) return "path component over 255 bytes";
@@ -155,16 +151,10 @@ bool is_windows_device(std::string_view component) {
   return (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) && stem[3] != '0';
 }
 
-// Whether Windows does something to one path component that POSIX keeps (windows_collapse says
-// what): asked of every component of every entry, so no string is made for the usual answer.
-bool windows_collapses(std::string_view c) {
-  return !c.empty() &&
-         (c.back() == '.' || c.back() == ' ' || c.find(':') != std::string_view::npos || is_windows_device(c));
-}
-
-// What Windows does to one path component that POSIX keeps: "" when nothing.
+// What Windows does to one path component that POSIX keeps: empty when nothing (every component
+// of every entry is asked: the usual answer makes no string from a literal).
 std::string windows_collapse(std::string_view c) {
-  if (c.empty()) return "";
+  if (c.empty()) return {};
   if (c.back() == '.' || c.back() == ' ')
     return "component '" + clip_for_display(c, 60) +
            "' ends in a dot or a space, which Windows strips: it names another file there";
@@ -175,7 +165,7 @@ std::string windows_collapse(std::string_view c) {
     return "component '" + clip_for_display(c, 60) +
            "' is a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, any extension): opening it opens the "
            "device";
-  return "";
+  return {};
 }
 
 // " (850 MB, decimal, as pip counts)" or " (100 MiB)": the unit a limit was written in.
@@ -361,8 +351,9 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
                 "project it names",
             e.name);
     any_component(path, [&](std::string_view c, bool) {
-      if (!windows_collapses(c)) return false;
-      s.add("WC401", windows_collapse(c), e.name, std::nullopt, on_windows);
+      std::string why = windows_collapse(c);
+      if (why.empty()) return false;
+      s.add("WC401", std::move(why), e.name, std::nullopt, on_windows);
       return true;
     });
   }
