@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "binary/binary_facts.h"
@@ -19,6 +20,11 @@
 #include "util/digest.h"
 #include "util/json_text.h"
 #include "wheel_builder.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <isa-l/crc.h>
+#endif
 
 namespace wc {
 namespace {
@@ -399,6 +405,49 @@ TEST(Inflate, StopsWhenTheSinkSaysSo) {
     EXPECT_LE(seen, 1u << 20);
   }
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Whether the upper halves of ymm0-15 or zmm0-15 are in use (XINUSE bits 2 and 6, read by
+// XGETBV with ECX=1), or nullopt where the CPU cannot say.
+std::optional<uint64_t> upper_vector_state() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return std::nullopt;  // OSXSAVE
+  if (!__get_cpuid_count(0xD, 1, &a, &b, &c, &d) || !(a & (1u << 2))) return std::nullopt;
+  uint32_t lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+  return ((uint64_t{hi} << 32) | lo) & ((1u << 2) | (1u << 6));
+}
+
+// ISA-L's CRC-32 of 256 bytes or more on an AVX-512 machine leaves zmm0-11 in use; the SSE code that
+// runs next (OpenSSL's SHA-NI digest in every sink) paid for it until the read cleared them.
+TEST(Inflate, LeavesNoUpperVectorStateForTheSseCodeAfterIt) {
+  if (!upper_vector_state()) GTEST_SKIP() << "this CPU cannot report which vector state is in use (XGETBV 1)";
+  const std::string text = pseudo_random_text(3u << 20, 11);
+  crc32_gzip_refl(0, reinterpret_cast<const uint8_t*>(text.data()), 4096);
+  if (*upper_vector_state() == 0)
+    GTEST_SKIP() << "ISA-L's CRC-32 leaves no upper vector state on this CPU (no AVX-512 path): nothing to clear";
+  auto zip = testing::WheelBuilder("pkg", "1.0").add("pkg/a.txt", text).add("pkg/b.txt", text, /*store=*/true).build();
+  MemorySource src("t.whl", zip);
+  ZipIndex idx = read_zip_index(src);
+  int read = 0;
+  for (const auto& z : idx.entries) {
+    if (z.name != "pkg/a.txt" && z.name != "pkg/b.txt") continue;
+    ++read;
+    crc32_gzip_refl(0, reinterpret_cast<const uint8_t*>(text.data()), 4096);  // in use as the read starts
+    size_t calls = 0, dirty = 0;
+    EntryRead r = read_entry(src, z, [&](const uint8_t*, size_t, uint64_t) {
+      ++calls;
+      dirty += *upper_vector_state() != 0;
+      return true;
+    });
+    EXPECT_TRUE(r.error.empty()) << z.name << ": " << r.error;
+    EXPECT_GT(calls, 1u) << z.name;
+    EXPECT_EQ(dirty, 0u) << z.name << ": the sink was called with the upper vector state in use " << dirty << " of "
+                         << calls << " times";
+  }
+  EXPECT_EQ(read, 2);
+}
+#endif
 
 TEST(Inflate, PrefixesAndReadsAfterAnEarlyStop) {
   std::string text = pseudo_random_text(3u << 20, 6);
