@@ -26,6 +26,31 @@ TEST(Policy, ShippedPoliciesLoad) {
   }
 }
 
+// A shipped policy is compiled in and is parsed, not checked, when loaded: here each meets every
+// check a policy file meets (the schema, rule IDs, patterns, extends).
+TEST(Policy, ShippedPoliciesPassEveryCheckAPolicyFileMeets) {
+  auto names = shipped_policy_names();
+  ASSERT_GE(names.size(), 5u);
+  for (const auto& n : names) {
+    const std::string* text = shipped_policy_text(n);
+    ASSERT_TRUE(text) << n;
+    for (const auto& i : validate_policy_text(*text, n + ".json"))
+      ADD_FAILURE() << n << ": " << i.pointer << " (line " << i.line << "): " << i.message;
+  }
+}
+
+// A policy file is checked whatever its name: one named like a shipped policy is not taken on trust.
+TEST(Policy, AFileNamedLikeAShippedPolicyIsStillChecked) {
+  testing::TempDir d;
+  const std::string path = write(d, "default.json", R"({"name": "mine", "limts": {}})");
+  try {
+    load_policy(path);
+    FAIL() << "a policy file with an unknown key loaded";
+  } catch (const PolicyError& e) {
+    EXPECT_NE(std::string(e.what()).find("limts"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Policy, ExtendsOverridesAndConcatenates) {
   testing::TempDir d;
   write(d, "base.json", R"({"extends": "strict", "rules": {"WC302": "warning"}, "limits": {"max_entries": 10}})");
