@@ -565,7 +565,6 @@ class WheelReader {
               record_aside_ = parse_record(record_text_);
               std::string().swap(record_text_);  // its bytes go as soon as the rows are made
             });
-            text.clear();
           } catch (const std::system_error&) {
             text = std::move(record_text_);
             record_thread_.reset();

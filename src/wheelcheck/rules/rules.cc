@@ -95,12 +95,12 @@ AloneVerdict judge_alone(const WheelFacts& f, const Policy& p, bool two_threads)
     } catch (const std::system_error&) {  // a thread the system refuses: all on this one
       other.reset();
     }
+  if (!other)
+    for (auto& family : families) family.aside = false;  // all on this one
+  run(false);                                            // a throw here joins `other` first
   if (other) {
-    run(false);  // a throw here joins `other` first
     other->join();
     if (other->error()) std::rethrow_exception(other->error());
-  } else {
-    for (size_t k = 0; k < families.size(); ++k) families[k].rule(f, sinks[k]);
   }
   for (size_t k = 0; k < families.size(); ++k) {
     for (auto& x : sinks[k].take()) v.findings.push_back(std::move(x));

@@ -2,10 +2,7 @@
 
 #include <algorithm>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "util/byte_scan.h"
 #include "util/strings.h"
 #include "wheel/py_text.h"
 
@@ -71,34 +68,6 @@ HeaderFile parse_header_file(std::string_view text) {
   return h;
 }
 
-namespace {
-
-// How many bytes from p on are printable ASCII other than ',' and '"' (what joins a CSV field
-// whatever the state): 16 at a time where SSE2 is there. A RECORD is mostly such runs (a path,
-// then "sha256=" and 43 base64 characters), and a 100,000-entry wheel's is 7 MB.
-size_t plain_run(const char* p, size_t n) {
-  size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F), comma = _mm_set1_epi8(','),
-                quote = _mm_set1_epi8('"');
-  for (; i + 16 <= n; i += 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    // Signed: bytes from 0x80 up are negative, so "less than 0x20" also catches them.
-    const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
-                                      _mm_or_si128(_mm_cmpeq_epi8(x, comma), _mm_cmpeq_epi8(x, quote)));
-    if (const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(stop)))
-      return i + static_cast<size_t>(__builtin_ctz(bits));
-  }
-#endif
-  for (; i < n; ++i) {
-    const char c = p[i];
-    if (!(c >= 0x20 && c < 0x7F && c != ',' && c != '"')) return i;
-  }
-  return n;
-}
-
-}  // namespace
-
 RecordFile parse_record(std::string_view text) {
   RecordFile rec;
   size_t lines = 1;  // find() is memchr: std::count went a byte at a time over a 7 MB RECORD
@@ -137,7 +106,8 @@ RecordFile parse_record(std::string_view text) {
   while (i < text.size()) {
     char c = text[i];
     if (plain(c)) {
-      const size_t j = i + 1 + plain_run(text.data() + i + 1, text.size() - i - 1);
+      const size_t j =
+          i + 1 + csv_plain_run(reinterpret_cast<const uint8_t*>(text.data()) + i + 1, text.size() - i - 1);
       field.append(text.data() + i, j - i);
       row_started = true;  // already so inside quotes
       i = j;

@@ -143,12 +143,12 @@ Reach reach_of(const WheelFacts& f) {
 bool is_windows_device(std::string_view component) {
   std::string_view view = component.substr(0, component.find('.'));
   while (!view.empty() && view.back() == ' ') view.remove_suffix(1);  // "aux .py" is AUX too
-  if (view.size() != 3 && view.size() != 4) return false;
-  char upper[4];  // every component of every entry is asked: no string made, no call per name
-  for (size_t i = 0; i < view.size(); ++i) upper[i] = view[i] >= 'a' && view[i] <= 'z' ? view[i] - 'a' + 'A' : view[i];
-  const std::string_view stem(upper, view.size());
-  if (stem.size() == 3) return stem == "CON" || stem == "PRN" || stem == "AUX" || stem == "NUL";
-  return (stem.starts_with("COM") || stem.starts_with("LPT")) && is_digit(stem[3]) && stem[3] != '0';
+  // Every component of every entry is asked: compared in place, no string made.
+  if (view.size() == 3)
+    return iequals(view, "CON") || iequals(view, "PRN") || iequals(view, "AUX") || iequals(view, "NUL");
+  if (view.size() != 4) return false;
+  const std::string_view stem = view.substr(0, 3);
+  return (iequals(stem, "COM") || iequals(stem, "LPT")) && is_digit(view[3]) && view[3] != '0';
 }
 
 // What Windows does to one path component that POSIX keeps: empty when nothing (every component

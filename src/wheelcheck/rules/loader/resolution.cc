@@ -364,7 +364,7 @@ NeedPrediction predict_need(const WheelFacts& f, const BinaryFacts& b, const std
   return out;
 }
 
-bool is_extension_module(const std::string& entry) {
+bool is_extension_module(std::string_view entry) {
   auto s = extension_suffix(entry);
   return s && s->python_extension && !install_path(entry).empty();
 }

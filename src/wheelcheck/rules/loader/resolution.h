@@ -134,7 +134,7 @@ bool python_loaded(const WheelFacts& w, const BinaryFacts& b);
 bool device_processor(std::string_view arch);
 
 // A Python extension module CPython would import: an importable location and an extension suffix.
-bool is_extension_module(const std::string& entry);
+bool is_extension_module(std::string_view entry);
 // The same judged from the binary too: a bare `name.so` (no ABI segment in its suffix) is an
 // importable module only when it exports PyInit_name (or PyModExport_name); one that does not is a
 // plugin a library loads with dlopen (ONNX Runtime's CUDA provider). When the dynamic symbols were

@@ -139,7 +139,7 @@ std::vector<std::string> top_level_names(const WheelFacts& f) {
     std::string_view leaf = first;
     if (leaf.ends_with(".py")) {
       add(leaf.substr(0, leaf.size() - 3));
-    } else if (is_extension_module(std::string(p))) {
+    } else if (is_extension_module(p)) {
       add(leaf.substr(0, leaf.find('.')));
     }
   }
