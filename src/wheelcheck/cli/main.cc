@@ -5,10 +5,12 @@
 
 #include "cli/commands.h"
 #include "cli_support/cli_support.h"
+#include "util/budget.h"
 #include "wheelcheck_version.h"
 
 int main(int argc, char** argv) {
   using namespace wc;
+  keep_freed_memory_for_reuse();
   CLI::App app{"wheelcheck: release validation for Python wheels with native and CUDA code"};
   app.set_version_flag("--version", std::string("wheelcheck ") + WHEELCHECK_VERSION);
   app.require_subcommand(1);

@@ -1,5 +1,9 @@
 #include "util/budget.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "util/strings.h"
 
 namespace wc {
@@ -8,6 +12,13 @@ namespace {
 thread_local MemoryBudget* t_budget = nullptr;
 thread_local std::string_view t_entry;
 }  // namespace
+
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);  // setting either also turns off glibc's dynamic threshold
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
 
 void MemoryBudget::charge(uint64_t bytes, std::string_view structure) {
   uint64_t before = used_.fetch_add(bytes);
