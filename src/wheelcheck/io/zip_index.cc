@@ -286,11 +286,11 @@ void check_reading_flags(ZipIndex& idx, const ZipEntry& z) {
         ", above the 6.3 Python's zipfile reads (it refuses the archive)");
   for (auto [bit, what] : kDataBits)
     if (z.flags & bit) add(std::string("general-purpose flag ") + what);
-  if (z.zipfile_name != z.name)
+  if (!z.cp437_name.empty())
     idx.unsafe_names.push_back(
         {"the name is not ASCII and its UTF-8 flag (bit 11) is clear: zipfile and pip decode "
          "it as cp437, '" +
-             clip_for_display(z.zipfile_name) + "', and install it under that name",
+             clip_for_display(z.zipfile_name()) + "', and install it under that name",
          z.name, z.local_offset});
 }
 
@@ -325,7 +325,7 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
     z.external_attr = c.u32();
     z.local_offset = c.u32();
     z.name = std::string(c.str(name_len));
-    z.zipfile_name = (z.flags & 0x0800) || is_ascii(z.name) ? z.name : cp437_to_utf8(z.name);
+    if (!(z.flags & 0x0800) && !is_ascii(z.name)) z.cp437_name = cp437_to_utf8(z.name);
     std::string refused = apply_extras(c.sub(c.pos(), extra_len), z, true);
     if (!refused.empty())
       idx.inconsistent.push_back({refused + " (Python's zipfile refuses the whole archive)", z.name, z.local_offset});
@@ -736,20 +736,20 @@ std::string cp437_to_utf8(std::string_view raw) {
 static void check_decoded_duplicates(ZipIndex& idx) {
   // Names zipfile reads as they are (UTF-8 flagged, or ASCII) clash in the duplicate-name check:
   // with none decoded otherwise, there is nothing to look up.
-  if (std::all_of(idx.entries.begin(), idx.entries.end(), [](const ZipEntry& z) { return z.zipfile_name == z.name; }))
+  if (std::all_of(idx.entries.begin(), idx.entries.end(), [](const ZipEntry& z) { return z.cp437_name.empty(); }))
     return;
   ViewMap<const ZipEntry*> by_raw(idx.entries.size()), by_decoded;
   for (const auto& z : idx.entries) by_raw.try_emplace(z.name, &z);
   for (const auto& z : idx.entries) {
-    if (z.zipfile_name == z.name) continue;
-    const ZipEntry* const* other = by_raw.find(z.zipfile_name);
+    if (z.cp437_name.empty()) continue;
+    const ZipEntry* const* other = by_raw.find(z.zipfile_name());
     const ZipEntry* dup = other ? *other : nullptr;
     if (!dup) {
-      auto [first, fresh] = by_decoded.try_emplace(z.zipfile_name, &z);
+      auto [first, fresh] = by_decoded.try_emplace(z.zipfile_name(), &z);
       if (fresh) continue;
       dup = *first;
     }
-    idx.unsafe_names.push_back({"zipfile decodes this name to '" + clip_for_display(z.zipfile_name) +
+    idx.unsafe_names.push_back({"zipfile decodes this name to '" + clip_for_display(z.zipfile_name()) +
                                     "', the name it gives the entry '" + clip_for_display(dup->name) +
                                     "' too: pip installs one entry's bytes under the other's name",
                                 z.name, z.local_offset});

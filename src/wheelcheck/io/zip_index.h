@@ -20,8 +20,11 @@ enum class EntryKind { file, directory, symlink, other };
 struct ZipEntry {
   std::string name;  // raw bytes of the central directory name
   // The name as Python's zipfile (pip, pypa/installer) decodes it, in UTF-8: the bytes themselves
-  // when general-purpose bit 11 is set or the name is ASCII, their cp437 reading otherwise.
-  std::string zipfile_name;
+  // when general-purpose bit 11 is set or the name is ASCII, their cp437 reading otherwise. Only
+  // that reading is stored (it always differs from the bytes: each byte past 0x7f becomes two or
+  // three), not a second copy of every name.
+  const std::string& zipfile_name() const { return cp437_name.empty() ? name : cp437_name; }
+  std::string cp437_name;       // empty when zipfile reads the name as it is
   uint16_t version_needed = 0;  // "version needed to extract" (central directory)
   uint16_t flags = 0;
   uint16_t method = 0;
