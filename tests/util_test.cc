@@ -3,6 +3,8 @@
 // CSV readers behind METADATA, WHEEL and RECORD.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -471,6 +474,28 @@ TEST(RecordCsv, AsPythonCsvReadsIt) {
   EXPECT_NE(r.problems[0].find("line 5: expected 3 fields"), std::string::npos) << r.problems[0];
   EXPECT_NE(r.problems[1].find("inside a quoted field"), std::string::npos) << r.problems[1];
   EXPECT_NE(r.problems[2].find("line 6: expected 3 fields"), std::string::npos) << r.problems[2];
+}
+
+// The rows view the bytes their RecordFile holds: those stay where they are when the file moves
+// (into WheelFacts' optional, from the thread that parsed it aside), short texts too, and the
+// parsed text itself may go.
+TEST(RecordCsv, RowsOutliveTheTextAndMoveWithTheirFile) {
+  std::optional<RecordFile> kept;
+  {
+    std::string text = "a,b,1\n\"x\"\"y\",sha256=z,22\nc\\d.py,,\n";
+    RecordFile parsed = parse_record(text);
+    std::fill(text.begin(), text.end(), '#');
+    kept = std::move(parsed);
+    RecordFile again = std::move(*kept);
+    kept = std::move(again);
+  }
+  ASSERT_EQ(kept->rows.size(), 3u);
+  EXPECT_EQ(kept->rows[0].path, "a");
+  EXPECT_EQ(kept->rows[0].size, "1");
+  EXPECT_EQ(kept->rows[1].path, "x\"y");
+  EXPECT_EQ(kept->rows[1].hash, "sha256=z");
+  EXPECT_EQ(kept->rows[2].path, "c/d.py");  // read as installer reads it
+  EXPECT_EQ(kept->rows[2].hash, "");
 }
 
 // Random RECORD texts of commas, quotes, both line ends, backslashes, spaces, a form feed, a tab,

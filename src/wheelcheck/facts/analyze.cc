@@ -596,7 +596,7 @@ class WheelReader {
     for (const auto& row : f_.record->rows) {
       // Only sha384/sha512 rows need a second digest; no allocation for the common sha256 row.
       std::string_view algo = std::string_view(row.hash).substr(0, row.hash.find('='));
-      if (iequals(algo, "sha384") || iequals(algo, "sha512")) other_algos_[row.path] = to_lower(algo);
+      if (iequals(algo, "sha384") || iequals(algo, "sha512")) other_algos_[std::string(row.path)] = to_lower(algo);
     }
   }
 
@@ -970,7 +970,7 @@ AnalyzeOptions analyze_options_for(const Policy& p) {
   return opt;
 }
 
-const EntryFacts* WheelFacts::find_entry(const std::string& name) const {
+const EntryFacts* WheelFacts::find_entry(std::string_view name) const {
   if (entry_index_.size() > entries.size() || (entry_index_.empty() && !entries.empty())) {  // not indexed: scan
     for (const auto& e : entries)
       if (e.name == name) return &e;

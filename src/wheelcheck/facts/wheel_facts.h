@@ -135,7 +135,7 @@ struct WheelFacts {
   bool readable() const { return unreadable.empty(); }
   // By name (the first entry of that name), through an index: rules look entries up per RECORD row
   // and per binary, so a linear scan would make a check quadratic in the entry count.
-  const EntryFacts* find_entry(const std::string& name) const;
+  const EntryFacts* find_entry(std::string_view name) const;
   // Rebuilds the name index after `entries` changed (the analyzer calls it; so do tests that
   // assemble facts by hand).
   void reindex();

@@ -1,6 +1,7 @@
 #include "wheel/metadata.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "util/byte_scan.h"
 #include "util/strings.h"
@@ -73,13 +74,18 @@ RecordFile parse_record(std::string_view text) {
   size_t lines = 1;  // find() is memchr: std::count went a byte at a time over a 7 MB RECORD
   for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) ++lines;
   rec.rows.reserve(lines);
-  std::vector<std::string> row;
-  std::string field;
+  // Each field byte comes from at least one byte of the text (a doubled quote gives one), so the
+  // fields fit in the text's size: written once, viewed by the rows.
+  rec.fields_ = std::make_unique<char[]>(text.size() + 1);
+  char* const out = rec.fields_.get();
+  size_t w = 0, field_start = 0;
+  std::vector<std::string_view> row;
+  auto field_empty = [&] { return w == field_start; };
   size_t i = 0, line = 1, row_line = 1;
   bool in_quotes = false, quoted_field = false, row_started = false;
   auto end_field = [&] {
-    row.emplace_back(field);  // an exact-size copy; `field` keeps its buffer for the next one
-    field.clear();
+    row.emplace_back(out + field_start, w - field_start);
+    field_start = w;
     quoted_field = false;
   };
   auto end_row = [&] {
@@ -93,8 +99,9 @@ RecordFile parse_record(std::string_view text) {
       // The spec lets a RECORD written on Windows separate paths with backslashes; pypa/installer
       // (records.parse_record_file) reads each as '/' before matching paths to the archive's names,
       // and PyPI accepts such wheels. Names are matched as installer matches them.
-      std::replace(row[0].begin(), row[0].end(), '\\', '/');
-      rec.rows.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2]), row_line});
+      char* path = out + (row[0].data() - out);
+      std::replace(path, path + row[0].size(), '\\', '/');
+      rec.rows.push_back({row[0], row[1], row[2], row_line});
     }
     row.clear();
     row_started = false;
@@ -108,7 +115,8 @@ RecordFile parse_record(std::string_view text) {
     if (plain(c)) {
       const size_t j =
           i + 1 + csv_plain_run(reinterpret_cast<const uint8_t*>(text.data()) + i + 1, text.size() - i - 1);
-      field.append(text.data() + i, j - i);
+      std::memcpy(out + w, text.data() + i, j - i);
+      w += j - i;
       row_started = true;  // already so inside quotes
       i = j;
       continue;
@@ -126,19 +134,19 @@ RecordFile parse_record(std::string_view text) {
     if (in_quotes) {
       if (c == '"') {
         if (i + 1 < text.size() && text[i + 1] == '"') {
-          field.push_back('"');
+          out[w++] = '"';
           ++i;
         } else {
           in_quotes = false;
         }
       } else {
         if (c == '\n') ++line;
-        field.push_back(c);
+        out[w++] = c;
       }
       ++i;
       continue;
     }
-    if (c == '"' && field.empty() && !quoted_field) {
+    if (c == '"' && field_empty() && !quoted_field) {
       in_quotes = quoted_field = row_started = true;
     } else if (c == ',') {
       end_field();
@@ -149,14 +157,14 @@ RecordFile parse_record(std::string_view text) {
       ++line;
       row_line = line;
     } else {
-      field.push_back(c);
+      out[w++] = c;
       row_started = true;
     }
     ++i;
   }
   if (in_quotes)
     rec.problems.push_back("line " + std::to_string(row_line) + ": unexpected end of data inside a quoted field");
-  if (row_started || !field.empty() || !row.empty()) end_row();
+  if (row_started || !field_empty() || !row.empty()) end_row();
   return rec;
 }
 

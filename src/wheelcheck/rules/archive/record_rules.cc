@@ -12,14 +12,19 @@
 namespace wc {
 namespace {
 
-bool is_signature_or_record(const std::string& dist_info, const std::string& path) {
-  return path == dist_info + "/RECORD" || path == dist_info + "/RECORD.jws" || path == dist_info + "/RECORD.p7s";
+bool is_signature_or_record(std::string_view dist_info, std::string_view path) {
+  if (path.size() <= dist_info.size() || !path.starts_with(dist_info) || path[dist_info.size()] != '/') return false;
+  const std::string_view last = path.substr(dist_info.size() + 1);
+  return last == "RECORD" || last == "RECORD.jws" || last == "RECORD.p7s";
 }
 
 // A signature file anywhere in the dist-info directory, as pypa/installer (sources.py,
-// validate_record) recognises one: it refuses a wheel whose RECORD lists it.
-bool is_listed_signature(const std::string& dist_info, const std::string& path) {
-  if (dist_info.empty() || !path.starts_with(dist_info + "/")) return false;
+// validate_record) recognises one: it refuses a wheel whose RECORD lists it. (No string is made
+// per row: a 100,000-entry wheel has as many.)
+bool is_listed_signature(std::string_view dist_info, std::string_view path) {
+  if (dist_info.empty() || path.size() <= dist_info.size() || !path.starts_with(dist_info) ||
+      path[dist_info.size()] != '/')
+    return false;
   std::string_view last = last_component(path);
   return last == "RECORD.jws" || last == "RECORD.p7s";
 }
@@ -35,32 +40,36 @@ void check_row(const WheelFacts& f, const RecordRow& row, const EntryFacts* e, c
   }
   const bool size_given = !row.size.empty() && row.size.find_first_not_of("0123456789") == std::string::npos;
   if (!row.size.empty() && !size_given)
-    s.add("WC301", "RECORD " + where() + "size '" + clip_for_display(row.size, 40) + "' is not a number", row.path);
+    s.add("WC301", "RECORD " + where() + "size '" + clip_for_display(row.size, 40) + "' is not a number",
+          std::string(row.path));
   if (row.hash.empty()) {
-    if (!is_signature_or_record(f.dist_info, row.path)) s.add("WC306", "RECORD has no hash for this file", row.path);
+    if (!is_signature_or_record(f.dist_info, row.path))
+      s.add("WC306", "RECORD has no hash for this file", std::string(row.path));
     return;
   }
   auto eq = row.hash.find('=');
   if (eq == std::string::npos) {
     s.add("WC301", "RECORD " + where() + "hash '" + clip_for_display(row.hash, 100) + "' is not algorithm=digest",
-          row.path);
+          std::string(row.path));
     return;
   }
   const std::string algo = to_lower(row.hash.substr(0, eq));
   const std::string_view digest = std::string_view(row.hash).substr(eq + 1);
   if (algo == "md5" || algo == "sha1" || algo == "sha224") {
-    s.add("WC306", "RECORD uses " + algo + ", which the wheel spec forbids (sha256 or stronger)", row.path);
+    s.add("WC306", "RECORD uses " + algo + ", which the wheel spec forbids (sha256 or stronger)",
+          std::string(row.path));
     return;
   }
   if (algo != "sha256" && algo != "sha384" && algo != "sha512") {
-    s.add("WC306", "RECORD uses unknown hash algorithm '" + clip_for_display(algo, 40) + "'", row.path);
+    s.add("WC306", "RECORD uses unknown hash algorithm '" + clip_for_display(algo, 40) + "'", std::string(row.path));
     return;
   }
   if (!e || e->kind != EntryKind::file) return;  // WC305 / WC402 say why
   if (!e->complete()) {
     // Not read (--depth metadata, a limit): its hash is unknown, but the zip declares its size.
     if (e->read_error.empty() && !e->skipped.empty() && size_given && row.size != std::to_string(e->size))
-      s.add("WC303", "the archive declares " + std::to_string(e->size) + " bytes, RECORD says " + row.size, row.path);
+      s.add("WC303", "the archive declares " + std::to_string(e->size) + " bytes, RECORD says " + std::string(row.size),
+            std::string(row.path));
     return;  // WC403 / WC404 say why it was not read
   }
   std::string_view actual;
@@ -69,9 +78,11 @@ void check_row(const WheelFacts& f, const RecordRow& row, const EntryFacts* e, c
   else if (auto it = e->other_digests.find(algo); it != e->other_digests.end())
     actual = it->second;
   if (!actual.empty() && actual != digest)
-    s.add("WC302", algo + " is " + std::string(actual) + ", RECORD says " + clip_for_display(digest, 100), row.path);
+    s.add("WC302", algo + " is " + std::string(actual) + ", RECORD says " + clip_for_display(digest, 100),
+          std::string(row.path));
   if (size_given && row.size != std::to_string(e->bytes_read))
-    s.add("WC303", "size is " + std::to_string(e->bytes_read) + " bytes, RECORD says " + row.size, row.path);
+    s.add("WC303", "size is " + std::to_string(e->bytes_read) + " bytes, RECORD says " + std::string(row.size),
+          std::string(row.path));
 }
 
 }  // namespace
@@ -162,16 +173,16 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
       repeated = !missing.try_emplace(row.path).second;
     }
     if (repeated) {
-      s.add("WC301", "RECORD lists this path more than once", row.path);
+      s.add("WC301", "RECORD lists this path more than once", std::string(row.path));
       continue;
     }
     if (is_listed_signature(f.dist_info, row.path))
       s.add("WC301",
             "RECORD lists the signature file " + std::string(last_component(row.path)) +
                 ", which must not be in it: pypa/installer refuses to install the wheel",
-            row.path);
+            std::string(row.path));
     check_row(f, row, e, record, s);
-    if (!e) s.add("WC305", "RECORD lists a file the archive lacks", row.path);
+    if (!e) s.add("WC305", "RECORD lists a file the archive lacks", std::string(row.path));
   }
   for (size_t i = 0; i < n; ++i) {
     const EntryFacts& e = f.entries[i];
