@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -250,15 +251,21 @@ void layout(const std::vector<LibraryFile>& lib, FindingSink& s) {
   std::vector<std::string> unreachable;
   std::set<std::string_view> toplevel, dirs_with_code, dirs;  // views of the entries' names
   std::string_view reached;                                   // reachable_module's last importable directory
+  // Entries come directory by directory: the top of the one before is the same most of the time,
+  // and then the sets already hold it (no tree walk for each of 100,000 entries).
+  std::optional<std::string_view> last_dir, last_code_dir;
   for (const auto& [p, e] : lib) {
     auto slash = p.find('/');
     std::string_view top = p.substr(0, slash);
     if (top.ends_with(".dist-info") || top == "__pycache__") continue;
     const bool module = is_module_file(p);
     if (slash != std::string_view::npos) {
-      dirs.insert(top);
-      if (!top.ends_with(".libs")) toplevel.insert(top);  // auditwheel's and delvewheel's vendored libraries
-      if (is_code_file(p)) dirs_with_code.insert(top);
+      if (last_dir != top) {
+        dirs.insert(top);
+        if (!top.ends_with(".libs")) toplevel.insert(top);  // auditwheel's and delvewheel's vendored libraries
+        last_dir = top;
+      }
+      if (last_code_dir != top && is_code_file(p)) dirs_with_code.insert(top), last_code_dir = top;
     } else if (module) {
       toplevel.insert(top.substr(0, top.find('.')));
     }
