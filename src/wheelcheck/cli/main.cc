@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli_support/cli_support.h"
-#include "util/budget.h"
+#include "util/memory.h"
 #include "wheelcheck_version.h"
 
 int main(int argc, char** argv) {

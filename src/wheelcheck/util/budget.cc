@@ -1,9 +1,5 @@
 #include "util/budget.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include "util/strings.h"
 
 namespace wc {
@@ -12,13 +8,6 @@ namespace {
 thread_local MemoryBudget* t_budget = nullptr;
 thread_local std::string_view t_entry;
 }  // namespace
-
-void keep_freed_memory_for_reuse() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);  // setting either also turns off glibc's dynamic threshold
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
 
 void MemoryBudget::charge(uint64_t bytes, std::string_view structure) {
   uint64_t before = used_.fetch_add(bytes);

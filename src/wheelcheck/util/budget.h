@@ -9,9 +9,6 @@
 // - GuardedThread: a std::thread whose body's exceptions (std::bad_alloc included) are kept for
 //   whoever joins it instead of ending the process; the joiner rethrows them on its own thread,
 //   inside the per-wheel error boundary.
-// - keep_freed_memory_for_reuse: the allocator keeps what one entry's read frees (capture buffers,
-//   symbol tables, grown vectors) for the next instead of returning it to the kernel, so a check
-//   does not pay a page fault per 4 KiB each time it needs them again.
 #pragma once
 
 #include <atomic>
@@ -26,15 +23,6 @@
 #include "util/cursor.h"
 
 namespace wc {
-
-// Called once at the start of the process (wheelcheck's main). glibc returns a freed chunk larger
-// than its mmap threshold (at most 32 MiB) to the kernel at once, and the free top of a heap past
-// its trim threshold (twice the last such chunk); each later allocation of that memory is then a
-// page fault per 4 KiB touched again, 30,000 of them in a check of torch (0.05-0.07 s of system
-// time). Fixed thresholds above the sizes a check allocates (the capture retains at most 32 MiB)
-// keep it for reuse; peak memory, not the number of entries or wheels, bounds what is held. A no-op
-// where the C library is not glibc.
-void keep_freed_memory_for_reuse();
 
 class BudgetExceeded : public ParseError {
  public:

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "util/hash.h"
+#include "util/memory.h"
 
 namespace wc {
 
@@ -33,6 +34,7 @@ class ViewMap {
   explicit ViewMap(size_t expected = 0, size_t max_probe = kMaxProbe) : max_probe_(max_probe) {
     if (expected) {
       items_.reserve(expected);
+      advise_huge_pages(items_.data(), items_.capacity() * sizeof(Item));  // filled once: 2 MiB pages
       rehash(table_capacity(expected));
     }
   }
@@ -116,7 +118,10 @@ class ViewMap {
   // A larger index over the same items (their hashes are taken again: only a map given no size
   // up front grows).
   void rehash(size_t cap) {
-    slots_.assign(cap, 0);
+    std::vector<uint64_t>().swap(slots_);
+    slots_.reserve(cap);
+    advise_huge_pages(slots_.data(), cap * sizeof(uint64_t));  // before the zeros touch it
+    slots_.resize(cap, 0);
     for (size_t k = 0; k < items_.size(); ++k) {
       const uint64_t h = hash_bytes(items_[k].key, seed_);
       const size_t i = slot(items_[k].key, h);

@@ -1,0 +1,26 @@
+// How the process asks for memory, where the defaults cost page faults a check need not pay:
+// - keep_freed_memory_for_reuse: the allocator keeps what one entry's read frees (capture buffers,
+//   symbol tables, grown vectors) for the next instead of returning it to the kernel.
+// - advise_huge_pages: a large array about to be filled once is backed by 2 MiB pages.
+#pragma once
+
+#include <cstddef>
+
+namespace wc {
+
+// Called once at the start of the process (wheelcheck's main). glibc returns a freed chunk larger
+// than its mmap threshold (at most 32 MiB) to the kernel at once, and the free top of a heap past
+// its trim threshold (twice the last such chunk); each later allocation of that memory is then a
+// page fault per 4 KiB touched again, 30,000 of them in a check of torch (0.05-0.07 s of system
+// time). Fixed thresholds above the sizes a check allocates (the capture retains at most 32 MiB)
+// keep it for reuse; peak memory, not the number of entries or wheels, bounds what is held. A no-op
+// where the C library is not glibc.
+void keep_freed_memory_for_reuse();
+
+// Asks the kernel for transparent huge pages over the whole 2 MiB pages inside [p, p + bytes), where
+// it grants them on request (THP "madvise", the usual default): an array about to be filled once
+// (a wheel's 100,000 entry records, 27 MB) then costs a page fault per 2 MiB, not per 4 KiB. A hint:
+// nothing changes where the kernel declines it, or the range holds no whole huge page.
+void advise_huge_pages(const void* p, size_t bytes);
+
+}  // namespace wc
