@@ -397,8 +397,8 @@ TEST(Scale, InstallSetIndexGivesTheSameSets) {
 
 // A buffer the check frees is there for the next entry without a page fault per 4 KiB: after
 // keep_freed_memory_for_reuse, 40 MiB freed and asked for again (more than glibc's largest dynamic
-// mmap threshold, 32 MiB, so without the call each time is a fresh mapping: 10,240 faults) costs
-// almost none.
+// mmap threshold, 32 MiB, so without the call each time is a fresh mapping: 10,240 faults; less than
+// the fixed 48 MiB, so with it the heap keeps them) costs almost none.
 TEST(Memory, FreedMemoryIsReusedWithoutFreshPageFaults) {
 #if !defined(__GLIBC__)
   GTEST_SKIP() << "the allocator's thresholds are glibc's";

@@ -13,8 +13,8 @@ namespace wc {
 
 void keep_freed_memory_for_reuse() {
 #if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);  // setting either also turns off glibc's dynamic threshold
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 48 << 20);  // setting either also turns off glibc's dynamic threshold
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
 #endif
 }
 

@@ -12,9 +12,10 @@ namespace wc {
 // than its mmap threshold (at most 32 MiB) to the kernel at once, and the free top of a heap past
 // its trim threshold (twice the last such chunk); each later allocation of that memory is then a
 // page fault per 4 KiB touched again, 30,000 of them in a check of torch (0.05-0.07 s of system
-// time). Fixed thresholds above the sizes a check allocates (the capture retains at most 32 MiB)
-// keep it for reuse; peak memory, not the number of entries or wheels, bounds what is held. A no-op
-// where the C library is not glibc.
+// time). Fixed thresholds keep it for reuse: chunks up to 48 MiB (above the 32 MiB a capture
+// retains) come from the heaps, and a heap keeps up to 64 MiB free at its top. A higher trim
+// threshold (256 MiB) saved no more faults on torch and held 40-60 MB more at the peak of a
+// 400-wheel nightly (bench/nightly.py). A no-op where the C library is not glibc.
 void keep_freed_memory_for_reuse();
 
 // Asks the kernel for transparent huge pages over the whole 2 MiB pages inside [p, p + bytes), where
