@@ -60,8 +60,7 @@ void index_to_problems(const ZipIndex& idx, WheelFacts& f) {
 void index_to_facts(const ZipIndex& idx, WheelFacts& f) {
   index_to_problems(idx, f);
   std::set<std::string> dirs;
-  f.entries.reserve(idx.entries.size());
-  advise_huge_pages(f.entries.data(), f.entries.capacity() * sizeof(EntryFacts));  // filled once, just below
+  reserve_filled_once(f.entries, idx.entries.size());
   for (const auto& z : idx.entries) {
     EntryFacts& e = f.entries.emplace_back();  // in place: 272 bytes a move would copy, 100,000 times
     e.name = z.name;
@@ -385,8 +384,8 @@ class WheelReader {
       w.text = &text->second;
       // The declared size, up to the limit: one allocation instead of doubling (a 90,000-row RECORD
       // would otherwise peak at three times its size while it grows).
-      w.text->reserve(static_cast<size_t>(std::min<uint64_t>(z.uncompressed_size, opt_.limits.max_metadata_bytes)));
-      advise_huge_pages(w.text->data(), w.text->capacity());
+      reserve_filled_once(*w.text,
+                          static_cast<size_t>(std::min<uint64_t>(z.uncompressed_size, opt_.limits.max_metadata_bytes)));
     }
     w.capture_pending = opt_.binaries;
     if (!library_stems_.empty() && z.name.ends_with(".py") && z.uncompressed_size <= kMaxPythonScan)

@@ -14,8 +14,7 @@ namespace wc {
 
 std::vector<uint8_t> Source::read_exact(uint64_t off, size_t n) {
   std::vector<uint8_t> buf;
-  buf.reserve(n);
-  advise_huge_pages(buf.data(), n);  // a central directory of 100,000 entries is 6 MB
+  reserve_filled_once(buf, n);  // a central directory of 100,000 entries is 6 MB
   buf.resize(n);
   size_t got = read_at(off, buf.data(), n);
   if (got != n)

@@ -301,8 +301,7 @@ void read_central(Source& src, ZipIndex& idx, const Eocd& e) {
   Cursor c(cd, e.cd_offset);
   // Exactly as many as the directory can hold (46 bytes each at least): no growth by doubling,
   // and a count in a hostile end record cannot reserve more than the bytes justify.
-  idx.entries.reserve(static_cast<size_t>(std::min<uint64_t>(e.entries, cd.size() / 46)));
-  advise_huge_pages(idx.entries.data(), idx.entries.capacity() * sizeof(ZipEntry));  // filled once, just below
+  reserve_filled_once(idx.entries, static_cast<size_t>(std::min<uint64_t>(e.entries, cd.size() / 46)));
   for (uint64_t n = 0; n < e.entries; ++n) {
     if (c.remaining() < 46 || c.u32() != kCentralSig) {
       idx.fatal.push_back({"central directory entry " + std::to_string(n) + " of " + std::to_string(e.entries) +

@@ -24,4 +24,11 @@ void keep_freed_memory_for_reuse();
 // nothing changes where the kernel declines it, or the range holds no whole huge page.
 void advise_huge_pages(const void* p, size_t bytes);
 
+// Reserves room for `n` elements of a container about to be filled once, on 2 MiB pages.
+template <typename Container>
+void reserve_filled_once(Container& c, size_t n) {
+  c.reserve(n);
+  advise_huge_pages(c.data(), c.capacity() * sizeof(typename Container::value_type));
+}
+
 }  // namespace wc

@@ -33,8 +33,7 @@ class ViewMap {
   // `max_probe` is for tests of the ordered fallback.
   explicit ViewMap(size_t expected = 0, size_t max_probe = kMaxProbe) : max_probe_(max_probe) {
     if (expected) {
-      items_.reserve(expected);
-      advise_huge_pages(items_.data(), items_.capacity() * sizeof(Item));  // filled once: 2 MiB pages
+      reserve_filled_once(items_, expected);
       rehash(table_capacity(expected));
     }
   }
@@ -119,8 +118,7 @@ class ViewMap {
   // up front grows).
   void rehash(size_t cap) {
     std::vector<uint64_t>().swap(slots_);
-    slots_.reserve(cap);
-    advise_huge_pages(slots_.data(), cap * sizeof(uint64_t));  // before the zeros touch it
+    reserve_filled_once(slots_, cap);  // before the zeros touch it
     slots_.resize(cap, 0);
     for (size_t k = 0; k < items_.size(); ++k) {
       const uint64_t h = hash_bytes(items_[k].key, seed_);

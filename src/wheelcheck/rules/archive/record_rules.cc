@@ -1,6 +1,7 @@
 // WC301-WC307: RECORD against the archive.
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -12,19 +13,23 @@
 namespace wc {
 namespace {
 
+// What follows "<dist_info>/" in `path`, when path lies inside that directory. (Views: no string
+// is made per row, and a 100,000-entry wheel has as many.)
+std::optional<std::string_view> inside(std::string_view dist_info, std::string_view path) {
+  if (path.size() <= dist_info.size() || !path.starts_with(dist_info) || path[dist_info.size()] != '/')
+    return std::nullopt;
+  return path.substr(dist_info.size() + 1);
+}
+
 bool is_signature_or_record(std::string_view dist_info, std::string_view path) {
-  if (path.size() <= dist_info.size() || !path.starts_with(dist_info) || path[dist_info.size()] != '/') return false;
-  const std::string_view last = path.substr(dist_info.size() + 1);
-  return last == "RECORD" || last == "RECORD.jws" || last == "RECORD.p7s";
+  const auto rest = inside(dist_info, path);
+  return rest && (*rest == "RECORD" || *rest == "RECORD.jws" || *rest == "RECORD.p7s");
 }
 
 // A signature file anywhere in the dist-info directory, as pypa/installer (sources.py,
-// validate_record) recognises one: it refuses a wheel whose RECORD lists it. (No string is made
-// per row: a 100,000-entry wheel has as many.)
+// validate_record) recognises one: it refuses a wheel whose RECORD lists it.
 bool is_listed_signature(std::string_view dist_info, std::string_view path) {
-  if (dist_info.empty() || path.size() <= dist_info.size() || !path.starts_with(dist_info) ||
-      path[dist_info.size()] != '/')
-    return false;
+  if (dist_info.empty() || !inside(dist_info, path)) return false;
   std::string_view last = last_component(path);
   return last == "RECORD.jws" || last == "RECORD.p7s";
 }
