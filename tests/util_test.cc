@@ -33,6 +33,7 @@
 #include "util/digest.h"
 #include "util/hash.h"
 #include "util/json_text.h"
+#include "util/order.h"
 #include "util/parse.h"
 #include "util/scratch_file.h"
 #include "util/strings.h"
@@ -271,6 +272,36 @@ TEST(U32Map, AnswersAsAnUnorderedMap) {
   EXPECT_TRUE(set.insert(7));
   EXPECT_FALSE(set.insert(7));
   EXPECT_EQ(set.find(8), nullptr);
+}
+
+// The largest-first order is the order std::stable_sort by descending key gives, through both of
+// its ways (short inputs, and the radix passes from 4,096 keys): keys that tie in the thousands
+// (a wheel's many equal small sizes), keys that differ only in one 16-bit digit or only in the top
+// one, the ends of the range (0 and UINT64_MAX), all equal, empty.
+TEST(Order, LargestFirstAsAStableSortByDescendingKey) {
+  uint64_t seed = 5;
+  auto next = [&] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull; };
+  auto expect_stable_descending = [](const std::vector<uint64_t>& keys, const char* what) {
+    std::vector<size_t> want(keys.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = i;
+    std::stable_sort(want.begin(), want.end(), [&](size_t a, size_t b) { return keys[a] > keys[b]; });
+    EXPECT_EQ(order_largest_first(keys), want) << what << ", " << keys.size() << " keys";
+  };
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{100}, size_t{4095}, size_t{4096}, size_t{50000}}) {
+    std::vector<uint64_t> k(n);
+    for (auto& x : k) x = next() % 300;  // many ties
+    expect_stable_descending(k, "small sizes");
+    for (auto& x : k) x = next();
+    expect_stable_descending(k, "any 64 bits");
+    for (auto& x : k) x = (next() % 3) << 48 | 77;  // only the top digit differs
+    expect_stable_descending(k, "top digit");
+    for (auto& x : k) x = (next() % 4) << 16 | (next() % 2);  // the second and the first digit
+    expect_stable_descending(k, "two low digits");
+    for (auto& x : k) x = (next() & 1) ? UINT64_MAX : 0;
+    expect_stable_descending(k, "the ends of the range");
+    for (auto& x : k) x = 12345;
+    expect_stable_descending(k, "all equal");
+  }
 }
 
 // The view-keyed map answers as std::unordered_map does: names that share long prefixes or differ
