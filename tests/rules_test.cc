@@ -481,6 +481,10 @@ TEST(Rules, RecordWithQuotedPathsAndSha512) {
   EXPECT_FALSE(first(good512, "WC302")) << testing::dump(good512);
   auto bad512 = check(base().edit_record([](auto& rows) { rows[0][1] = "sha512=AAAA"; }));
   EXPECT_TRUE(first(bad512, "WC302")) << testing::dump(bad512);
+  // The algorithm's name in any case (hashlib's names are case-insensitive): the digest is taken.
+  auto bad384 = check(base().edit_record([](auto& rows) { rows[0][1] = "SHA384=" + std::string(64, 'A'); }));
+  ASSERT_TRUE(first(bad384, "WC302")) << testing::dump(bad384);
+  EXPECT_NE(first(bad384, "WC302")->message.find("sha384 is"), std::string::npos) << testing::dump(bad384);
 }
 
 TEST(Rules, WC701AndWC706Policy) {

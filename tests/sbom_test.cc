@@ -718,6 +718,10 @@ TEST(Sbom, LetteredOpenSslGrafts) {
   EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.1.1.1"));
   EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.k"));
   EXPECT_FALSE(is_lettered_shared_library_name("libssl.so.1.x1k"));
+  EXPECT_TRUE(is_lettered_shared_library_name("a.so.1a"));  // the shortest
+  EXPECT_TRUE(is_lettered_shared_library_name("x/libz.so.10b"));
+  EXPECT_FALSE(is_lettered_shared_library_name("a.so.a"));
+  EXPECT_FALSE(is_lettered_shared_library_name("pkg/mod.py"));
 }
 
 // Windows: delvewheel's hashed names and OpenSSL's ABI-and-architecture names are the libraries a

@@ -609,8 +609,12 @@ class WheelReader {
     for (auto& [name, text] : texts_) std::string().swap(text);
     if (!f_.record) return;  // parsed aside: it names no other digest
     for (const auto& row : f_.record->rows) {
-      // Only sha384/sha512 rows need a second digest; no allocation for the common sha256 row.
-      std::string_view algo = std::string_view(row.hash).substr(0, row.hash.find('='));
+      // Only sha384/sha512 rows need a second digest. Those names are six bytes before the first
+      // '=', the fourth a digit '3' or '5' (no case): the common "sha256=" row is passed over at that
+      // digit, with no comparison of its name.
+      const std::string_view h = row.hash;
+      if (h.size() < 7 || h[6] != '=' || (h[3] != '3' && h[3] != '5')) continue;
+      std::string_view algo = h.substr(0, 6);  // a '=' before the sixth byte: no name below matches
       if (iequals(algo, "sha384") || iequals(algo, "sha512")) other_algos_[std::string(row.path)] = to_lower(algo);
     }
   }

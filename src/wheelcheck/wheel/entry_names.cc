@@ -119,6 +119,9 @@ bool is_native_library_name(std::string_view name) {
 }
 
 bool is_lettered_shared_library_name(std::string_view name) {
+  // Such a name ends in a version digit and a letter ("libfoo.so.1a"): most entries are answered
+  // by their last two bytes alone (every entry of a wheel is asked).
+  if (name.size() < 6 || name.back() < 'a' || name.back() > 'z' || !is_digit(name[name.size() - 2])) return false;
   name = last_component(name);
   auto so = name.find(".so.");
   if (so == std::string_view::npos || so == 0) return false;
