@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "rules/rules.h"
 #include "util/parse.h"
@@ -276,8 +277,9 @@ std::vector<DirectoryClash> file_directory_clashes(const ViewMap<size_t>& files,
 // Where pip and installer put each entry, and what that breaks: entries no installer places
 // (WC102), metadata directories of another project (WC102), two entries at one path or a path
 // that is both a file and a directory (WC401), and names other platforms' file systems collapse
-// (WC401: errors where the wheel installs there, warnings elsewhere).
-void installed_paths(const WheelFacts& f, FindingSink& s) {
+// (WC401: errors where the wheel installs there, warnings elsewhere). `unsafe[i]`: entry i's name
+// is refused (unsafe_path_reason, which archive_rules asks once per entry for both).
+void installed_paths(const WheelFacts& f, FindingSink& s, const std::vector<bool>& unsafe) {
   const Reach reach = reach_of(f);
   const std::optional<Severity> on_windows = reach.windows ? std::nullopt : std::optional(Severity::warning);
   const std::optional<Severity> on_case_folding =
@@ -312,7 +314,7 @@ void installed_paths(const WheelFacts& f, FindingSink& s) {
     if (e.kind != EntryKind::file && e.kind != EntryKind::directory) continue;
     // Where a refused entry would land is moot: its WC401 says all (no Windows-collapse finding
     // for the '..' of ../../etc/cron.d/evil).
-    if (!unsafe_path_reason(e.name, s.policy().limits.max_path_length).empty()) continue;
+    if (unsafe[i]) continue;
     const std::string_view name = e.name;
     const auto t = install_target_view(name);  // views of the name: no copies per entry
     if (!t) {
@@ -403,9 +405,11 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
   readability(f, s);
   if (!f.entries.empty()) limits(f, s);
   for (const auto& p : f.unsafe_names) s.add("WC401", p.message, p.entry, p.offset);
-  for (const auto& e : f.entries) {
+  std::vector<bool> unsafe(f.entries.size());
+  for (size_t i = 0; i < f.entries.size(); ++i) {
+    const EntryFacts& e = f.entries[i];
     std::string why = unsafe_path_reason(e.name, s.policy().limits.max_path_length);
-    if (!why.empty()) s.add("WC401", why, e.name);
+    if (!why.empty()) s.add("WC401", why, e.name), unsafe[i] = true;
     if (e.kind == EntryKind::symlink)
       s.add("WC402", "symbolic link entry (installers write it as a regular file or refuse it)", e.name);
     else if (e.kind == EntryKind::other) {
@@ -414,7 +418,7 @@ void archive_rules(const WheelFacts& f, FindingSink& s) {
       s.add("WC402", std::string("non-regular entry (mode ") + mode + ")", e.name);
     }
   }
-  installed_paths(f, s);
+  installed_paths(f, s, unsafe);
   uint64_t max = s.policy().limits.max_wheel_bytes;
   if (max && f.file_size > max)
     s.add("WC701", "wheel is " + std::to_string(f.file_size) + " bytes, over the policy's limit of " +
