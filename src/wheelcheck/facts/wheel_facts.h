@@ -136,6 +136,9 @@ struct WheelFacts {
   // By name (the first entry of that name), through an index: rules look entries up per RECORD row
   // and per binary, so a linear scan would make a check quadratic in the entry count.
   const EntryFacts* find_entry(std::string_view name) const;
+  // Whether no two entries share a name, as the name index knows it (false when not indexed): then
+  // find_entry(entries[i].name) is &entries[i] for every i.
+  bool names_distinct() const { return !entries.empty() && entry_index_.size() == entries.size(); }
   // Rebuilds the name index after `entries` changed (the analyzer calls it; so do tests that
   // assemble facts by hand).
   void reindex();
