@@ -9,10 +9,10 @@ namespace wc {
 std::vector<size_t> order_largest_first(const std::vector<uint64_t>& keys) {
   const size_t n = keys.size();
   std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
   // Below this, a pass's 65,536 counters cost more than the comparisons they save.
   constexpr size_t kRadixFrom = 4096;
   if (n < kRadixFrom) {
+    std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] > keys[b]; });
     return order;
   }

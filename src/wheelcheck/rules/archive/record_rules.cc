@@ -1,6 +1,7 @@
 // WC301-WC307: RECORD against the archive.
 #include <algorithm>
 #include <deque>
+#include <numeric>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -114,15 +115,14 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   std::vector<size_t> first_of(n);  // the first entry of each entry's name
   // Names all distinct (the index holds one per entry): each entry is the first of its name, with
   // no lookup of 100,000 names.
-  const bool distinct = f.names_distinct();
-  for (size_t i = 0; i < n; ++i) {
-    if (distinct) {
-      first_of[i] = i;
-      continue;
+  if (f.names_distinct()) {
+    std::iota(first_of.begin(), first_of.end(), size_t{0});
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const EntryFacts* at = f.find_entry(f.entries[i].name);  // null only for facts never indexed
+      const size_t first = first_of[i] = at ? static_cast<size_t>(at - f.entries.data()) : i;
+      if (first != i && !named_again[first]) second[i] = named_again[first] = true;
     }
-    const EntryFacts* at = f.find_entry(f.entries[i].name);  // null only for facts never indexed
-    const size_t first = first_of[i] = at ? static_cast<size_t>(at - f.entries.data()) : i;
-    if (first != i && !named_again[first]) second[i] = named_again[first] = true;
   }
   // The first entry (in archive order) of the same key, when named otherwise. Two entries share a
   // key and differ in name only where one's key is not its name (a folded one): a table holds the
