@@ -363,6 +363,54 @@ TEST(ViewMap, AnswersAsAnUnorderedMap) {
   EXPECT_EQ(lazy.find(""), nullptr);
 }
 
+// The hashed calls (a hash taken ahead by HashesAhead, and one map's hash used in another) answer
+// as the plain ones: two maps filled from the same random keys, one each way, through growths and
+// the ordered fallback. HashesAhead gives each key's own hash at its turn, for loops shorter than
+// its look-ahead too, and hands every key's hash ahead exactly once, in order.
+TEST(ViewMap, HashedCallsTakenAheadAnswerAsThePlainOnes) {
+  std::deque<std::string> names;
+  for (int i = 0; i < 30000; ++i) names.push_back("pkg/m" + std::to_string(i % 9000) + (i % 2 ? ".py" : ""));
+  for (size_t max_probe : {ViewMap<size_t>::kMaxProbe, size_t{1}}) {
+    SCOPED_TRACE("probe bound " + std::to_string(max_probe));
+    ViewMap<size_t> plain(0, max_probe), hashed(0, max_probe), other(100);
+    std::vector<uint64_t> handed;
+    HashesAhead ahead(
+        names.size(), [&](size_t i) { return other.hash(names[i]); },
+        [&](uint64_t h) {
+          handed.push_back(h);
+          hashed.prefetch(h);
+        });
+    for (size_t i = 0; i < names.size(); ++i) {
+      const uint64_t h = ahead.at(i);
+      ASSERT_EQ(h, plain.hash(names[i])) << i;
+      if (i % 3 == 2) {
+        const size_t* a = plain.find(names[i]);
+        const size_t* b = hashed.find_hashed(names[i], h);
+        ASSERT_EQ(a == nullptr, b == nullptr) << i;
+        if (a) {
+          ASSERT_EQ(*a, *b) << i;
+        }
+        continue;
+      }
+      auto [pa, fa] = plain.try_emplace(names[i], i);
+      auto [pb, fb] = hashed.try_emplace_hashed(names[i], h, i);
+      ASSERT_EQ(fa, fb) << i;
+      ASSERT_EQ(*pa, *pb) << i;
+    }
+    EXPECT_EQ(plain.size(), hashed.size());
+    EXPECT_EQ(hashed.ordered(), max_probe == 1);
+    ASSERT_EQ(handed.size(), names.size());
+    for (size_t i = 0; i < names.size(); ++i) ASSERT_EQ(handed[i], plain.hash(names[i])) << i;
+  }
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}}) {
+    size_t asked = 0;
+    HashesAhead few(
+        n, [&](size_t i) { return ++asked, uint64_t{i} * 31 + 7; }, [](uint64_t) {});
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(few.at(i), uint64_t{i} * 31 + 7) << n << " " << i;
+    EXPECT_EQ(asked, n);
+  }
+}
+
 // Names built to share one hash_bytes value under every seed, as a hostile wheel could: each
 // 16-byte block comes in two forms whose first words' mixed values differ in bit 36 (bit 63 after
 // the rotation, which the odd multiply and the add keep) and whose second words' differ in bit 63,

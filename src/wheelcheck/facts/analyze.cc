@@ -1006,7 +1006,10 @@ struct WheelFacts::InstallPaths {
 
 void WheelFacts::reindex() {
   entry_index_ = ViewMap<size_t>(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) entry_index_.try_emplace(entries[i].name, i);
+  HashesAhead hashes(
+      entries.size(), [&](size_t i) { return entry_index_.hash(entries[i].name); },
+      [&](uint64_t h) { entry_index_.prefetch(h); });
+  for (size_t i = 0; i < entries.size(); ++i) entry_index_.try_emplace_hashed(entries[i].name, hashes.at(i), i);
   install_paths_ = std::make_unique<InstallPaths>();
   entries_parked_ = false;
 }

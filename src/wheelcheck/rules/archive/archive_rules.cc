@@ -303,8 +303,14 @@ void installed_paths(const WheelFacts& f, FindingSink& s, const std::vector<bool
   // file name) for a .data path and splits it until it meets that directory: 'x-1.0.data_y/z' or
   // 'x-1.0.data.py' never does, and the install loops forever (run: it does).
   const std::string data_dir = f.filename.valid ? f.filename.name + "-" + f.filename.version_text + ".data" : "";
+  // Most keys are the entry's name, folded to itself: its hash, taken a few entries ahead, serves
+  // both tables, and their slots are fetched from memory meanwhile.
+  HashesAhead hashes(
+      f.entries.size(), [&](size_t i) { return files.hash(f.entries[i].name); },
+      [&](uint64_t h) { files.prefetch(h), folded.prefetch(h); });
   for (size_t i = 0; i < f.entries.size(); ++i) {
     const EntryFacts& e = f.entries[i];
+    const uint64_t name_hash = hashes.at(i);
     if (!data_dir.empty() && e.name.starts_with(data_dir) && e.name.size() > data_dir.size() &&
         e.name[data_dir.size()] != '/')
       s.add("WC102",
@@ -327,16 +333,22 @@ void installed_paths(const WheelFacts& f, FindingSink& s, const std::vector<bool
     }
     const std::string_view path = t->path;
     std::string_view key = t->library() ? path : keep(t->key());  // a library path is its own key
+    auto hash_of = [&](std::string_view k) {                      // the name's hash when `k` is the name itself
+      return k.data() == name.data() && k.size() == name.size() ? name_hash : files.hash(k);
+    };
     if (e.kind == EntryKind::directory) {
       while (key.ends_with('/')) key.remove_suffix(1);
       if (!key.empty()) dir_keys.emplace_back(key, i);
-    } else if (auto [first, fresh] = files.try_emplace(key, i); !fresh && f.entries[*first].name != e.name) {
+    } else if (auto [first, fresh] = files.try_emplace_hashed(key, hash_of(key), i);
+               !fresh && f.entries[*first].name != e.name) {
       s.add("WC401",
             "installs to '" + clip_for_display(key) + "' as the entry '" + clip_for_display(f.entries[*first].name) +
                 "' does: one overwrites the other",
             e.name);
     }
-    if (auto [other, fresh] = folded.try_emplace(fold(key), std::pair(key, i)); !fresh && key != other->first)
+    const std::string_view folded_key = fold(key);
+    if (auto [other, fresh] = folded.try_emplace_hashed(folded_key, hash_of(folded_key), std::pair(key, i));
+        !fresh && key != other->first)
       s.add("WC401",
             "installs to '" + clip_for_display(key) +
                 "', which a case-insensitive file system (Windows, macOS) takes "

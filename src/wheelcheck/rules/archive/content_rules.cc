@@ -376,11 +376,16 @@ void duplicates(const WheelFacts& f, FindingSink& s) {
   constexpr size_t kNone = SIZE_MAX;
   ViewMap<Seen> by_content(f.entries.size());
   std::vector<std::vector<std::string>> groups;
-  for (const auto& e : f.entries) {
+  HashesAhead hashes(
+      f.entries.size(), [&](size_t i) { return by_content.hash(f.entries[i].sha256); },
+      [&](uint64_t h) { by_content.prefetch(h); });
+  for (size_t i = 0; i < f.entries.size(); ++i) {
+    const EntryFacts& e = f.entries[i];
+    const uint64_t h = hashes.at(i);
     if (e.kind != EntryKind::file || e.sha256.empty() || !e.complete() || in_dist_info(e.name) ||
         allowed_duplicate(e.size, e.sha256))
       continue;
-    auto [seen, fresh] = by_content.try_emplace(e.sha256, Seen{&e, kNone});
+    auto [seen, fresh] = by_content.try_emplace_hashed(e.sha256, h, Seen{&e, kNone});
     if (fresh) continue;
     if (seen->group == kNone) {
       seen->group = groups.size();
