@@ -174,11 +174,18 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   // few such paths says it).
   std::vector<bool> listed(n, false);  // by the first entry of each name
   ViewMap<char> missing;               // paths RECORD lists that no entry has
+  // Writers list the rows in archive order: with the names all distinct, the entry after the last
+  // row's is the only one of its name, so when it is the row's path no table is asked (a lookup
+  // in a table of 100,000 names is a cache miss a row).
+  const bool distinct = f.names_distinct();
+  size_t after = 0;  // the entry after the last row's
   for (const RecordRow& row : f.record->rows) {
-    const EntryFacts* e = f.find_entry(row.path);
+    const EntryFacts* e =
+        distinct && after < n && f.entries[after].name == row.path ? &f.entries[after] : f.find_entry(row.path);
     bool repeated;
     if (e) {
       const size_t k = static_cast<size_t>(e - f.entries.data());
+      after = k + 1;
       repeated = listed[k];
       listed[k] = true;
     } else {
