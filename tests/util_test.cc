@@ -364,9 +364,10 @@ TEST(ViewMap, AnswersAsAnUnorderedMap) {
 }
 
 // The hashed calls (a hash taken ahead by HashesAhead, and one map's hash used in another) answer
-// as the plain ones: two maps filled from the same random keys, one each way, through growths and
-// the ordered fallback. HashesAhead gives each key's own hash at its turn, for loops shorter than
-// its look-ahead too, and hands every key's hash ahead exactly once, in order.
+// as the plain ones: two maps given the same keys in the same order (each key three or four times,
+// some finds between the insertions), one each way, through growths and the ordered fallback.
+// HashesAhead gives each key's own hash at its turn, for loops shorter than its look-ahead too,
+// and hands every key's hash ahead exactly once, in order.
 TEST(ViewMap, HashedCallsTakenAheadAnswerAsThePlainOnes) {
   std::deque<std::string> names;
   for (int i = 0; i < 30000; ++i) names.push_back("pkg/m" + std::to_string(i % 9000) + (i % 2 ? ".py" : ""));

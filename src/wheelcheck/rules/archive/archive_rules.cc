@@ -333,7 +333,8 @@ void installed_paths(const WheelFacts& f, FindingSink& s, const std::vector<bool
     }
     const std::string_view path = t->path;
     std::string_view key = t->library() ? path : keep(t->key());  // a library path is its own key
-    auto hash_of = [&](std::string_view k) {                      // the name's hash when `k` is the name itself
+    // The name's hash serves a key that is the name itself (the same bytes, not only the same start).
+    auto hash_of = [&](std::string_view k) {
       return k.data() == name.data() && k.size() == name.size() ? name_hash : files.hash(k);
     };
     if (e.kind == EntryKind::directory) {
