@@ -528,6 +528,59 @@ TEST(Json, OutsideInputNeverThrows) {
   EXPECT_TRUE(parse_json("{\"a\": [\"[[[[\"]}"));  // brackets inside strings do not count
 }
 
+// The nesting bound (parse_json refuses a text nested deeper than max_depth before nlohmann's
+// recursive parser sees it) skips strings in bulk. Held to a byte-by-byte walk over random texts
+// of quotes, backslashes, brackets and filler, long strings crossing 16-byte blocks, escapes at
+// the very end: the refusal, and the byte it names, are the walk's.
+TEST(Json, NestingBoundSkipsStringsAsAByteWalkDoes) {
+  auto walk = [](std::string_view t, size_t limit) -> size_t {
+    size_t depth = 0;
+    bool in_string = false, escape = false;
+    for (size_t i = 0; i < t.size(); ++i) {
+      const char c = t[i];
+      if (in_string) {
+        if (escape)
+          escape = false;
+        else if (c == '\\')
+          escape = true;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > limit) return i + 1;
+      } else if ((c == ']' || c == '}') && depth > 0) {
+        --depth;
+      }
+    }
+    return 0;
+  };
+  std::mt19937_64 rng(48);
+  const std::string alphabet = "\"\\[]{}a ,";
+  size_t refused = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string t;
+    for (size_t len = rng() % 80; t.size() < len;) {
+      const uint64_t r = rng();
+      if (r % 7 == 0)
+        t += std::string(r % 40, 'x');  // a long run: a string's body crossing blocks
+      else
+        t += alphabet[r % alphabet.size()];
+    }
+    const size_t limit = rng() % 5;
+    JsonError e;
+    const auto parsed = parse_json(t, &e, limit);
+    const size_t want = walk(t, limit);
+    const bool said = !parsed && e.message.starts_with("nested more than");
+    ASSERT_EQ(said, want != 0) << "text '" << t << "' limit " << limit;
+    if (want) {
+      ASSERT_EQ(e.byte, want) << "text '" << t << "' limit " << limit;
+    }
+    refused += want != 0;
+  }
+  EXPECT_GT(refused, 2000u);
+}
+
 TEST(HeaderFile, EmailParserSemantics) {
   auto h = parse_header_file(
       "Name: demo\r\nSummary:  one line  \nDescription: first\n  second\n\tthird\nRequires-Dist: a\n"
