@@ -115,7 +115,8 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   std::vector<size_t> first_of(n);  // the first entry of each entry's name
   // Names all distinct (the index holds one per entry): each entry is the first of its name, with
   // no lookup of 100,000 names.
-  if (f.names_distinct()) {
+  const bool distinct = f.names_distinct();
+  if (distinct) {
     std::iota(first_of.begin(), first_of.end(), size_t{0});
   } else {
     for (size_t i = 0; i < n; ++i) {
@@ -177,7 +178,6 @@ void record_rules(const WheelFacts& f, FindingSink& s) {
   // Writers list the rows in archive order: with the names all distinct, the entry after the last
   // row's is the only one of its name, so when it is the row's path no table is asked (a lookup
   // in a table of 100,000 names is a cache miss a row).
-  const bool distinct = f.names_distinct();
   size_t after = 0;  // the entry after the last row's
   for (const RecordRow& row : f.record->rows) {
     const EntryFacts* e =
